@@ -1,0 +1,48 @@
+/* batching.h - PyTorch's DataLoader and DistributedSampler arithmetic.
+ *
+ * Pure functions, no I/O: given the number of samples and the loader's
+ * settings, how many batches each rank gets and how big the last one is. The
+ * formulas are the SPEC's, which are torch.utils.data's. */
+#ifndef LA_BATCHING_H
+#define LA_BATCHING_H
+
+#include <stdint.h> /* uint64_t */
+#include <stddef.h> /* size_t */
+
+struct la_batch_params {
+    uint64_t batch_size;        /* B >= 1 */
+    int drop_last;              /* DataLoader(drop_last=True) */
+    uint64_t world_size;        /* W >= 1; 1 means no DistributedSampler */
+    int sampler_drop_last;      /* DistributedSampler(drop_last=True) */
+    uint64_t min_batch;         /* a last batch below this is a finding */
+};
+
+#define LA_MAX_SUGGESTIONS 6
+
+struct la_batch_suggestion {
+    uint64_t batch_size;
+    uint64_t last_batch;
+};
+
+struct la_batching {
+    uint64_t samples;           /* S */
+    struct la_batch_params p;
+    uint64_t samples_per_rank;
+    uint64_t padded;            /* repeated by the sampler, whole dataset */
+    uint64_t dropped_by_sampler;/* whole dataset */
+    uint64_t batches_per_rank;
+    uint64_t last_batch;        /* 0 when there are no batches */
+    uint64_t dropped_by_loader; /* per rank */
+    int tiny_last_batch;        /* 0 < last_batch < min_batch */
+    int no_batches;             /* batches_per_rank == 0 */
+    /* Filled when tiny_last_batch: batch sizes near B (within a factor of two),
+     * nearest first, whose last batch is full or holds at least min_batch. */
+    size_t n_suggestions;
+    struct la_batch_suggestion suggestions[LA_MAX_SUGGESTIONS];
+};
+
+/** la_batching_compute() : the numbers PyTorch gives for S samples. Never overflows. */
+void la_batching_compute(uint64_t samples, const struct la_batch_params *p,
+                         struct la_batching *out);
+
+#endif

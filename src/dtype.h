@@ -1,0 +1,48 @@
+/* dtype.h - the element types labelaudit reads (the SPEC's --dtype list).
+ *
+ * Owns the table of names, sizes and kinds, NumPy type-string parsing and byte
+ * swapping. Readers hand values to the scan in host byte order, so only the
+ * readers ever call la_byteswap(). */
+#ifndef LA_DTYPE_H
+#define LA_DTYPE_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint16_t */
+
+enum la_dtype {
+    LA_DT_BOOL, LA_DT_INT8, LA_DT_UINT8, LA_DT_INT16, LA_DT_UINT16,
+    LA_DT_INT32, LA_DT_UINT32, LA_DT_INT64, LA_DT_UINT64,
+    LA_DT_FLOAT16, LA_DT_FLOAT32, LA_DT_FLOAT64,
+    LA_DT_COUNT
+};
+
+/* 'b' bool, 'i' signed integer, 'u' unsigned integer, 'f' floating point */
+struct la_dtype_info {
+    const char *name; /* the SPEC's name: "int64", "float16", "bool" */
+    unsigned size;    /* bytes per element */
+    char kind;
+};
+
+const struct la_dtype_info *la_dtype_info(enum la_dtype dt);
+static inline int la_dtype_is_float(enum la_dtype dt)
+{
+    return dt == LA_DT_FLOAT16 || dt == LA_DT_FLOAT32 || dt == LA_DT_FLOAT64;
+}
+
+/** la_dtype_from_name() : "int8" ... "bool" (the --dtype words).
+ *  @return 0 and sets *out, or -1 for an unknown name. */
+int la_dtype_from_name(const char *name, enum la_dtype *out);
+
+/** la_dtype_from_numpy() : a NumPy descr such as "<i8", ">f4", "|u1", "|b1".
+ *  *swap is set when the data's byte order differs from this machine's.
+ *  @return 0, or -1 for a descr labelaudit does not read (structured, complex,
+ *  strings, objects, datetimes). */
+int la_dtype_from_numpy(const char *descr, enum la_dtype *out, int *swap);
+
+/** la_byteswap() : reverse the bytes of each of the count elements of size bytes. */
+void la_byteswap(void *data, size_t count, unsigned size);
+
+/** la_host_is_big_endian() : 1 on a big-endian machine. */
+int la_host_is_big_endian(void);
+
+#endif

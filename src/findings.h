@@ -1,0 +1,65 @@
+/* findings.h - the report model: a file's findings and everything the text and
+ * JSON reports print about it. diagnose.c fills it from the scan's stats and
+ * the batching numbers; report_text.c and report_json.c only read it. */
+#ifndef LA_FINDINGS_H
+#define LA_FINDINGS_H
+
+#include <stdint.h> /* uint64_t */
+#include <stddef.h> /* size_t */
+#include "batching.h"
+#include "options.h"
+#include "reader.h"
+#include "stats.h"
+
+enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
+
+/* The SPEC's stable codes; la_finding_code_name() gives their spelling. */
+enum la_code {
+    LA_F_OUT_OF_RANGE, LA_F_NON_FINITE, LA_F_NON_INTEGER, LA_F_UNPARSABLE, LA_F_EMPTY,
+    LA_F_FLOAT_LABELS, LA_F_ONE_BASED, LA_F_IGNORE_LIKE_VALUE, LA_F_MISSING_CLASSES,
+    LA_F_TINY_LAST_BATCH, LA_F_NO_BATCHES,
+    LA_F_COUNT
+};
+
+#define LA_MSG_LEN 512
+
+struct la_finding {
+    enum la_severity severity;
+    enum la_code code;
+    char message[LA_MSG_LEN];     /* one line, for people */
+    const char *prevents;         /* the PyTorch error in users' words, or NULL */
+    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
+    /* ignore-like-value: the value to pass as --ignore-index */
+    int has_suggested_ignore;
+    int64_t suggested_ignore;
+};
+
+/* Everything known about one audited file. */
+struct la_file_report {
+    const char *path;             /* as given */
+    char error[LA_ERR_LEN];       /* "" when the file was read; else why not (exit 3) */
+    int read_ok;
+    struct la_array_info info;    /* format, dtype, shape, column */
+    uint64_t samples;             /* first-axis length */
+    struct la_stats stats;
+    int has_hist;                 /* histogram is printed (N known, <= LA_HIST_MAX) */
+    uint64_t hist_n;              /* N of the histogram */
+    int has_batching;
+    struct la_batching batching;
+    struct la_finding findings[LA_F_COUNT];
+    size_t n_findings;
+};
+
+/** la_finding_code_name() : "out-of-range", ... */
+const char *la_finding_code_name(enum la_code code);
+const char *la_severity_name(enum la_severity sev);
+
+/** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */
+void la_diagnose(struct la_file_report *r, const struct la_config *cfg);
+
+/** la_report_counts() : errors and warnings over all files, and the exit status
+ *  the SPEC gives them (0, 1, or 3 when a file could not be read). */
+int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,
+                          uint64_t *errors, uint64_t *warnings);
+
+#endif

@@ -1,0 +1,69 @@
+/* options.h - the command line: struct la_config, filled by options.c only.
+ *
+ * Everything the SPEC's options say lives here; the other modules read it and
+ * never parse argv themselves. */
+#ifndef LA_OPTIONS_H
+#define LA_OPTIONS_H
+
+#include <stdint.h>  /* int64_t */
+#include <stdbool.h> /* bool */
+
+enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
+enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
+enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
+enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
+
+struct la_config {
+    /* what is checked */
+    enum la_loss loss;
+    bool has_num_classes;
+    int64_t num_classes;
+    bool has_ignore_index;         /* false with --ignore-index=none and for bce */
+    int64_t ignore_index;          /* default -100 */
+
+    /* reading input */
+    const char *format;            /* "auto" or a format name */
+    const char *column;            /* NULL: the default label-column rule */
+    int header;                    /* LA_AUTO, LA_NO, LA_YES */
+    char delimiter;                /* 0: ',' or '\t' for tsv */
+    bool has_dtype;
+    int dtype;                     /* enum la_dtype, for raw */
+    bool big_endian;               /* --endian=big */
+    const char *array;             /* --array for npz, NULL: the default rule */
+
+    /* batching */
+    bool has_batch_size;
+    uint64_t batch_size;
+    bool drop_last;
+    uint64_t world_size;           /* 1: no DistributedSampler */
+    bool sampler_drop_last;
+    uint64_t min_batch;            /* default 2 */
+
+    /* performance */
+    enum la_backend_choice backend;
+    int threads;                   /* 0: online CPUs */
+    int progress;                  /* LA_AUTO, LA_NO, LA_YES */
+
+    /* output */
+    bool json;
+    bool has_max_report;
+    uint64_t max_report;           /* default 10 text, 1000 json */
+    const char *indices_out;
+    enum la_fail_on fail_on;
+    bool quiet;
+    int color;                     /* LA_AUTO, LA_NO, LA_YES */
+
+    char **files;
+    int nfiles;
+};
+
+enum la_opterr { LA_OPT_OK, LA_OPT_EXIT_OK, LA_OPT_USAGE };
+
+/** la_options_parse() : fill cfg from argv. Prints --help/--version itself
+ *  (LA_OPT_EXIT_OK) and a GNU-style message for a usage error (LA_OPT_USAGE). */
+enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg);
+
+/** la_config_max_report() : --max-report, or the default for the output kind. */
+uint64_t la_config_max_report(const struct la_config *cfg);
+
+#endif

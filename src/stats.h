@@ -1,0 +1,93 @@
+/* stats.h - what a scan learns about one file: the accumulator both scan
+ * backends fold chunks into, and the report modules read.
+ *
+ * Chunks are folded in index order, so the bad-entry list stays ascending and
+ * distinct bad samples can be counted across chunk boundaries. */
+#ifndef LA_STATS_H
+#define LA_STATS_H
+
+#include <stdint.h> /* uint64_t, int64_t */
+#include <stddef.h> /* size_t */
+#include "verdict.h"
+
+/* A number as read: the dtype decides which member holds it. */
+enum la_num_kind { LA_NUM_I64, LA_NUM_U64, LA_NUM_F64 };
+struct la_num {
+    int kind;             /* enum la_num_kind */
+    union { int64_t i; uint64_t u; double f; } v;
+};
+
+/* One invalid entry. text is set only for unparsable cells (owned by the stats). */
+struct la_bad {
+    uint64_t index;       /* flat, 0-based, C order */
+    uint64_t sample;      /* index on the first axis */
+    int verdict;          /* enum la_verdict */
+    struct la_num value;
+    char *text;
+};
+
+/* Counts of integer out-of-range values near the valid range, exact and
+ * mergeable: below[k] counts the value -1-k, above[k] the value above_base+k.
+ * They find a dominant "ignore" value such as 255 or -1. */
+#define LA_OUTLIER_BINS 256
+
+/* Histogram cap from the SPEC: N above this gives "histogram": null. */
+#define LA_HIST_MAX (1u << 20)
+
+typedef void (*la_bad_sink)(void *ctx, const struct la_bad *bad);
+
+struct la_stats {
+    /* --- set by the caller before the first chunk --- */
+    uint64_t sample_stride;   /* elements per sample (product of shape[1:]), >= 1 */
+    size_t bad_cap;           /* keep at most this many bad entries in bad[] */
+    uint64_t hist_len;        /* bins in hist[]; 0: no histogram (bce, N too big) */
+    int64_t above_base;       /* first "above" value: N (ce/nll) or 1 (bce) */
+    la_bad_sink sink;         /* optional: called for every bad entry, in order */
+    void *sink_ctx;
+
+    /* --- accumulated --- */
+    uint64_t count;           /* every value read, ignored/invalid/unparsable included */
+    uint64_t n_verdict[LA_V_COUNT];
+    int has_minmax;           /* min/max over finite, non-ignored numbers */
+    struct la_num min, max;
+    int saw_float;            /* a float value or float-syntax cell was read */
+    uint64_t *hist;           /* hist_len bins of valid labels */
+    uint64_t hist_beyond;     /* valid labels >= hist_len (histogram unknowable) */
+    uint64_t outlier_below[LA_OUTLIER_BINS];
+    uint64_t outlier_above[LA_OUTLIER_BINS];
+    struct la_bad *bad;
+    size_t n_bad;
+    uint64_t bad_total;
+    uint64_t bad_samples;     /* distinct samples holding a bad entry */
+    int has_last_bad;
+    uint64_t last_bad_sample;
+};
+
+/** la_stats_init() : zero the accumulator and allocate hist/bad.
+ *  @return 0, or -1 when out of memory. */
+int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
+                  uint64_t hist_len, int64_t above_base);
+void la_stats_free(struct la_stats *s);
+
+/** la_stats_add_bad() : count one bad entry (already counted in n_verdict),
+ *  keep it if there is room, pass it to the sink. text is copied. */
+void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
+                      struct la_num value, const char *text);
+
+/** la_stats_add_unparsable() : fold one csv/text cell that is not a number. */
+void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *text);
+
+/** la_stats_note_minmax() : widen min/max by one number. */
+void la_stats_note_minmax(struct la_stats *s, struct la_num v);
+
+/** la_stats_merge() : fold src (a later, adjacent part of the file) into dst.
+ *  Both were initialised with the same parameters; src's hist is added to dst's. */
+void la_stats_merge(struct la_stats *dst, const struct la_stats *src);
+
+/** la_num_cmp() : -1, 0 or 1, exact between integers of either signedness. */
+int la_num_cmp(struct la_num a, struct la_num b);
+
+/** la_stats_invalid() : the number of invalid entries (every category). */
+uint64_t la_stats_invalid(const struct la_stats *s);
+
+#endif

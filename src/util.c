@@ -1,0 +1,92 @@
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <ctype.h>   /* isspace */
+#include <errno.h>   /* errno */
+#include <stdlib.h>  /* strtoll, strtod, calloc */
+#include <string.h>  /* memcpy */
+#include <unistd.h>  /* sysconf */
+
+/* Digits-only integer with optional sign; no locale, no overflow. */
+static int parse_int64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    if (i == len)
+        return -1;
+    uint64_t mag = 0;
+    for (; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9)
+            return -1;
+        if (mag > (UINT64_MAX - d) / 10)
+            return -2;                       /* too big for 64 bits */
+        mag = mag * 10 + d;
+    }
+    if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX)
+        return -2;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    return 0;
+}
+
+enum la_cell la_parse_number(const char *s, size_t len, struct la_num *out)
+{
+    while (len && isspace((unsigned char)*s))
+        s++, len--;
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    if (len == 0)
+        return LA_CELL_BAD;
+    int rc = parse_int64(s, len, &out->v.i);
+    if (rc == 0) {
+        out->kind = LA_NUM_I64;
+        return LA_CELL_INT;
+    }
+    /* strtod needs a terminated string; labels are short, longer cells are not numbers */
+    char buf[64];
+    if (len >= sizeof buf)
+        return LA_CELL_BAD;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+        return LA_CELL_BAD;                  /* pandas reads no hex */
+    char *end;
+    double d = strtod(buf, &end);
+    if (end != buf + len)
+        return LA_CELL_BAD;
+    for (size_t i = 0; i < len; i++)         /* strtod also takes hex floats like "1p3" */
+        if (buf[i] == 'p' || buf[i] == 'P' || buf[i] == 'x' || buf[i] == 'X')
+            return LA_CELL_BAD;
+    out->kind = LA_NUM_F64;
+    out->v.f = d;
+    return LA_CELL_FLOAT;
+}
+
+int la_strtou64(const char *s, uint64_t *out)
+{
+    int64_t v;
+    if (!s || !*s || *s == '-' || parse_int64(s, strlen(s), &v) != 0)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int la_strtoi64(const char *s, int64_t *out)
+{
+    if (!s || !*s || parse_int64(s, strlen(s), out) != 0)
+        return -1;
+    return 0;
+}
+
+void *la_calloc_array(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+int la_online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}

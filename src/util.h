@@ -1,0 +1,36 @@
+/* util.h - small helpers every module uses: checked allocation, overflow-checked
+ * arithmetic, and the one number parser for csv and text cells. */
+#ifndef LA_UTIL_H
+#define LA_UTIL_H
+
+#include <stddef.h>  /* size_t */
+#include <stdint.h>  /* uint64_t */
+#include "stats.h"   /* struct la_num */
+
+/** la_mul_overflow() : *out = a * b. @return 1 when it overflows 64 bits. */
+static inline int la_mul_overflow(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+/* Whether a cell was an integer, a float, or not a number at all. */
+enum la_cell { LA_CELL_INT, LA_CELL_FLOAT, LA_CELL_BAD };
+
+/** la_parse_number() : parse the cell s[0..len) as a label, like pandas would:
+ *  surrounding spaces are allowed; "12", "-3", "+4" are integers (int64, a larger
+ *  one becomes a float); "1.0", "1e3", "nan", "inf", "-Infinity" are floats;
+ *  "" and anything else are LA_CELL_BAD. s need not be NUL-terminated. */
+enum la_cell la_parse_number(const char *s, size_t len, struct la_num *out);
+
+/** la_strtou64() / la_strtoi64() : a whole string as a number, range-checked.
+ *  @return 0, or -1 when it is not a number or out of range. */
+int la_strtou64(const char *s, uint64_t *out);
+int la_strtoi64(const char *s, int64_t *out);
+
+/** la_xmalloc() family : allocate or return NULL; callers report "out of memory". */
+void *la_calloc_array(size_t n, size_t size);
+
+/** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
+int la_online_cpus(void);
+
+#endif
