@@ -53,6 +53,7 @@ struct la_stats {
     int saw_float;            /* a float value or float-syntax cell was read */
     uint64_t *hist;           /* hist_len bins of valid labels */
     uint64_t hist_beyond;     /* valid labels >= hist_len (histogram unknowable) */
+    uint64_t hist_hi;         /* 1 + the highest bin counted (0: none) */
     uint64_t outlier_below[LA_OUTLIER_BINS];
     uint64_t outlier_above[LA_OUTLIER_BINS];
     struct la_bad *bad;
@@ -60,6 +61,7 @@ struct la_stats {
     uint64_t bad_total;
     uint64_t bad_samples;     /* distinct samples holding a bad entry */
     int has_last_bad;
+    uint64_t first_bad_sample;
     uint64_t last_bad_sample;
 };
 

@@ -1,0 +1,149 @@
+/* stats.c - the per-file accumulator: init, bad entries, min/max, merging. */
+#include "stats.h"
+
+#include <stdlib.h> /* calloc, free */
+#include <string.h> /* memset, strdup */
+
+int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
+                  uint64_t hist_len, int64_t above_base)
+{
+    memset(s, 0, sizeof *s);
+    s->sample_stride = sample_stride ? sample_stride : 1;
+    s->bad_cap = bad_cap;
+    s->hist_len = hist_len;
+    s->above_base = above_base;
+    /* calloc'd pages cost no memory until a bin is touched */
+    if (hist_len && !(s->hist = calloc(hist_len, sizeof *s->hist)))
+        return -1;
+    if (bad_cap && !(s->bad = calloc(bad_cap, sizeof *s->bad))) {
+        free(s->hist);
+        s->hist = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void la_stats_free(struct la_stats *s)
+{
+    for (size_t i = 0; i < s->n_bad; i++)
+        free(s->bad[i].text);
+    free(s->bad);
+    free(s->hist);
+    s->bad = NULL;
+    s->hist = NULL;
+    s->n_bad = 0;
+}
+
+int la_num_cmp(struct la_num a, struct la_num b)
+{
+    if (a.kind == LA_NUM_F64 || b.kind == LA_NUM_F64) {
+        double x = a.kind == LA_NUM_F64 ? a.v.f : a.kind == LA_NUM_U64 ? (double)a.v.u : (double)a.v.i;
+        double y = b.kind == LA_NUM_F64 ? b.v.f : b.kind == LA_NUM_U64 ? (double)b.v.u : (double)b.v.i;
+        return (x > y) - (x < y);
+    }
+    /* integers: a negative int64 is below every uint64 */
+    int a_neg = a.kind == LA_NUM_I64 && a.v.i < 0, b_neg = b.kind == LA_NUM_I64 && b.v.i < 0;
+    if (a_neg != b_neg)
+        return a_neg ? -1 : 1;
+    if (a_neg)
+        return (a.v.i > b.v.i) - (a.v.i < b.v.i);
+    uint64_t x = a.kind == LA_NUM_U64 ? a.v.u : (uint64_t)a.v.i;
+    uint64_t y = b.kind == LA_NUM_U64 ? b.v.u : (uint64_t)b.v.i;
+    return (x > y) - (x < y);
+}
+
+void la_stats_note_minmax(struct la_stats *s, struct la_num v)
+{
+    if (!s->has_minmax) {
+        s->min = s->max = v;
+        s->has_minmax = 1;
+        return;
+    }
+    if (la_num_cmp(v, s->min) < 0)
+        s->min = v;
+    if (la_num_cmp(v, s->max) > 0)
+        s->max = v;
+}
+
+/* Keep the sample tally exact across chunk and thread boundaries: entries
+ * arrive in index order, so a new sample shows as a change of sample. */
+static void note_bad_sample(struct la_stats *s, uint64_t sample)
+{
+    if (!s->has_last_bad)
+        s->first_bad_sample = sample;
+    if (!s->has_last_bad || s->last_bad_sample != sample)
+        s->bad_samples++;
+    s->has_last_bad = 1;
+    s->last_bad_sample = sample;
+}
+
+void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
+                      struct la_num value, const char *text)
+{
+    struct la_bad b = { index, index / s->sample_stride, verdict, value, NULL };
+    s->bad_total++;
+    note_bad_sample(s, b.sample);
+    if (s->sink)
+        s->sink(s->sink_ctx, &(struct la_bad){ b.index, b.sample, verdict, value, (char *)text });
+    if (s->n_bad < s->bad_cap) {
+        b.text = text ? strdup(text) : NULL;
+        s->bad[s->n_bad++] = b;
+    }
+}
+
+void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *text)
+{
+    s->count++;
+    s->n_verdict[LA_V_UNPARSABLE]++;
+    la_stats_add_bad(s, index, LA_V_UNPARSABLE, (struct la_num){ LA_NUM_I64, { 0 } }, text);
+}
+
+static void merge_bad(struct la_stats *dst, const struct la_stats *src)
+{
+    if (!src->bad_total)
+        return;
+    /* the first sample of src may continue dst's last one */
+    int continues = dst->has_last_bad && src->first_bad_sample == dst->last_bad_sample;
+    dst->bad_samples += src->bad_samples - (continues ? 1 : 0);
+    if (!dst->has_last_bad)
+        dst->first_bad_sample = src->first_bad_sample;
+    dst->has_last_bad = 1;
+    dst->last_bad_sample = src->last_bad_sample;
+    dst->bad_total += src->bad_total;
+    for (size_t i = 0; dst->sink && i < src->n_bad; i++)
+        dst->sink(dst->sink_ctx, &src->bad[i]);
+    for (size_t i = 0; i < src->n_bad && dst->n_bad < dst->bad_cap; i++) {
+        dst->bad[dst->n_bad] = src->bad[i];
+        dst->bad[dst->n_bad].text = src->bad[i].text ? strdup(src->bad[i].text) : NULL;
+        dst->n_bad++;
+    }
+}
+
+void la_stats_merge(struct la_stats *dst, const struct la_stats *src)
+{
+    dst->count += src->count;
+    for (int v = 0; v < LA_V_COUNT; v++)
+        dst->n_verdict[v] += src->n_verdict[v];
+    if (src->has_minmax) {
+        la_stats_note_minmax(dst, src->min);
+        la_stats_note_minmax(dst, src->max);
+    }
+    dst->saw_float |= src->saw_float;
+    uint64_t bins = src->hist_hi < dst->hist_len ? src->hist_hi : dst->hist_len;
+    for (uint64_t c = 0; c < bins; c++)
+        dst->hist[c] += src->hist[c];
+    if (src->hist_hi > dst->hist_hi)
+        dst->hist_hi = src->hist_hi;
+    dst->hist_beyond += src->hist_beyond;
+    for (int k = 0; k < LA_OUTLIER_BINS; k++) {
+        dst->outlier_below[k] += src->outlier_below[k];
+        dst->outlier_above[k] += src->outlier_above[k];
+    }
+    merge_bad(dst, src);
+}
+
+uint64_t la_stats_invalid(const struct la_stats *s)
+{
+    return s->n_verdict[LA_V_NON_FINITE] + s->n_verdict[LA_V_NON_INTEGER] +
+           s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE] + s->n_verdict[LA_V_UNPARSABLE];
+}
