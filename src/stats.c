@@ -2,7 +2,10 @@
 #include "stats.h"
 
 #include <stdlib.h> /* calloc, free */
+#include <stdio.h>  /* snprintf */
 #include <string.h> /* memset, strdup */
+
+#include "dtype.h"
 
 int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
                   uint64_t hist_len, int64_t above_base)
@@ -146,4 +149,33 @@ uint64_t la_stats_invalid(const struct la_stats *s)
 {
     return s->n_verdict[LA_V_NON_FINITE] + s->n_verdict[LA_V_NON_INTEGER] +
            s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE] + s->n_verdict[LA_V_UNPARSABLE];
+}
+
+void la_format_num(struct la_num v, int dtype, char *buf, size_t len)
+{
+    if (v.kind == LA_NUM_I64) {
+        snprintf(buf, len, "%lld", (long long)v.v.i);
+        return;
+    }
+    if (v.kind == LA_NUM_U64) {
+        snprintf(buf, len, "%llu", (unsigned long long)v.v.u);
+        return;
+    }
+    double d = v.v.f;
+    if (d != d) {
+        snprintf(buf, len, "nan");
+        return;
+    }
+    if (d - d != 0) {
+        snprintf(buf, len, "%s", d < 0 ? "-inf" : "inf");
+        return;
+    }
+    /* float16/float32 values print as short as their own precision allows */
+    int narrow = dtype == LA_DT_FLOAT16 || dtype == LA_DT_FLOAT32;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, d);
+        double back = strtod(buf, NULL);
+        if (narrow ? (float)back == (float)d : back == d)
+            return;
+    }
 }

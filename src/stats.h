@@ -92,4 +92,8 @@ int la_num_cmp(struct la_num a, struct la_num b);
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);
 
+/** la_format_num() : the number as text, shortest form that reads back to the
+ *  same value of its dtype ("nan", "inf", "-inf" for non-finite floats). */
+void la_format_num(struct la_num v, int dtype, char *buf, size_t len);
+
 #endif

@@ -1,0 +1,157 @@
+/* report_text.c - the report a person reads in a terminal.
+ *
+ * Per file: what was read, the range, each finding with its first bad
+ * entries and the fix, the batching block; then a one-line summary. */
+#include "report.h"
+
+#include <stdio.h>  /* fprintf */
+#include <string.h> /* strcmp */
+
+#include "msg.h"
+
+int la_bad_belongs(enum la_code code, int verdict)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
+    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
+    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
+    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
+    default:                return 0;
+    }
+}
+
+static int is_table(const struct la_file_report *r)
+{
+    const char *f = r->info.format;
+    return f && (!strcmp(f, "csv") || !strcmp(f, "tsv") || !strcmp(f, "text"));
+}
+
+void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
+                        size_t len)
+{
+    if (is_table(r)) {
+        snprintf(buf, len, "row %llu", (unsigned long long)b->index);
+        return;
+    }
+    if (r->info.ndim < 2) {
+        snprintf(buf, len, "index %llu", (unsigned long long)b->index);
+        return;
+    }
+    /* N-D: the sample, then the position inside it, as NumPy would index it */
+    uint64_t rest = b->index % r->stats.sample_stride;
+    char inner[256] = "";
+    size_t used = 0;
+    for (int d = r->info.ndim - 1; d >= 1; d--) {
+        uint64_t dim = r->info.shape[d] ? r->info.shape[d] : 1;
+        char part[32];
+        snprintf(part, sizeof part, "%llu", (unsigned long long)(rest % dim));
+        rest /= dim;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s%s%s", part, used ? ", " : "", inner);
+        snprintf(inner, sizeof inner, "%s", tmp);
+        used = 1;
+    }
+    snprintf(buf, len, "sample %llu at (%s)", (unsigned long long)b->sample, inner);
+}
+
+static void print_header(FILE *out, const struct la_file_report *r)
+{
+    const struct la_stats *s = &r->stats;
+    fprintf(out, "%s%s%s: %s", la_c_bold(), r->path, la_c_off(), r->info.format);
+    if (r->info.has_column)
+        fprintf(out, ", column \"%s\"", r->info.column);
+    fprintf(out, ", %s", la_dtype_info(r->info.dtype)->name);
+    if (r->info.ndim >= 2) {
+        fprintf(out, ", shape (");
+        for (int d = 0; d < r->info.ndim; d++)
+            fprintf(out, "%s%llu", d ? ", " : "", (unsigned long long)r->info.shape[d]);
+        fprintf(out, ")");
+    }
+    fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "label" : "labels");
+    if (s->has_minmax) {
+        char lo[64], hi[64];
+        la_format_num(s->min, r->info.dtype, lo, sizeof lo);
+        la_format_num(s->max, r->info.dtype, hi, sizeof hi);
+        fprintf(out, ", range %s..%s", lo, hi);
+    }
+    if (s->n_verdict[LA_V_IGNORED])
+        fprintf(out, ", %llu ignored", (unsigned long long)s->n_verdict[LA_V_IGNORED]);
+    fputc('\n', out);
+}
+
+/* The finding's own bad entries, as many as --max-report allows. */
+static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
+                          uint64_t max_report)
+{
+    uint64_t shown = 0, total = 0;
+    for (size_t i = 0; i < r->stats.n_bad; i++) {
+        const struct la_bad *b = &r->stats.bad[i];
+        if (!la_bad_belongs(code, b->verdict))
+            continue;
+        total++;
+        if (shown >= max_report)
+            continue;
+        char pos[320], val[64];
+        la_format_position(r, b, pos, sizeof pos);
+        if (b->text)
+            snprintf(val, sizeof val, "\"%s\"", b->text);
+        else
+            la_format_num(b->value, r->info.dtype, val, sizeof val);
+        fprintf(out, "      %s: %s\n", pos, val);
+        shown++;
+    }
+    if (r->stats.bad_total > shown && shown > 0 && shown >= max_report)
+        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
+}
+
+static void print_finding(FILE *out, const struct la_file_report *r, const struct la_finding *f,
+                          uint64_t max_report)
+{
+    int err = f->severity == LA_SEV_ERROR;
+    fprintf(out, "  %s%s%s [%s]: %s\n", err ? la_c_err() : la_c_warn(),
+            la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code),
+            f->message);
+    print_entries(out, r, f->code, max_report);
+    if (f->hint[0])
+        fprintf(out, "    fix: %s\n", f->hint);
+    if (f->prevents)
+        fprintf(out, "    prevents: %s\n", f->prevents);
+}
+
+static void print_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
+{
+    if (!r->read_ok) {
+        fprintf(out, "%s%s%s: %serror%s: %s\n", la_c_bold(), r->path, la_c_off(), la_c_err(),
+                la_c_off(), r->error);
+        return;
+    }
+    print_header(out, r);
+    if (r->stats.bad_samples && r->info.ndim >= 2)
+        fprintf(out, "  %llu of %llu samples hold invalid entries\n",
+                (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);
+    for (size_t i = 0; i < r->n_findings; i++)
+        print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
+    if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
+        fprintf(out, "  classes: %llu seen as 0..%llu; pass -n %llu if that is the class count\n",
+                (unsigned long long)r->hist_n, (unsigned long long)r->hist_n - 1,
+                (unsigned long long)r->hist_n);
+    if (r->has_batching) {
+        char text[1024];
+        la_batching_describe(&r->batching, text, sizeof text);
+        fprintf(out, "  batching: %s\n", text);
+    }
+    if (r->n_findings == 0)
+        fprintf(out, "  %sok%s\n", la_c_ok(), la_c_off());
+}
+
+int la_report_text(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum)
+{
+    for (int i = 0; i < n; i++)
+        print_file(out, &files[i], cfg);
+    fprintf(out, "summary: %d %s, %llu %s, %llu %s (%s backend)\n", sum->files,
+            sum->files == 1 ? "file" : "files", (unsigned long long)sum->errors,
+            sum->errors == 1 ? "error" : "errors", (unsigned long long)sum->warnings,
+            sum->warnings == 1 ? "warning" : "warnings", sum->backend);
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
