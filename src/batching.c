@@ -6,6 +6,10 @@
  * input near 2^64 overflows; no I/O, no allocation. The formulas are SPEC.md's
  * "Batching simulation", which are torch/utils/data/distributed.py's. */
 
+#include <inttypes.h> /* PRIu64 */
+#include <stdarg.h>   /* va_list for the text appender */
+#include <stdio.h>    /* vsnprintf */
+
 #include "batching.h"
 
 // ---- arithmetic
@@ -160,4 +164,186 @@ void la_batching_compute(uint64_t samples, const struct la_batch_params *p,
     out->tiny_last_batch = out->last_batch > 0 && out->last_batch < out->p.min_batch;
     if (out->tiny_last_batch)
         suggest(out);
+}
+
+// ---- text for the report
+
+/* How many suggestions the paragraph names; the JSON report carries them all. */
+#define DESCRIBE_SUGGESTIONS 3
+
+/* A bounded appender with snprintf's contract: pos counts every byte the whole
+ * paragraph needs, buf receives what fits and stays NUL-terminated. */
+struct text {
+    char *buf;
+    size_t len;
+    size_t pos;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void put(struct text *t, const char *fmt, ...)
+{
+    size_t room = t->pos < t->len ? t->len - t->pos : 0;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(room > 0 ? t->buf + t->pos : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->pos += (size_t)n;
+}
+
+/* "1 sample" or "3 samples". */
+static void put_count(struct text *t, uint64_t n, const char *one, const char *many)
+{
+    put(t, "%" PRIu64 " %s", n, n == 1 ? one : many);
+}
+
+/* "1041 samples on 8 ranks, batch 8, drop_last=True" */
+static void put_head(struct text *t, const struct la_batching *b)
+{
+    put_count(t, b->samples, "sample", "samples");
+    if (b->p.world_size > 1)
+        put(t, " on %" PRIu64 " ranks", b->p.world_size);
+    put(t, ", batch %" PRIu64 "%s", b->p.batch_size, b->p.drop_last ? ", drop_last=True" : "");
+}
+
+/* What DistributedSampler does to make S divide evenly by W. A padded sample is
+ * an index repeated from the start of the dataset; with fewer samples than
+ * ranks, some are repeated more than once. */
+static void put_sampler(struct text *t, const struct la_batching *b)
+{
+    if (b->padded > 0) {
+        put(t, " DistributedSampler pads ");
+        put_count(t, b->padded, "sample", "samples");
+        put(t, ": %s seen %s per epoch.", b->padded == 1 ? "it is" : "they are",
+            b->padded <= b->samples ? "twice" : "more than once");
+    } else if (b->dropped_by_sampler > 0) {
+        put(t, " DistributedSampler(drop_last=True) drops %s",
+            b->samples_per_rank == 0 ? "all " : "");
+        put_count(t, b->dropped_by_sampler, "sample", "samples");
+        put(t, " per epoch.");
+    }
+    put(t, " Each rank gets ");
+    put_count(t, b->samples_per_rank, "sample", "samples");
+    put(t, ":");
+}
+
+/* The epoch is empty: the sampler left the ranks nothing, or drop_last threw
+ * away the one short batch each rank had. */
+static void put_empty(struct text *t, const struct la_batching *b)
+{
+    uint64_t spr = b->samples_per_rank;
+
+    if (spr == 0) {
+        put(t, " no batches -- the epoch trains on nothing.");
+        if (b->dropped_by_sampler > 0)
+            put(t, " Fix: DistributedSampler(drop_last=False), or at most %" PRIu64 " ranks.",
+                b->samples);
+        return;
+    }
+    put(t, " 0 batches, fewer samples per rank than one batch:"
+           " with drop_last=True the epoch trains on nothing.");
+    if (spr >= b->p.min_batch)
+        put(t, " Fix: batch_size %" PRIu64 " or less, or drop_last=False (one batch of %"
+               PRIu64 ").", spr, spr);
+    else
+        put(t, " Too few samples per rank for a batch of --min-batch=%" PRIu64 ".",
+            b->p.min_batch);
+}
+
+/* Why a tiny batch matters: one sample is the BatchNorm crash users search for. */
+static void put_tiny_reason(struct text *t, const struct la_batching *b, const char *which)
+{
+    if (b->last_batch == 1)
+        put(t, " -- BatchNorm fails on %s in training.", which);
+    else
+        put(t, " -- fewer than --min-batch=%" PRIu64 ".", b->p.min_batch);
+}
+
+/* "131 batches, the last holds 1 sample", or with drop_last "130 batches of 8"
+ * and what the loader throws away. */
+static void put_batches(struct text *t, const struct la_batching *b)
+{
+    put(t, " ");
+    put_count(t, b->batches_per_rank, "batch", "batches");
+    if (!b->p.drop_last) {
+        put(t, ", the last holds ");
+        put_count(t, b->last_batch, "sample", "samples");
+        if (b->tiny_last_batch)
+            put_tiny_reason(t, b, "it");
+        else
+            put(t, ".");
+        return;
+    }
+    put(t, " of %" PRIu64, b->p.batch_size);
+    if (b->tiny_last_batch)
+        put_tiny_reason(t, b, "every one");
+    else
+        put(t, ".");
+    if (b->dropped_by_loader > 0) {
+        put(t, " drop_last=True drops ");
+        put_count(t, b->dropped_by_loader, "sample", "samples");
+        put(t, " per epoch%s.", b->p.world_size > 1 ? " on each rank" : "");
+    }
+}
+
+/* "Fix: drop_last=True (drops 1 sample per epoch), or batch_size 7 (last 5),
+ * 9 (last 6) or 6 (last 3)." drop_last is offered only when it helps: not when
+ * it is already on, not when B itself is below min_batch (every full batch would
+ * be tiny too), and not when the tiny batch is a rank's only one (dropping it
+ * leaves the epoch empty). */
+static void put_fix(struct text *t, const struct la_batching *b)
+{
+    size_t n = b->n_suggestions < DESCRIBE_SUGGESTIONS ? b->n_suggestions
+                                                       : DESCRIBE_SUGGESTIONS;
+    int drop = !b->p.drop_last && b->batches_per_rank > 1 && b->p.batch_size >= b->p.min_batch;
+
+    if (!drop && n == 0) {
+        put(t, " No batch size within a factor of two of %" PRIu64 " avoids it.",
+            b->p.batch_size);
+        return;
+    }
+    put(t, " Fix: ");
+    if (drop) {
+        put(t, "drop_last=True (drops ");
+        put_count(t, b->last_batch, "sample", "samples");
+        put(t, " per epoch%s)%s", b->p.world_size > 1 ? " on each rank" : "",
+            n > 0 ? ", or " : "");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct la_batch_suggestion *s = &b->suggestions[i];
+
+        put(t, "%s%" PRIu64 " (last %" PRIu64 ")",
+            i == 0 ? "batch_size " : i + 1 == n ? " or " : ", ", s->batch_size, s->last_batch);
+    }
+    put(t, ".");
+}
+
+size_t la_batching_describe(const struct la_batching *b, char *buf, size_t len)
+{
+    struct text t = { buf, len, 0 };
+
+    if (buf != NULL && len > 0)
+        buf[0] = '\0';
+    put_head(&t, b);
+    if (b->samples == 0) {
+        put(&t, ": no batches -- the epoch trains on nothing.");
+        return t.pos;
+    }
+    if (b->p.world_size > 1) {
+        put(&t, ".");
+        put_sampler(&t, b);
+    } else
+        put(&t, ":");
+    if (b->no_batches) {
+        put_empty(&t, b);
+        return t.pos;
+    }
+    put_batches(&t, b);
+    if (b->tiny_last_batch)
+        put_fix(&t, b);
+    return t.pos;
 }

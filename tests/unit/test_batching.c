@@ -4,7 +4,8 @@
  * the index list of every rank the way DistributedSampler does (pad by repeating
  * from the start, or cut the tail), check all ranks agree, then chunk one rank
  * into batches as the DataLoader does. Plus hand-computed cases, huge values
- * included, and the text of la_batching_describe().
+ * included, and the text of la_batching_describe(): key phrases, plain ASCII,
+ * snprintf-style truncation.
  *
  * Build and run standalone:
  *   gcc -std=c11 -Wall -Wextra -Werror -Isrc src/batching.c \
@@ -350,12 +351,124 @@ static void hand_cases(void)
           (struct expect){ 3, 0, 0, 3, 1, 0, 0, 0 }, NULL);
 }
 
+// ---- la_batching_describe()
+
+/* Describe S samples under p into buf; returns what la_batching_describe said. */
+static size_t describe(uint64_t s, struct la_batch_params p, char *buf, size_t len)
+{
+    struct la_batching r;
+
+    la_batching_compute(s, &p, &r);
+    return la_batching_describe(&r, buf, len);
+}
+
+/* Every phrase in the NULL-terminated list occurs in text. */
+static int has_all(const char *text, const char *const *phrases)
+{
+    for (; *phrases != NULL; phrases++)
+        if (strstr(text, *phrases) == NULL) {
+            diag("missing \"%s\" in: %s", *phrases, text);
+            return 0;
+        }
+    return 1;
+}
+
+static void describe_phrases(void)
+{
+    char buf[1024];
+
+    describe(1041, (struct la_batch_params){ 8, 0, 1, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "1041 samples, batch 8", "131 batches",
+               "the last holds 1 sample", "BatchNorm fails on it in training",
+               "Fix: drop_last=True (drops 1 sample per epoch)", "batch_size 7 (last 5)",
+               "9 (last 6)", NULL }), "describe 1041/8: tiny last batch and its fixes");
+    describe(1041, (struct la_batch_params){ 8, 0, 8, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "on 8 ranks", "DistributedSampler pads 7 samples",
+               "they are seen twice per epoch", "Each rank gets 131 samples", "17 batches",
+               "the last holds 3 samples", NULL }) && strstr(buf, "Fix") == NULL,
+       "describe W=8: per-rank numbers and padding, no fix needed");
+    describe(1041, (struct la_batch_params){ 8, 0, 8, 1, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "DistributedSampler(drop_last=True) drops 1 sample",
+               "Each rank gets 130 samples", NULL }), "describe W=8: the sampler drops 1");
+    describe(1041, (struct la_batch_params){ 8, 0, 2, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "pads 1 sample: it is seen twice",
+               "drops 1 sample per epoch on each rank", NULL }), "describe W=2: per-rank fix");
+    describe(5, (struct la_batch_params){ 8, 1, 1, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "fewer samples per rank than one batch",
+               "with drop_last=True the epoch trains on nothing", NULL }),
+       "describe no_batches under drop_last");
+    describe(0, (struct la_batch_params){ 8, 0, 1, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "0 samples", "trains on nothing", NULL }),
+       "describe S==0");
+    describe(3, (struct la_batch_params){ 4, 0, 8, 1, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "drops all 3 samples", "trains on nothing", NULL }),
+       "describe S<W with the sampler's drop_last");
+    describe(3, (struct la_batch_params){ 4, 0, 8, 0, 2 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "seen more than once", NULL })
+       && strstr(buf, "drop_last=True (drops") == NULL,
+       "describe S<W padded: no drop_last fix that would empty the epoch");
+    describe(1043, (struct la_batch_params){ 8, 0, 1, 0, 4 }, buf, sizeof buf);
+    ok(has_all(buf, (const char *const[]){ "the last holds 3 samples", "--min-batch=4", NULL })
+       && strstr(buf, "BatchNorm") == NULL, "describe a last batch of 3 below min_batch 4");
+}
+
+/* snprintf semantics: the return is the whole length, a short buffer holds a
+ * NUL-terminated prefix, and a NULL buffer of length 0 is allowed. */
+static void describe_bounds(void)
+{
+    struct la_batch_params p = { 8, 0, 4, 0, 2 };
+    char full[1024], small[10];
+    size_t n = describe(1041, p, full, sizeof full);
+
+    ok(n == strlen(full) && n > 0, "describe returns the length written");
+    ok(describe(1041, p, NULL, 0) == n, "describe(NULL, 0) returns the length needed");
+    ok(describe(1041, p, small, sizeof small) == n && strlen(small) == sizeof small - 1
+       && strncmp(small, full, sizeof small - 1) == 0, "describe truncates and terminates");
+    ok(describe(1041, p, small, 1) == n && small[0] == '\0', "describe into 1 byte is \"\"");
+}
+
+/* Over many settings the paragraph is one line of printable ASCII, ends with a
+ * period, and names a fix (or says there is none) whenever the batch is tiny. */
+static void describe_everywhere(void)
+{
+    static const uint64_t S[] = { 0, 1, 3, 9, 17, 100, 1041, UINT64_MAX };
+    static const uint64_t B[] = { 1, 2, 3, 8, 33, UINT64_MAX - 1 };
+    static const uint64_t W[] = { 1, 2, 8 };
+    int bad = 0, cases = 0;
+
+    for (size_t si = 0; si < sizeof S / sizeof *S; si++)
+    for (size_t bi = 0; bi < sizeof B / sizeof *B; bi++)
+    for (size_t wi = 0; wi < sizeof W / sizeof *W; wi++)
+    for (int flags = 0; flags < 4; flags++, cases++) {
+        struct la_batch_params p = { B[bi], flags & 1, W[wi], flags >> 1 & 1, 2 };
+        struct la_batching r;
+        char buf[1024];
+        size_t n;
+
+        la_batching_compute(S[si], &p, &r);
+        n = la_batching_describe(&r, buf, sizeof buf);
+        for (size_t i = 0; i < n && i < sizeof buf; i++)
+            bad |= buf[i] < 0x20 || buf[i] > 0x7e;
+        bad |= n == 0 || n >= sizeof buf || buf[n - 1] != '.';
+        bad |= r.tiny_last_batch && !strstr(buf, "Fix: ") && !strstr(buf, "No batch size");
+        bad |= r.no_batches && !strstr(buf, "trains on nothing");
+        if (bad) {
+            diag("case %d: %s", cases, buf);
+            break;
+        }
+    }
+    ok(!bad, "describe: %d settings give one ASCII line with a fix when tiny", cases);
+}
+
 int main(void)
 {
-    g_planned = 16 * 8 * 4 * 2 * 2 + 30;
+    g_planned = 16 * 8 * 4 * 2 * 2 + 30 + 9 + 4 + 1;
     printf("1..%d\n", g_planned);
     generated_cases();
     hand_cases();
+    describe_phrases();
+    describe_bounds();
+    describe_everywhere();
     if (g_run != g_planned)
         diag("planned %d tests but ran %d", g_planned, g_run);
     return g_failed == 0 && g_run == g_planned ? 0 : 1;
