@@ -5,6 +5,7 @@
 #include "options.h"
 
 #include <getopt.h>  /* getopt_long */
+#include <stdarg.h>  /* va_list */
 #include <stdio.h>   /* printf, fprintf */
 #include <stdlib.h>  /* exit */
 #include <string.h>  /* strcmp */
@@ -119,10 +120,15 @@ static void version(void)
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
-static enum la_opterr bad(const char *fmt, const char *what)
+static enum la_opterr bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static enum la_opterr bad(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "labelaudit: ");
-    fprintf(stderr, fmt, what);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\nTry 'labelaudit --help' for more information.\n");
     return LA_OPT_USAGE;
 }

@@ -30,7 +30,7 @@ static cJSON *json_num(struct la_num v, int dtype)
 {
     char buf[64];
     la_format_num(v, dtype, buf, sizeof buf);
-    if (buf[0] == 'n' || buf[0] == 'i' || buf[0] == '-' && buf[1] == 'i')
+    if (buf[0] == 'n' || buf[0] == 'i' || (buf[0] == '-' && buf[1] == 'i'))
         return cJSON_CreateString(buf);
     return cJSON_CreateRaw(buf);
 }
