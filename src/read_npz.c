@@ -202,8 +202,8 @@ static int read_zip64_end(struct la_reader *r, struct npz_state *st, uint64_t eo
     uint64_t off = u64(loc + 8);
     if (u32(loc + 4) != 0 || u32(loc + 16) > 1)
         return la_reader_set_error(r, "multi-disk zip archives are not supported");
-    if (eocd < 20 + sizeof rec || off > eocd - 20 - sizeof rec || read_at(st->fd, rec, sizeof rec, off) != 0
-        || u32(rec) != 0x06064b50)
+    if (eocd < 20 + sizeof rec || off > eocd - 20 - sizeof rec
+        || read_at(st->fd, rec, sizeof rec, off) != 0 || u32(rec) != 0x06064b50)
         return la_reader_set_error(r, "byte %llu: bad zip64 end of central directory record",
                                    (unsigned long long)off);
     if (u32(rec + 16) != 0 || u32(rec + 20) != 0)
