@@ -90,7 +90,7 @@ static void read_file(const char *path, const char *as, struct got *g)
     struct la_reader r = {.ops = &la_reader_npy, .src = &src, .cfg = &cfg};
     if (!src.f) {
         g->rc = 1;
-        snprintf(g->err, sizeof g->err, "cannot open %s", path);
+        snprintf(g->err, sizeof g->err, "cannot open %.400s", path);
         return;
     }
     if (r.ops->open(&r) != 0) {
@@ -485,7 +485,8 @@ static void test_fortran(void)
     OK(g.rc == 1 && g.n == 0 && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
        "Fortran with trailing bytes, by mmap: %s", g.err);
     read_fixture("fortran_trailing.npy", "-", &g);
-    OK(g.rc == 2 && is_arange_prefix(&g, 12) && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
+    OK(g.rc == 2 && is_arange_prefix(&g, 12)
+       && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
        "Fortran with trailing bytes, from a stream: %s", g.err);
     free(g.v);
     f.len = 0;
