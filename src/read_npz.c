@@ -275,7 +275,8 @@ static size_t parse_entry(const unsigned char *cd, size_t left, struct member *m
     m->local_off = u32(cd + 42);
     if (zip64_extra(cd + 46 + n, x, m) != 0 || !(m->name = malloc(n + 1)))
         return 0;
-    memcpy(m->name, cd + 46, n);
+    for (size_t i = 0; i < n; i++)    /* names go into one-line messages */
+        m->name[i] = cd[46 + i] < 0x20 || cd[46 + i] == 0x7f ? '?' : (char)cd[46 + i];
     m->name[n] = '\0';
     return 46 + n + x + c;
 }
