@@ -214,7 +214,7 @@ static int read_zip64_end(struct la_reader *r, struct npz_state *st, uint64_t eo
 
 static int read_end(struct la_reader *r, struct npz_state *st, struct cd_loc *cd)
 {
-    uint64_t eocd;
+    uint64_t eocd = 0;
     unsigned char rec[ZIP_EOCD_LEN], loc[4];
     if (find_eocd(r, st, &eocd) != 0)
         return -1;
@@ -283,7 +283,7 @@ static size_t parse_entry(const unsigned char *cd, size_t left, struct member *m
 
 static int read_directory(struct la_reader *r, struct npz_state *st)
 {
-    struct cd_loc cd;
+    struct cd_loc cd = { 0, 0, 0, 0 };
     if (read_end(r, st, &cd) != 0)
         return -1;
     if (cd.off > cd.end || cd.size > cd.end - cd.off)
