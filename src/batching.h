@@ -45,4 +45,12 @@ struct la_batching {
 void la_batching_compute(uint64_t samples, const struct la_batch_params *p,
                          struct la_batching *out);
 
+/** la_batching_describe() : the text report's paragraph on batching for b, in plain
+ *  ASCII: the per-rank numbers, what the sampler pads or drops, a tiny last batch
+ *  or an empty epoch, and the fixes. Writes at most len bytes to buf, always
+ *  NUL-terminated when len > 0 (buf may be NULL when len is 0).
+ *  @return the length of the whole paragraph, as snprintf does: a value >= len
+ *  means it was truncated. */
+size_t la_batching_describe(const struct la_batching *b, char *buf, size_t len);
+
 #endif

@@ -1,0 +1,22 @@
+/* audit.h - audit one file: open, detect, read chunk by chunk, scan, diagnose.
+ * The only module that knows the whole pipeline; it knows no format. */
+#ifndef LA_AUDIT_H
+#define LA_AUDIT_H
+
+#include "findings.h"
+#include "indices_out.h"
+#include "scan.h"
+
+/** la_rule_from_config() : the per-element rule the scan backends apply. */
+struct la_rule la_rule_from_config(const struct la_config *cfg);
+
+/** la_audit_file() : fill r for path. A file that cannot be read or parsed gets
+ *  read_ok = 0 and a one-line reason in r->error; the function itself only
+ *  fails (-1) when the scan backend does. io may be NULL. */
+int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
+                  struct la_indices_out *io, struct la_file_report *r);
+
+/** la_file_report_free() : release what la_audit_file() allocated. */
+void la_file_report_free(struct la_file_report *r);
+
+#endif

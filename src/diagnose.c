@@ -1,0 +1,282 @@
+/* diagnose.c - from a file's scan stats and batching numbers to its findings.
+ *
+ * The only place that decides what is an error, what is a warning and what
+ * the fix is; the text and JSON reports just print what it leaves. */
+#include "findings.h"
+
+#include <stdarg.h> /* va_list */
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* strcmp */
+
+static const char *const code_names[LA_F_COUNT] = {
+    "out-of-range", "non-finite", "non-integer", "unparsable", "empty", "float-labels",
+    "one-based", "ignore-like-value", "missing-classes", "tiny-last-batch", "no-batches",
+};
+
+const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
+
+const char *la_severity_name(enum la_severity sev)
+{
+    return sev == LA_SEV_ERROR ? "error" : "warning";
+}
+
+/* The errors users search for, in PyTorch's own words. */
+#define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
+                     "t < n_classes` failed (on the CPU: IndexError: Target is out of bounds)"
+#define PREVENTS_BCE "Loss.cu: Assertion `target_val >= zero && target_val <= one` failed " \
+                     "(on the CPU: all elements of target should be between 0 and 1)"
+#define PREVENTS_FLOAT "expected scalar type Long but found Float"
+#define PREVENTS_PARSE "ValueError: could not convert string to float"
+#define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
+
+static struct la_finding *add(struct la_file_report *r, enum la_severity sev, enum la_code code,
+                              const char *prevents, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static struct la_finding *add(struct la_file_report *r, enum la_severity sev, enum la_code code,
+                              const char *prevents, const char *fmt, ...)
+{
+    struct la_finding *f = &r->findings[r->n_findings++];
+    *f = (struct la_finding){ .severity = sev, .code = code, .prevents = prevents };
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static int is_class_loss(const struct la_config *cfg) { return cfg->loss != LA_LOSS_BCE; }
+
+/* The N the histogram covers: --num-classes, or max+1 of the valid labels. */
+static void decide_histogram(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_stats *s = &r->stats;
+    r->has_hist = 0;
+    if (!is_class_loss(cfg) || !s->hist)
+        return;
+    if (cfg->has_num_classes) {
+        r->has_hist = (uint64_t)cfg->num_classes <= LA_HIST_MAX;
+        r->hist_n = (uint64_t)cfg->num_classes;
+    } else if (s->hist_beyond == 0 && s->n_verdict[LA_V_VALID] > 0) {
+        r->has_hist = 1;
+        r->hist_n = s->hist_hi;
+    }
+}
+
+static const char *prevents_range(const struct la_config *cfg)
+{
+    return is_class_loss(cfg) ? PREVENTS_NLL : PREVENTS_BCE;
+}
+
+static int one_based(const struct la_file_report *r, const struct la_config *cfg);
+
+/* Labels exported 1..N with a few strays: N itself is as common as a class. */
+static void hint_shifted_labels(struct la_file_report *r, const struct la_config *cfg,
+                                struct la_finding *f)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t at_n = s->outlier_above[0], out = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    if (one_based(r, cfg) || at_n * 2 <= out ||
+        at_n * (uint64_t)cfg->num_classes * 2 < s->count)
+        return;
+    snprintf(f->hint, sizeof f->hint,
+             "%llu of them equal %lld = N, as often as a class: if the labels run 1..N, "
+             "subtract 1, then look at the rest", (unsigned long long)at_n,
+             (long long)cfg->num_classes);
+}
+
+static void diagnose_out_of_range(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t below = s->n_verdict[LA_V_BELOW], above = s->n_verdict[LA_V_ABOVE];
+    uint64_t n = below + above;
+    if (n == 0)
+        return;
+    if (!is_class_loss(cfg)) {
+        add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_BCE,
+            "%llu %s outside [0, 1] (%llu below 0, %llu above 1)", (unsigned long long)n,
+            plural(n, "target", "targets"), (unsigned long long)below, (unsigned long long)above);
+        return;
+    }
+    if (cfg->has_num_classes)
+        hint_shifted_labels(r, cfg, add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL,
+            "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
+            (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
+            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes));
+    else
+        add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL, "%llu negative %s",
+            (unsigned long long)n, plural(n, "label", "labels"));
+}
+
+static void diagnose_values(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t n;
+    if ((n = s->n_verdict[LA_V_UNPARSABLE]))
+        add(r, LA_SEV_ERROR, LA_F_UNPARSABLE, PREVENTS_PARSE, "%llu %s not a number",
+            (unsigned long long)n, plural(n, "cell is", "cells are"));
+    if ((n = s->n_verdict[LA_V_NON_FINITE]))
+        add(r, LA_SEV_ERROR, LA_F_NON_FINITE, prevents_range(cfg), "%llu %s NaN or infinite",
+            (unsigned long long)n, plural(n, "label is", "labels are"));
+    if ((n = s->n_verdict[LA_V_NON_INTEGER]))
+        add(r, LA_SEV_ERROR, LA_F_NON_INTEGER, PREVENTS_FLOAT,
+            "%llu %s a fractional part (class targets must be integers)",
+            (unsigned long long)n, plural(n, "label has", "labels have"));
+    diagnose_out_of_range(r, cfg);
+}
+
+static int64_t num_as_int(struct la_num v, int *ok)
+{
+    *ok = 1;
+    if (v.kind == LA_NUM_I64)
+        return v.v.i;
+    if (v.kind == LA_NUM_U64 && v.v.u <= (uint64_t)INT64_MAX)
+        return (int64_t)v.v.u;
+    if (v.kind == LA_NUM_F64 && v.v.f >= -LA_TWO_63 && v.v.f < LA_TWO_63 &&
+        (double)(int64_t)v.v.f == v.v.f)
+        return (int64_t)v.v.f;
+    *ok = 0;
+    return 0;
+}
+
+static int one_based(const struct la_file_report *r, const struct la_config *cfg)
+{
+    int ok_min, ok_max;
+    if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->stats.has_minmax)
+        return 0;
+    int64_t lo = num_as_int(r->stats.min, &ok_min), hi = num_as_int(r->stats.max, &ok_max);
+    return ok_min && ok_max && lo == 1 && hi == cfg->num_classes;
+}
+
+/* Values that datasets use to mean "no label". */
+static int looks_like_ignore_value(int64_t v)
+{
+    return v < 0 || v == 127 || v == 255 || v == 32767 || v == 65535;
+}
+
+/* The out-of-range value holding more than half of all out-of-range entries. */
+static int dominant_outlier(const struct la_stats *s, int64_t *value, uint64_t *count)
+{
+    uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE], best = 0;
+    for (int k = 0; k < LA_OUTLIER_BINS; k++) {
+        if (s->outlier_below[k] > best)
+            best = s->outlier_below[k], *value = -1 - k;
+        if (s->outlier_above[k] > best)
+            best = s->outlier_above[k], *value = s->above_base + k;
+    }
+    *count = best;
+    return total > 0 && best * 2 > total;
+}
+
+static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_stats *s = &r->stats;
+    if (!is_class_loss(cfg))
+        return;
+    if (s->saw_float || la_dtype_is_float(r->info.dtype))
+        add(r, LA_SEV_WARNING, LA_F_FLOAT_LABELS, PREVENTS_FLOAT,
+            "class labels are stored as %s; CrossEntropyLoss wants int64 class indices "
+            "(recent PyTorch reads float targets as class probabilities)",
+            la_dtype_info(r->info.dtype)->name);
+    if (one_based(r, cfg)) {
+        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_ONE_BASED, PREVENTS_NLL,
+                                   "labels run from 1 to %lld: they look 1-based",
+                                   (long long)cfg->num_classes);
+        snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1");
+    }
+    int64_t v = 0;
+    uint64_t n = 0;
+    if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
+        !(cfg->has_ignore_index && v == cfg->ignore_index)) {
+        uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_IGNORE_LIKE_VALUE, PREVENTS_NLL,
+                                   "%llu of the %llu out-of-range %s are %lld",
+                                   (unsigned long long)n, (unsigned long long)total,
+                                   plural(total, "value", "values"), (long long)v);
+        f->has_suggested_ignore = 1;
+        f->suggested_ignore = v;
+        snprintf(f->hint, sizeof f->hint,
+                 "if %lld marks \"no label\", pass --ignore-index %lld "
+                 "(and ignore_index=%lld to the loss)", (long long)v, (long long)v, (long long)v);
+    }
+}
+
+static void diagnose_missing(struct la_file_report *r)
+{
+    if (!r->has_hist)
+        return;
+    uint64_t missing = 0, first = 0;
+    for (uint64_t c = 0; c < r->hist_n; c++)
+        if (r->stats.hist[c] == 0 && missing++ == 0)
+            first = c;
+    if (missing)
+        add(r, LA_SEV_WARNING, LA_F_MISSING_CLASSES, NULL,
+            "%llu of %llu classes never occur (first: %llu)", (unsigned long long)missing,
+            (unsigned long long)r->hist_n, (unsigned long long)first);
+}
+
+static void diagnose_batching(struct la_file_report *r, const struct la_config *cfg)
+{
+    r->has_batching = cfg->has_batch_size;
+    if (!r->has_batching)
+        return;
+    struct la_batch_params p = { cfg->batch_size, cfg->drop_last, cfg->world_size,
+                                 cfg->sampler_drop_last, cfg->min_batch };
+    la_batching_compute(r->samples, &p, &r->batching);
+    const struct la_batching *b = &r->batching;
+    if (b->no_batches)
+        add(r, LA_SEV_WARNING, LA_F_NO_BATCHES, NULL,
+            "%llu samples per rank, batch %llu: no batches at all; the epoch trains on nothing",
+            (unsigned long long)b->samples_per_rank, (unsigned long long)b->p.batch_size);
+    else if (b->tiny_last_batch)
+        add(r, LA_SEV_WARNING, LA_F_TINY_LAST_BATCH, PREVENTS_BATCHNORM,
+            "the last batch %sholds %llu %s (batch %llu, %llu samples%s)",
+            b->p.world_size > 1 ? "of each rank " : "", (unsigned long long)b->last_batch,
+            plural(b->last_batch, "sample", "samples"), (unsigned long long)b->p.batch_size,
+            (unsigned long long)b->samples_per_rank, b->p.world_size > 1 ? " per rank" : "");
+}
+
+void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
+{
+    r->n_findings = 0;
+    decide_histogram(r, cfg);
+    if (r->stats.count == 0) {
+        add(r, LA_SEV_ERROR, LA_F_EMPTY, NULL, "no labels at all");
+    } else {
+        diagnose_values(r, cfg);
+        diagnose_hints(r, cfg);
+        diagnose_missing(r);
+    }
+    diagnose_batching(r, cfg);
+}
+
+int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,
+                          uint64_t *errors, uint64_t *warnings)
+{
+    int unreadable = 0;
+    *errors = *warnings = 0;
+    for (int i = 0; i < n; i++) {
+        if (!files[i].read_ok) {
+            unreadable = 1;
+            (*errors)++;
+            continue;
+        }
+        for (size_t k = 0; k < files[i].n_findings; k++)
+            if (files[i].findings[k].severity == LA_SEV_ERROR)
+                (*errors)++;
+            else
+                (*warnings)++;
+    }
+    if (unreadable)
+        return 3;
+    if (cfg->fail_on == LA_FAIL_ERROR && *errors)
+        return 1;
+    if (cfg->fail_on == LA_FAIL_WARNING && *errors + *warnings)
+        return 1;
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* main.c - labelaudit's entry point: options, audit each FILE, render, exit status.
+ *
+ * Knows no format and no backend internals. Exit statuses (SPEC): 0 clean,
+ * 1 findings at or above --fail-on, 2 usage error, 3 an input could not be
+ * read (the other files are still audited and reported) or the report could
+ * not be written. */
+#include <errno.h>   /* errno */
+#include <signal.h>  /* signal, SIGPIPE */
+#include <stdio.h>   /* stdout */
+#include <stdlib.h>  /* calloc */
+#include <string.h>  /* strerror */
+#include <sys/stat.h>/* stat */
+
+#include "audit.h"
+#include "msg.h"
+#include "options.h"
+#include "report.h"
+#include "util.h"
+
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
+
+/* Bytes the run will scan, for --backend=auto; -1 when a size is unknown. */
+static int64_t total_input_bytes(const struct la_config *cfg)
+{
+    int64_t total = 0;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        struct stat st;
+        if (strcmp(cfg->files[i], "-") == 0 || stat(cfg->files[i], &st) != 0)
+            return -1;
+        total += (int64_t)st.st_size;
+    }
+    return total;
+}
+
+static int render(const struct la_file_report *files, const struct la_config *cfg,
+                  const struct la_summary *sum)
+{
+    if (cfg->quiet)
+        return 0;
+    int rc = cfg->json ? la_report_json(stdout, files, sum->files, cfg, sum)
+                       : la_report_text(stdout, files, sum->files, cfg, sum);
+    if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
+        la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* Audit every file; one that cannot be read is reported and the rest go on. */
+static int audit_all(const struct la_config *cfg, struct la_scan_backend *backend,
+                     struct la_indices_out *io, struct la_file_report *files)
+{
+    for (int i = 0; i < cfg->nfiles; i++) {
+        if (la_audit_file(cfg->files[i], cfg, backend, io, &files[i]) != 0) {
+            la_err(cfg->files[i], "scan failed: %s", files[i].error);
+            return -1;
+        }
+        if (!files[i].read_ok)
+            la_err(cfg->files[i], "%s", files[i].error);
+    }
+    return 0;
+}
+
+static int close_indices(struct la_indices_out *io, const struct la_config *cfg, int status)
+{
+    if (!io)
+        return 0;
+    char err[LA_ERR_LEN];
+    int commit = status != EXIT_UNREADABLE;
+    if (la_indices_out_close(io, commit, err, sizeof err) != 0) {
+        la_err(cfg->indices_out, "%s", err);
+        return -1;
+    }
+    if (!commit)
+        la_err(cfg->indices_out, "not written: an input could not be read");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    argv[0] = "labelaudit";            /* getopt's messages name the tool, not its path */
+    signal(SIGPIPE, SIG_IGN);          /* a closed pipe is a write error we report */
+    struct la_config cfg;
+    switch (la_options_parse(argc, argv, &cfg)) {
+    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_UNREADABLE;
+    case LA_OPT_USAGE:   return EXIT_USAGE;
+    case LA_OPT_OK:      break;
+    }
+    la_msg_setup(&cfg);
+    if (cfg.threads == 0)
+        cfg.threads = la_online_cpus();
+
+    char err[LA_ERR_LEN];
+    struct la_scan_backend backend = { 0 };
+    if (la_scan_choose(&backend, cfg.backend, cfg.threads, total_input_bytes(&cfg), err,
+                       sizeof err) != 0) {
+        la_err(NULL, "--backend=gpu: %s", err);
+        return EXIT_UNREADABLE;
+    }
+    struct la_indices_out *io = NULL;
+    if (cfg.indices_out && !(io = la_indices_out_open(cfg.indices_out, err, sizeof err))) {
+        la_err(cfg.indices_out, "%s", err);
+        la_scan_close(&backend);
+        return EXIT_UNREADABLE;
+    }
+    struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
+    if (!files) {
+        la_err(NULL, "out of memory");
+        return EXIT_UNREADABLE;
+    }
+    int failed = audit_all(&cfg, &backend, io, files) != 0;
+    struct la_summary sum = { cfg.nfiles, 0, 0, 0, backend.ops->name };
+    sum.exit_status = la_report_exit_status(files, cfg.nfiles, &cfg, &sum.errors, &sum.warnings);
+    if (failed)
+        sum.exit_status = EXIT_UNREADABLE;
+    if (!failed && render(files, &cfg, &sum) != 0)
+        sum.exit_status = EXIT_UNREADABLE;
+    if (close_indices(io, &cfg, sum.exit_status) != 0)
+        sum.exit_status = EXIT_UNREADABLE;
+    for (int i = 0; i < cfg.nfiles; i++)
+        la_file_report_free(&files[i]);
+    free(files);
+    la_scan_close(&backend);
+    return sum.exit_status;
+}

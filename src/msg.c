@@ -1,0 +1,109 @@
+/* msg.c - see msg.h. */
+#include "msg.h"
+
+#include <stdarg.h>  /* va_list */
+#include <stdlib.h>  /* getenv */
+#include <string.h>  /* strcmp */
+#include <time.h>    /* clock_gettime */
+#include <unistd.h>  /* isatty */
+
+static int g_quiet;
+static int g_color = LA_AUTO;
+static int g_color_on;
+
+void la_msg_setup(const struct la_config *cfg)
+{
+    g_quiet = cfg->quiet;
+    g_color = cfg->color;
+    g_color_on = la_use_color(stdout);
+}
+
+void la_err(const char *path, const char *fmt, ...)
+{
+    if (g_quiet)
+        return;
+    fflush(stdout);
+    fputs("labelaudit: ", stderr);
+    if (path)
+        fprintf(stderr, "%s: ", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int la_use_color(FILE *out)
+{
+    if (g_color != LA_AUTO)
+        return g_color == LA_YES;
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color && *no_color)
+        return 0;
+    const char *term = getenv("TERM");
+    return isatty(fileno(out)) && !(term && strcmp(term, "dumb") == 0);
+}
+
+const char *la_c_err(void) { return g_color_on ? "\033[1;31m" : ""; }
+const char *la_c_warn(void) { return g_color_on ? "\033[1;33m" : ""; }
+const char *la_c_ok(void) { return g_color_on ? "\033[1;32m" : ""; }
+const char *la_c_bold(void) { return g_color_on ? "\033[1m" : ""; }
+const char *la_c_off(void) { return g_color_on ? "\033[0m" : ""; }
+
+// ---- progress ------------------------------------------------------------------
+
+/* Inputs below this size finish in well under a second: no bar. */
+#define PROGRESS_MIN_BYTES (256u << 20)
+#define PROGRESS_INTERVAL 0.2
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void la_progress_begin(struct la_progress *p, const struct la_config *cfg, const char *path,
+                       int64_t total_bytes)
+{
+    *p = (struct la_progress){ 0 };
+    p->path = path;
+    p->total = total_bytes;
+    if (cfg->quiet || cfg->progress == LA_NO)
+        return;
+    if (cfg->progress == LA_AUTO &&
+        (!isatty(2) || total_bytes < (int64_t)PROGRESS_MIN_BYTES))
+        return;
+    p->on = 1;
+    p->start = p->last = now();
+}
+
+void la_progress_update(struct la_progress *p, uint64_t done)
+{
+    if (!p->on)
+        return;
+    double t = now();
+    if (t - p->last < PROGRESS_INTERVAL)
+        return;
+    p->last = t;
+    double secs = t - p->start, mbs = secs > 0 ? (double)done / 1e6 / secs : 0;
+    if (p->total > 0) {
+        double frac = (double)done / (double)p->total;
+        if (frac > 1)
+            frac = 1;
+        int width = 30, fill = (int)(frac * width);
+        double eta = frac > 0 ? secs / frac - secs : 0;
+        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %.0f MB/s  ETA %.0fs ", p->path, fill,
+                "##############################", width - fill, "", frac * 100, mbs, eta);
+    } else {
+        fprintf(stderr, "\r%s %.0f MB  %.0f MB/s ", p->path, (double)done / 1e6, mbs);
+    }
+    p->drawn = 1;
+}
+
+void la_progress_end(struct la_progress *p)
+{
+    if (p->on && p->drawn)
+        fputs("\r\033[K", stderr);
+    p->on = 0;
+}

@@ -1,0 +1,45 @@
+/* msg.h - messages to standard error, colours, and the progress bar.
+ *
+ * Every message is one line in the GNU form "labelaudit: PATH: what". --quiet
+ * silences all of them; the exit status still answers. */
+#ifndef LA_MSG_H
+#define LA_MSG_H
+
+#include <stdint.h> /* uint64_t */
+#include <stdio.h>  /* FILE */
+#include "options.h"
+
+/** la_msg_setup() : apply --quiet and --color; call once after option parsing. */
+void la_msg_setup(const struct la_config *cfg);
+
+/** la_err() : "labelaudit: PATH: message" on standard error (path may be NULL). */
+void la_err(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** la_use_color() : whether text on out gets ANSI colours (per --color, NO_COLOR, isatty). */
+int la_use_color(FILE *out);
+
+/* Colour escape sequences, or "" when colours are off. */
+const char *la_c_err(void);
+const char *la_c_warn(void);
+const char *la_c_ok(void);
+const char *la_c_bold(void);
+const char *la_c_off(void);
+
+/* ---- progress bar on standard error ---- */
+struct la_progress {
+    int on;
+    const char *path;
+    int64_t total;          /* bytes, -1 unknown */
+    double start, last;
+    int drawn;
+};
+
+/** la_progress_begin() : decide whether to draw (--progress, a terminal, a large input). */
+void la_progress_begin(struct la_progress *p, const struct la_config *cfg, const char *path,
+                       int64_t total_bytes);
+/** la_progress_update() : redraw at most a few times a second. */
+void la_progress_update(struct la_progress *p, uint64_t done_bytes);
+/** la_progress_end() : erase the bar. */
+void la_progress_end(struct la_progress *p);
+
+#endif

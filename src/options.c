@@ -1,0 +1,341 @@
+/* options.c - the command line: getopt_long table, checked parsers, --help, --version.
+ *
+ * Parsers never exit; la_options_parse() reports a usage error once, in the GNU
+ * form, and main() turns it into exit status 2. */
+#include "options.h"
+
+#include <getopt.h>  /* getopt_long */
+#include <stdarg.h>  /* va_list */
+#include <stdio.h>   /* printf, fprintf */
+#include <stdlib.h>  /* exit */
+#include <string.h>  /* strcmp */
+
+#include "config.h"  /* PACKAGE_VERSION, HAVE_CUDA */
+#include "dtype.h"
+#include "util.h"
+
+enum long_only {
+    OPT_LOSS = 256, OPT_IGNORE_INDEX, OPT_FORMAT, OPT_HEADER, OPT_NO_HEADER, OPT_DTYPE,
+    OPT_ENDIAN, OPT_ARRAY, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
+    OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
+    OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
+};
+
+static const struct option long_options[] = {
+    { "num-classes", required_argument, NULL, 'n' },
+    { "loss", required_argument, NULL, OPT_LOSS },
+    { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "column", required_argument, NULL, 'c' },
+    { "header", no_argument, NULL, OPT_HEADER },
+    { "no-header", no_argument, NULL, OPT_NO_HEADER },
+    { "delimiter", required_argument, NULL, 'd' },
+    { "dtype", required_argument, NULL, OPT_DTYPE },
+    { "endian", required_argument, NULL, OPT_ENDIAN },
+    { "array", required_argument, NULL, OPT_ARRAY },
+    { "batch-size", required_argument, NULL, 'b' },
+    { "drop-last", no_argument, NULL, OPT_DROP_LAST },
+    { "world-size", required_argument, NULL, OPT_WORLD_SIZE },
+    { "sampler-drop-last", no_argument, NULL, OPT_SAMPLER_DROP_LAST },
+    { "min-batch", required_argument, NULL, OPT_MIN_BATCH },
+    { "backend", required_argument, NULL, OPT_BACKEND },
+    { "threads", required_argument, NULL, 'j' },
+    { "progress", no_argument, NULL, OPT_PROGRESS },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "max-report", required_argument, NULL, OPT_MAX_REPORT },
+    { "indices-out", required_argument, NULL, OPT_INDICES_OUT },
+    { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+    { "quiet", no_argument, NULL, 'q' },
+    { "color", required_argument, NULL, OPT_COLOR },
+    { "colour", required_argument, NULL, OPT_COLOR },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+    fputs("Usage: labelaudit [OPTION]... FILE...\n"
+          "Audit ML label files before training: find the labels that would make PyTorch\n"
+          "fail (class targets outside [0, N), BCE targets outside [0, 1], NaN, a tiny\n"
+          "last batch). FILE may be - for standard input; gzip is read transparently.\n"
+          "\n"
+          "What is checked:\n"
+          "  -n, --num-classes=N        class labels must lie in [0, N)\n"
+          "      --loss=ce|nll|bce      ce/nll: integer class targets (default ce);\n"
+          "                             bce: every value finite and in [0, 1]\n"
+          "      --ignore-index=V|none  a ce/nll target equal to V is skipped (default -100)\n"
+          "\n"
+          "Reading input:\n"
+          "      --format=FMT           auto, csv, tsv, text, npy, npz or raw (default auto)\n"
+          "  -c, --column=NAME|NUMBER   the CSV/TSV label column (default: label, labels,\n"
+          "                             target, targets, class or y, else the last column)\n"
+          "      --header, --no-header  whether the first CSV row is a header (default: guess)\n"
+          "  -d, --delimiter=C          CSV field delimiter (default ',' or tab for .tsv)\n"
+          "      --dtype=T              raw element type: int8 uint8 int16 uint16 int32\n"
+          "                             uint32 int64 uint64 float16 float32 float64 bool\n"
+          "      --endian=little|big    raw byte order (default little)\n"
+          "      --array=NAME           the .npz array to audit\n"
+          "\n"
+          "Batching simulation:\n"
+          "  -b, --batch-size=B         simulate DataLoader(batch_size=B)\n"
+          "      --drop-last            DataLoader(drop_last=True)\n"
+          "      --world-size=W         simulate DistributedSampler(num_replicas=W)\n"
+          "      --sampler-drop-last    DistributedSampler(drop_last=True)\n"
+          "      --min-batch=M          a batch of fewer than M samples is a finding (default 2)\n"
+          "\n"
+          "Performance:\n"
+          "      --backend=auto|cpu|gpu scan on a CUDA GPU or the CPU (default auto)\n"
+          "  -j, --threads=N            CPU threads (default: all online CPUs)\n"
+          "      --progress, --no-progress  progress bar on standard error\n"
+          "\n"
+          "Output:\n"
+          "      --json                 one JSON document on standard output\n"
+          "      --max-report=K         list at most K bad entries per file\n"
+          "                             (default 10, or 1000 with --json)\n"
+          "      --indices-out=FILE     write every bad entry as PATH<TAB>INDEX<TAB>VALUE\n"
+          "      --fail-on=LEVEL        error, warning or never: what makes the exit status 1\n"
+          "  -q, --quiet                print nothing; the exit status answers\n"
+          "      --color=WHEN           auto, always or never (honours NO_COLOR)\n"
+          "  -h, --help                 show this help and exit\n"
+          "  -V, --version              show the version and exit\n"
+          "\n"
+          "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
+          "3 an input could not be read.\n"
+          "Full documentation: man labelaudit\n", out);
+}
+
+static void version(void)
+{
+#ifdef HAVE_CUDA
+    const char *cuda = "yes";
+#else
+    const char *cuda = "no";
+#endif
+    printf("labelaudit %s\n"
+           "CUDA backend: %s\n"
+           "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
+           PACKAGE_VERSION, cuda);
+}
+
+/* A usage error: one GNU-style line plus the pointer to --help. */
+static enum la_opterr bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static enum la_opterr bad(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "labelaudit: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'labelaudit --help' for more information.\n");
+    return LA_OPT_USAGE;
+}
+
+/* One of the words in choices (NULL-terminated); @return its position or -1. */
+static int pick(const char *arg, const char *const *choices)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(arg, choices[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int parse_count(const char *arg, uint64_t min, uint64_t *out)
+{
+    return la_strtou64(arg, out) == 0 && *out >= min ? 0 : -1;
+}
+
+static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *cfg)
+{
+    static const char *const losses[] = { "ce", "nll", "bce", NULL };
+    static const char *const formats[] = { "auto", "csv", "tsv", "text", "npy", "npz", "raw",
+                                           NULL };
+    static const char *const endians[] = { "little", "big", NULL };
+    static const char *const levels[] = { "error", "warning", "never", NULL };
+    static const char *const backends[] = { "auto", "cpu", "gpu", NULL };
+    static const char *const colors[] = { "never", "always", "auto", NULL };
+    int k;
+    switch (opt) {
+    case OPT_LOSS:
+        if ((k = pick(arg, losses)) < 0)
+            return bad("invalid --loss '%s' (expected ce, nll or bce)", arg);
+        cfg->loss = (enum la_loss)k;
+        return LA_OPT_OK;
+    case OPT_FORMAT:
+        if (pick(arg, formats) < 0)
+            return bad("invalid --format '%s' (expected auto, csv, tsv, text, npy, npz or raw)",
+                       arg);
+        cfg->format = arg;
+        return LA_OPT_OK;
+    case OPT_ENDIAN:
+        if ((k = pick(arg, endians)) < 0)
+            return bad("invalid --endian '%s' (expected little or big)", arg);
+        cfg->big_endian = k == 1;
+        return LA_OPT_OK;
+    case OPT_FAIL_ON:
+        if ((k = pick(arg, levels)) < 0)
+            return bad("invalid --fail-on '%s' (expected error, warning or never)", arg);
+        cfg->fail_on = (enum la_fail_on)k;
+        return LA_OPT_OK;
+    case OPT_BACKEND:
+        if ((k = pick(arg, backends)) < 0)
+            return bad("invalid --backend '%s' (expected auto, cpu or gpu)", arg);
+        cfg->backend = (enum la_backend_choice)k;
+        return LA_OPT_OK;
+    case OPT_COLOR:
+        if ((k = pick(arg, colors)) < 0)
+            return bad("invalid --color '%s' (expected auto, always or never)", arg);
+        cfg->color = k == 2 ? LA_AUTO : k;
+        return LA_OPT_OK;
+    }
+    return LA_OPT_OK;
+}
+
+static enum la_opterr parse_number_option(int opt, const char *arg, struct la_config *cfg)
+{
+    uint64_t u;
+    switch (opt) {
+    case 'n':
+        if (parse_count(arg, 1, &u) != 0 || u > (uint64_t)INT64_MAX)
+            return bad("invalid --num-classes '%s' (expected a positive integer)", arg);
+        cfg->has_num_classes = true;
+        cfg->num_classes = (int64_t)u;
+        return LA_OPT_OK;
+    case OPT_IGNORE_INDEX:
+        if (strcmp(arg, "none") == 0) {
+            cfg->has_ignore_index = false;
+            return LA_OPT_OK;
+        }
+        if (la_strtoi64(arg, &cfg->ignore_index) != 0)
+            return bad("invalid --ignore-index '%s' (expected an integer or none)", arg);
+        cfg->has_ignore_index = true;
+        return LA_OPT_OK;
+    case 'b':
+        if (parse_count(arg, 1, &cfg->batch_size) != 0)
+            return bad("invalid --batch-size '%s' (expected a positive integer)", arg);
+        cfg->has_batch_size = true;
+        return LA_OPT_OK;
+    case OPT_WORLD_SIZE:
+        if (parse_count(arg, 1, &cfg->world_size) != 0)
+            return bad("invalid --world-size '%s' (expected a positive integer)", arg);
+        return LA_OPT_OK;
+    case OPT_MIN_BATCH:
+        if (parse_count(arg, 0, &cfg->min_batch) != 0)
+            return bad("invalid --min-batch '%s' (expected a non-negative integer)", arg);
+        return LA_OPT_OK;
+    case 'j':
+        if (parse_count(arg, 1, &u) != 0 || u > 1024)
+            return bad("invalid --threads '%s' (expected 1 to 1024)", arg);
+        cfg->threads = (int)u;
+        return LA_OPT_OK;
+    case OPT_MAX_REPORT:
+        if (parse_count(arg, 0, &cfg->max_report) != 0)
+            return bad("invalid --max-report '%s' (expected a non-negative integer)", arg);
+        cfg->has_max_report = true;
+        return LA_OPT_OK;
+    }
+    return LA_OPT_OK;
+}
+
+static enum la_opterr parse_input_option(int opt, const char *arg, struct la_config *cfg)
+{
+    switch (opt) {
+    case 'c':
+        if (!*arg)
+            return bad("invalid --column '%s' (expected a name or a 1-based number)", arg);
+        cfg->column = arg;
+        return LA_OPT_OK;
+    case 'd':
+        if (strcmp(arg, "\\t") == 0 || strcmp(arg, "tab") == 0)
+            arg = "\t";
+        if (strlen(arg) != 1 || arg[0] == '"' || arg[0] == '\n' || arg[0] == '\r')
+            return bad("invalid --delimiter '%s' (expected one character)", arg);
+        cfg->delimiter = arg[0];
+        return LA_OPT_OK;
+    case OPT_DTYPE: {
+        enum la_dtype dt;
+        if (la_dtype_from_name(arg, &dt) != 0)
+            return bad("invalid --dtype '%s' (expected int8 uint8 int16 uint16 int32 uint32 "
+                       "int64 uint64 float16 float32 float64 or bool)", arg);
+        cfg->has_dtype = true;
+        cfg->dtype = (int)dt;
+        return LA_OPT_OK;
+    }
+    }
+    return LA_OPT_OK;
+}
+
+static void set_defaults(struct la_config *cfg)
+{
+    *cfg = (struct la_config){ 0 };
+    cfg->loss = LA_LOSS_CE;
+    cfg->has_ignore_index = true;
+    cfg->ignore_index = -100;
+    cfg->format = "auto";
+    cfg->header = LA_AUTO;
+    cfg->world_size = 1;
+    cfg->min_batch = 2;
+    cfg->backend = LA_BACKEND_AUTO;
+    cfg->progress = LA_AUTO;
+    cfg->color = LA_AUTO;
+    cfg->fail_on = LA_FAIL_ERROR;
+}
+
+static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
+{
+    switch (opt) {
+    case OPT_HEADER:            cfg->header = LA_YES; return LA_OPT_OK;
+    case OPT_NO_HEADER:         cfg->header = LA_NO; return LA_OPT_OK;
+    case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
+    case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
+    case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;
+    case OPT_PROGRESS:          cfg->progress = LA_YES; return LA_OPT_OK;
+    case OPT_NO_PROGRESS:       cfg->progress = LA_NO; return LA_OPT_OK;
+    case OPT_JSON:              cfg->json = true; return LA_OPT_OK;
+    case OPT_INDICES_OUT:       cfg->indices_out = arg; return LA_OPT_OK;
+    case 'q':                   cfg->quiet = true; return LA_OPT_OK;
+    case 'h':                   usage(stdout); return LA_OPT_EXIT_OK;
+    case 'V':                   version(); return LA_OPT_EXIT_OK;
+    case 'c': case 'd': case OPT_DTYPE:
+        return parse_input_option(opt, arg, cfg);
+    case 'n': case 'b': case 'j': case OPT_IGNORE_INDEX: case OPT_WORLD_SIZE:
+    case OPT_MIN_BATCH: case OPT_MAX_REPORT:
+        return parse_number_option(opt, arg, cfg);
+    case OPT_LOSS: case OPT_FORMAT: case OPT_ENDIAN: case OPT_FAIL_ON: case OPT_BACKEND:
+    case OPT_COLOR:
+        return parse_choice(opt, arg, cfg);
+    }
+    /* getopt_long already printed what was wrong */
+    fprintf(stderr, "Try 'labelaudit --help' for more information.\n");
+    return LA_OPT_USAGE;
+}
+
+enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
+{
+    set_defaults(cfg);
+    opterr = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "n:c:d:b:j:qhV", long_options, NULL)) != -1) {
+        enum la_opterr rc = apply(opt, optarg, cfg);
+        if (rc != LA_OPT_OK)
+            return rc;
+    }
+    if (cfg->loss == LA_LOSS_BCE)
+        cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
+    if (strcmp(cfg->format, "raw") == 0 && !cfg->has_dtype)
+        return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
+    if (optind >= argc)
+        return bad("%s", "missing FILE operand (use - for standard input)");
+    cfg->files = argv + optind;
+    cfg->nfiles = argc - optind;
+    return LA_OPT_OK;
+}
+
+uint64_t la_config_max_report(const struct la_config *cfg)
+{
+    if (cfg->has_max_report)
+        return cfg->max_report;
+    return cfg->json ? 1000 : 10;
+}

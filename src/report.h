@@ -1,0 +1,32 @@
+/* report.h - the two renderings of the report model: text for people, JSON
+ * (schema 1 of the SPEC) for tools. Neither decides anything; diagnose.c did. */
+#ifndef LA_REPORT_H
+#define LA_REPORT_H
+
+#include <stdio.h> /* FILE */
+#include "findings.h"
+
+struct la_summary {
+    int files;
+    uint64_t errors, warnings;
+    int exit_status;
+    const char *backend;   /* "cpu" or "gpu" */
+};
+
+/** la_report_json() : one JSON document for all files.
+ *  @return 0, or -1 when writing failed (out of memory, a write error). */
+int la_report_json(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum);
+
+/** la_report_text() : the report a person reads; @return 0, or -1 on a write error. */
+int la_report_text(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum);
+
+/** la_verdict_of_code() : whether a bad entry's verdict belongs to a finding. */
+int la_bad_belongs(enum la_code code, int verdict);
+
+/** la_format_position() : "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
+void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
+                        size_t len);
+
+#endif

@@ -1,0 +1,219 @@
+/* report_json.c - the JSON report, schema 1, through cJSON.
+ *
+ * Key order is fixed (the SPEC's), so reports compare byte for byte. Integers
+ * are written as raw text: cJSON keeps numbers as doubles, which would round
+ * int64 labels above 2^53. */
+#include "report.h"
+
+#include <cjson/cJSON.h> /* cJSON_* */
+#include <stdlib.h>      /* free */
+#include <string.h>      /* strlen */
+
+#include "config.h"      /* PACKAGE_VERSION */
+
+static cJSON *json_u64(uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *json_i64(int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* A label value: a JSON number, or a string for NaN and infinities. */
+static cJSON *json_num(struct la_num v, int dtype)
+{
+    char buf[64];
+    la_format_num(v, dtype, buf, sizeof buf);
+    if (buf[0] == 'n' || buf[0] == 'i' || (buf[0] == '-' && buf[1] == 'i'))
+        return cJSON_CreateString(buf);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *json_bool(int b) { return cJSON_CreateBool(b != 0); }
+
+static cJSON *config_object(const struct la_config *cfg)
+{
+    static const char *const losses[] = { "ce", "nll", "bce" };
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "loss", losses[cfg->loss]);
+    cJSON_AddItemToObject(c, "num_classes",
+                          cfg->has_num_classes ? json_i64(cfg->num_classes) : cJSON_CreateNull());
+    cJSON_AddItemToObject(c, "ignore_index", cfg->has_ignore_index ? json_i64(cfg->ignore_index)
+                                                                   : cJSON_CreateNull());
+    cJSON_AddItemToObject(c, "batch_size",
+                          cfg->has_batch_size ? json_u64(cfg->batch_size) : cJSON_CreateNull());
+    cJSON_AddItemToObject(c, "drop_last", json_bool(cfg->drop_last));
+    cJSON_AddItemToObject(c, "world_size", json_u64(cfg->world_size));
+    cJSON_AddItemToObject(c, "sampler_drop_last", json_bool(cfg->sampler_drop_last));
+    cJSON_AddItemToObject(c, "min_batch", json_u64(cfg->min_batch));
+    return c;
+}
+
+static cJSON *invalid_object(const struct la_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "count", json_u64(la_stats_invalid(s)));
+    cJSON_AddItemToObject(o, "below", json_u64(s->n_verdict[LA_V_BELOW]));
+    cJSON_AddItemToObject(o, "above", json_u64(s->n_verdict[LA_V_ABOVE]));
+    cJSON_AddItemToObject(o, "non_finite", json_u64(s->n_verdict[LA_V_NON_FINITE]));
+    cJSON_AddItemToObject(o, "non_integer", json_u64(s->n_verdict[LA_V_NON_INTEGER]));
+    cJSON_AddItemToObject(o, "unparsable", json_u64(s->n_verdict[LA_V_UNPARSABLE]));
+    return o;
+}
+
+static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < r->stats.n_bad && i < max_report; i++) {
+        const struct la_bad *b = &r->stats.bad[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToObject(e, "index", json_u64(b->index));
+        cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
+        cJSON_AddItemToObject(e, "value", b->text ? cJSON_CreateString(b->text)
+                                                  : json_num(b->value, r->info.dtype));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
+static cJSON *histogram_array(const struct la_file_report *r, int zeros_only)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (uint64_t c = 0; c < r->hist_n; c++) {
+        uint64_t n = c < r->stats.hist_len ? r->stats.hist[c] : 0;
+        if (!zeros_only)
+            cJSON_AddItemToArray(a, json_u64(n));
+        else if (n == 0)
+            cJSON_AddItemToArray(a, json_u64(c));
+    }
+    return a;
+}
+
+static cJSON *batching_object(const struct la_batching *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "samples", json_u64(b->samples));
+    cJSON_AddItemToObject(o, "batch_size", json_u64(b->p.batch_size));
+    cJSON_AddItemToObject(o, "drop_last", json_bool(b->p.drop_last));
+    cJSON_AddItemToObject(o, "world_size", json_u64(b->p.world_size));
+    cJSON_AddItemToObject(o, "sampler_drop_last", json_bool(b->p.sampler_drop_last));
+    cJSON_AddItemToObject(o, "samples_per_rank", json_u64(b->samples_per_rank));
+    cJSON_AddItemToObject(o, "padded", json_u64(b->padded));
+    cJSON_AddItemToObject(o, "dropped_by_sampler", json_u64(b->dropped_by_sampler));
+    cJSON_AddItemToObject(o, "batches_per_rank", json_u64(b->batches_per_rank));
+    cJSON_AddItemToObject(o, "last_batch", json_u64(b->last_batch));
+    cJSON_AddItemToObject(o, "dropped_by_loader", json_u64(b->dropped_by_loader));
+    cJSON *sugg = cJSON_AddArrayToObject(o, "suggestions");
+    for (size_t i = 0; i < b->n_suggestions; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToObject(e, "batch_size", json_u64(b->suggestions[i].batch_size));
+        cJSON_AddItemToObject(e, "last_batch", json_u64(b->suggestions[i].last_batch));
+        cJSON_AddItemToArray(sugg, e);
+    }
+    return o;
+}
+
+static cJSON *findings_array(const struct la_file_report *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const struct la_finding *f = &r->findings[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "severity", la_severity_name(f->severity));
+        cJSON_AddStringToObject(e, "code", la_finding_code_name(f->code));
+        char message[2 * LA_MSG_LEN + 8];
+        snprintf(message, sizeof message, "%s%s%s", f->message, f->hint[0] ? "; " : "", f->hint);
+        cJSON_AddStringToObject(e, "message", message);
+        cJSON_AddItemToObject(e, "prevents",
+                              f->prevents ? cJSON_CreateString(f->prevents) : cJSON_CreateNull());
+        if (f->has_suggested_ignore)
+            cJSON_AddItemToObject(e, "ignore_index", json_i64(f->suggested_ignore));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
+static cJSON *null_or(int present, cJSON *item)
+{
+    if (present)
+        return item;
+    cJSON_Delete(item);
+    return cJSON_CreateNull();
+}
+
+/* The fields that describe what was read; null where the file could not be read. */
+static void add_layout(cJSON *o, const struct la_file_report *r)
+{
+    int ok = r->read_ok;
+    cJSON_AddItemToObject(o, "format", r->info.format ? cJSON_CreateString(r->info.format)
+                                                      : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "dtype", null_or(ok, cJSON_CreateString(
+                                                      la_dtype_info(r->info.dtype)->name)));
+    cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
+                                               cJSON_CreateString(r->info.column)));
+    cJSON *shape = cJSON_CreateArray();
+    for (int d = 0; d < r->info.ndim; d++)
+        cJSON_AddItemToArray(shape, json_u64(r->info.shape[d]));
+    cJSON_AddItemToObject(o, "shape", null_or(ok, shape));
+    cJSON_AddItemToObject(o, "samples", null_or(ok, json_u64(r->samples)));
+    cJSON_AddItemToObject(o, "count", null_or(ok, json_u64(r->stats.count)));
+}
+
+static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
+{
+    const struct la_stats *s = &r->stats;
+    int ok = r->read_ok;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", r->path);
+    add_layout(o, r);
+    cJSON_AddItemToObject(o, "min", null_or(ok && s->has_minmax, json_num(s->min, r->info.dtype)));
+    cJSON_AddItemToObject(o, "max", null_or(ok && s->has_minmax, json_num(s->max, r->info.dtype)));
+    cJSON_AddItemToObject(o, "ignored", null_or(ok, json_u64(s->n_verdict[LA_V_IGNORED])));
+    cJSON_AddItemToObject(o, "invalid", null_or(ok, invalid_object(s)));
+    cJSON_AddItemToObject(o, "bad", null_or(ok, bad_array(r, max_report)));
+    uint64_t listed = s->n_bad < max_report ? s->n_bad : max_report;
+    cJSON_AddItemToObject(o, "bad_truncated", null_or(ok, json_bool(s->bad_total > listed)));
+    cJSON_AddItemToObject(o, "bad_samples", null_or(ok, json_u64(s->bad_samples)));
+    cJSON_AddItemToObject(o, "histogram", null_or(ok && r->has_hist, histogram_array(r, 0)));
+    cJSON_AddItemToObject(o, "missing_classes",
+                          null_or(ok && r->has_hist, histogram_array(r, 1)));
+    cJSON_AddItemToObject(o, "batching",
+                          null_or(ok && r->has_batching, batching_object(&r->batching)));
+    cJSON_AddItemToObject(o, "findings", findings_array(r));
+    cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : cJSON_CreateString(r->error));
+    return o;
+}
+
+int la_report_json(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "tool", "labelaudit");
+    cJSON_AddStringToObject(root, "version", PACKAGE_VERSION);
+    cJSON_AddItemToObject(root, "schema", json_u64(1));
+    cJSON_AddStringToObject(root, "backend", sum->backend);
+    cJSON_AddItemToObject(root, "config", config_object(cfg));
+    cJSON *arr = cJSON_AddArrayToObject(root, "files");
+    uint64_t max_report = la_config_max_report(cfg);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, file_object(&files[i], max_report));
+    cJSON *summary = cJSON_AddObjectToObject(root, "summary");
+    cJSON_AddItemToObject(summary, "files", json_u64((uint64_t)sum->files));
+    cJSON_AddItemToObject(summary, "errors", json_u64(sum->errors));
+    cJSON_AddItemToObject(summary, "warnings", json_u64(sum->warnings));
+    cJSON_AddItemToObject(summary, "exit_status", json_u64((uint64_t)sum->exit_status));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    int rc = fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF ? 0 : -1;
+    free(text);
+    return rc;
+}

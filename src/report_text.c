@@ -1,0 +1,204 @@
+/* report_text.c - the report a person reads in a terminal.
+ *
+ * Per file: what was read, the range, each finding with its first bad
+ * entries and the fix, the batching block; then a one-line summary. */
+#include "report.h"
+
+#include <stdio.h>  /* fprintf */
+#include <string.h> /* strcmp */
+
+#include "msg.h"
+
+int la_bad_belongs(enum la_code code, int verdict)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
+    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
+    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
+    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
+    default:                return 0;
+    }
+}
+
+static int is_table(const struct la_file_report *r)
+{
+    const char *f = r->info.format;
+    return f && (!strcmp(f, "csv") || !strcmp(f, "tsv") || !strcmp(f, "text"));
+}
+
+/* "(row, col)": the position of a flat index inside its sample, as NumPy indexes it. */
+static void format_inner(const struct la_file_report *r, uint64_t index, char *buf, size_t len)
+{
+    uint64_t rest = index % r->stats.sample_stride;
+    char inner[256] = "";
+    size_t used = 0;
+    for (int d = r->info.ndim - 1; d >= 1; d--) {
+        uint64_t dim = r->info.shape[d] ? r->info.shape[d] : 1;
+        char part[32];
+        snprintf(part, sizeof part, "%llu", (unsigned long long)(rest % dim));
+        rest /= dim;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s%s%s", part, used ? ", " : "", inner);
+        snprintf(inner, sizeof inner, "%s", tmp);
+        used = 1;
+    }
+    snprintf(buf, len, "(%s)", inner);
+}
+
+void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
+                        size_t len)
+{
+    if (is_table(r)) {
+        snprintf(buf, len, "row %llu", (unsigned long long)b->index);
+    } else if (r->info.ndim < 2) {
+        snprintf(buf, len, "index %llu", (unsigned long long)b->index);
+    } else {
+        char inner[256];
+        format_inner(r, b->index, inner, sizeof inner);
+        snprintf(buf, len, "sample %llu at %s", (unsigned long long)b->sample, inner);
+    }
+}
+
+/* N-D arrays (masks): one line per bad sample rather than one per entry. */
+static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+{
+    const struct la_stats *s = &r->stats;
+    fprintf(out, "  %llu of %llu samples hold invalid entries\n",
+            (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        char at[256], val[64];
+        format_inner(r, g->first_index, at, sizeof at);
+        la_format_num(g->first_value, r->info.dtype, val, sizeof val);
+        if (g->mixed)
+            fprintf(out, "      sample %llu: %llu invalid, the first at %s: %s\n",
+                    (unsigned long long)g->sample, (unsigned long long)g->count, at, val);
+        else
+            fprintf(out, "      sample %llu: %llu invalid, all = %s, the first at %s\n",
+                    (unsigned long long)g->sample, (unsigned long long)g->count, val, at);
+    }
+    if (s->bad_samples > s->n_groups || s->n_groups > max_report)
+        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
+}
+
+static void print_header(FILE *out, const struct la_file_report *r)
+{
+    const struct la_stats *s = &r->stats;
+    fprintf(out, "%s%s%s: %s", la_c_bold(), r->path, la_c_off(), r->info.format);
+    if (r->info.has_column)
+        fprintf(out, ", column \"%s\"", r->info.column);
+    fprintf(out, ", %s", la_dtype_info(r->info.dtype)->name);
+    if (r->info.ndim >= 2) {
+        fprintf(out, ", shape (");
+        for (int d = 0; d < r->info.ndim; d++)
+            fprintf(out, "%s%llu", d ? ", " : "", (unsigned long long)r->info.shape[d]);
+        fprintf(out, ")");
+    }
+    fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "label" : "labels");
+    if (s->has_minmax) {
+        char lo[64], hi[64];
+        la_format_num(s->min, r->info.dtype, lo, sizeof lo);
+        la_format_num(s->max, r->info.dtype, hi, sizeof hi);
+        fprintf(out, ", range %s..%s", lo, hi);
+    }
+    if (s->n_verdict[LA_V_IGNORED])
+        fprintf(out, ", %llu ignored", (unsigned long long)s->n_verdict[LA_V_IGNORED]);
+    fputc('\n', out);
+}
+
+/* How many invalid entries a finding covers (they may be more than the list kept). */
+static uint64_t entries_of(const struct la_stats *s, enum la_code code)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
+    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
+    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
+    default:                return 0;
+    }
+}
+
+/* The finding's own bad entries, as many as --max-report allows. */
+static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
+                          uint64_t max_report)
+{
+    uint64_t shown = 0;
+    for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
+        const struct la_bad *b = &r->stats.bad[i];
+        if (!la_bad_belongs(code, b->verdict))
+            continue;
+        char pos[320], val[64];
+        la_format_position(r, b, pos, sizeof pos);
+        if (b->text)
+            snprintf(val, sizeof val, "\"%s\"", b->text);
+        else
+            la_format_num(b->value, r->info.dtype, val, sizeof val);
+        fprintf(out, "      %s: %s\n", pos, val);
+        shown++;
+    }
+    uint64_t total = entries_of(&r->stats, code);
+    if (total > shown)
+        fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
+                (unsigned long long)(total - shown));
+}
+
+/* Say each PyTorch error once per file: several findings prevent the same one. */
+static int prevents_said_before(const struct la_file_report *r, const struct la_finding *f)
+{
+    for (const struct la_finding *e = r->findings; e < f; e++)
+        if (e->prevents && strcmp(e->prevents, f->prevents) == 0)
+            return 1;
+    return 0;
+}
+
+static void print_finding(FILE *out, const struct la_file_report *r, const struct la_finding *f,
+                          uint64_t max_report)
+{
+    int err = f->severity == LA_SEV_ERROR;
+    fprintf(out, "  %s%s%s [%s]: %s\n", err ? la_c_err() : la_c_warn(),
+            la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code),
+            f->message);
+    if (r->info.ndim < 2)
+        print_entries(out, r, f->code, max_report);
+    if (f->hint[0])
+        fprintf(out, "    fix: %s\n", f->hint);
+    if (f->prevents && !prevents_said_before(r, f))
+        fprintf(out, "    prevents: %s\n", f->prevents);
+}
+
+static void print_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
+{
+    if (!r->read_ok) {
+        fprintf(out, "%s%s%s: %serror%s: %s\n", la_c_bold(), r->path, la_c_off(), la_c_err(),
+                la_c_off(), r->error);
+        return;
+    }
+    print_header(out, r);
+    if (r->stats.bad_samples && r->info.ndim >= 2)
+        print_groups(out, r, la_config_max_report(cfg));
+    for (size_t i = 0; i < r->n_findings; i++)
+        print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
+    if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
+        fprintf(out, "  classes: %llu seen as 0..%llu; pass -n %llu if that is the class count\n",
+                (unsigned long long)r->hist_n, (unsigned long long)r->hist_n - 1,
+                (unsigned long long)r->hist_n);
+    if (r->has_batching) {
+        char text[1024];
+        la_batching_describe(&r->batching, text, sizeof text);
+        fprintf(out, "  batching: %s\n", text);
+    }
+    if (r->n_findings == 0)
+        fprintf(out, "  %sok%s\n", la_c_ok(), la_c_off());
+}
+
+int la_report_text(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum)
+{
+    for (int i = 0; i < n; i++)
+        print_file(out, &files[i], cfg);
+    fprintf(out, "summary: %d %s, %llu %s, %llu %s (%s backend)\n", sum->files,
+            sum->files == 1 ? "file" : "files", (unsigned long long)sum->errors,
+            sum->errors == 1 ? "error" : "errors", (unsigned long long)sum->warnings,
+            sum->warnings == 1 ? "warning" : "warnings", sum->backend);
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,60 @@
+# setup.sh - sourced by every shell test (jq's tests/setup idea).
+# Gives: $LABELAUDIT (the binary), $srcdir, a scratch dir $d removed on exit,
+# and small assertion helpers that count into TAP output.
+set -u
+LC_ALL=C
+export LC_ALL
+: "${LABELAUDIT:?LABELAUDIT must name the binary (make check sets it)}"
+: "${srcdir:=.}"
+unset NO_COLOR LABELAUDIT_CSV_SLOW
+d=$(mktemp -d "${TMPDIR:-/tmp}/labelaudit-test.XXXXXX")
+trap 'rm -rf "$d"' EXIT
+data="$srcdir/tests/data"
+n_tests=0
+n_failed=0
+
+ok() {        # ok CONDITION-STATUS DESCRIPTION
+    n_tests=$((n_tests + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n_tests - $2"
+    else
+        n_failed=$((n_failed + 1))
+        echo "not ok $n_tests - $2"
+    fi
+}
+
+# run ARGS... : runs the binary, keeps stdout in $d/out, stderr in $d/err, status in $rc
+run() {
+    "$LABELAUDIT" "$@" >"$d/out" 2>"$d/err"
+    rc=$?
+}
+
+expect_status() {   # expect_status N DESCRIPTION (after run)
+    [ "$rc" -eq "$1" ]
+    ok $? "$2 (exit $rc, want $1)"
+    [ "$rc" -eq "$1" ] || { sed 's/^/# err: /' "$d/err" | head -5; }
+}
+
+expect_out() {      # expect_out REGEX DESCRIPTION
+    grep -q -e "$1" "$d/out"
+    ok $? "$2 (stdout has /$1/)"
+}
+
+expect_err() {      # expect_err REGEX DESCRIPTION
+    grep -q -e "$1" "$d/err"
+    ok $? "$2 (stderr has /$1/)"
+}
+
+# jqf FILTER : evaluate a jq filter on $d/out
+jqf() { jq -r "$1" "$d/out"; }
+
+expect_json() {     # expect_json FILTER VALUE DESCRIPTION
+    got=$(jqf "$1" 2>&1)
+    [ "$got" = "$2" ]
+    ok $? "$3 ($1 = $got, want $2)"
+}
+
+finish() {
+    echo "1..$n_tests"
+    [ "$n_failed" -eq 0 ]
+}
