@@ -7,18 +7,11 @@
 # several rules. The --json documents (with the "backend" member removed), the
 # exit statuses and the --indices-out files must be byte-identical.
 #
-# Exit 77 (SKIP) when --backend=gpu exits 3 on a file the CPU reads: no GPU, no
-# driver, or a build without CUDA. Needs $LABELAUDIT (set by make check).
-set -u
-LC_ALL=C
-export LC_ALL
-if [ -z "${LABELAUDIT:-}" ] || [ ! -x "$LABELAUDIT" ]; then
-    echo "gpu.sh: LABELAUDIT must name the labelaudit binary" >&2
-    exit 99
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/la-gpu.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 99' INT TERM
+# TAP, like every test here. The whole script is skipped ("1..0 # SKIP") when
+# --backend=gpu exits 3 on a file the CPU reads: no GPU, no driver, or a build
+# without CUDA.
+. "$srcdir/tests/setup.sh"
+tmp=$d
 
 # gen DTYPE N SEED > FILE: N little-endian labels of DTYPE, mostly in [0, 10),
 # about one in eight a value that breaks training, and the first and last of
@@ -99,8 +92,8 @@ double() {
     done
 }
 
-# run BACKEND NAME ARGS...: the JSON report without "backend", and the exit status
-run() {
+# audit BACKEND NAME ARGS...: the JSON report without "backend", and the exit status
+audit() {
     be=$1 name=$2
     shift 2
     "$LABELAUDIT" --backend="$be" --json "$@" > "$tmp/$name.$be.raw" 2> "$tmp/$name.$be.err"
@@ -114,20 +107,17 @@ gen int64 64 1 > "$tmp/probe.raw"
 "$LABELAUDIT" --backend=cpu --format=raw --dtype=int64 -q "$tmp/probe.raw"
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
-    echo "gpu.sh: the CPU backend cannot read the probe file (exit $rc)" >&2
-    exit 99
+    echo "Bail out! the CPU backend cannot read the probe file (exit $rc)"
+    exit 1
 fi
-"$LABELAUDIT" --backend=gpu --format=raw --dtype=int64 -q "$tmp/probe.raw" 2> "$tmp/probe.err"
-rc=$?
-if [ "$rc" -eq 3 ]; then
-    echo "SKIP: --backend=gpu: $(cat "$tmp/probe.err")"
-    exit 77
+"$LABELAUDIT" --backend=gpu --format=raw --dtype=int64 "$tmp/probe.raw" > /dev/null 2> "$tmp/probe.err"
+if [ $? -eq 3 ]; then
+    echo "1..0 # SKIP --backend=gpu: $(head -1 "$tmp/probe.err")"
+    exit 0
 fi
 
-fail=0
-checks=0
 for dt in bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32 float64; do
-    gen "$dt" 4096 "$checks" > "$tmp/$dt.small.raw"
+    gen "$dt" 4096 "$n_tests" > "$tmp/$dt.small.raw"
     cp "$tmp/$dt.small.raw" "$tmp/$dt.big.raw"
     double "$tmp/$dt.big.raw" 9           # 2 Mi values: several chunks and sub-chunks
     for size in small big; do
@@ -141,26 +131,23 @@ for dt in bool int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32
             name=$dt.$size.$case_id
             for be in cpu gpu; do
                 # shellcheck disable=SC2086 # opts is a word list on purpose
-                run "$be" "$name" --format=raw --dtype="$dt" $opts \
+                audit "$be" "$name" --format=raw --dtype="$dt" $opts \
                     --indices-out="$tmp/$name.$be.tsv" "$f"
             done
-            checks=$((checks + 1))
-            if ! cmp -s "$tmp/$name.cpu.json" "$tmp/$name.gpu.json" ||
-               ! cmp -s "$tmp/$name.cpu.err" "$tmp/$name.gpu.err"; then
-                echo "FAIL: $dt $size $opts: the reports differ"
-                diff "$tmp/$name.cpu.json" "$tmp/$name.gpu.json" | head -20
-                diff "$tmp/$name.cpu.err" "$tmp/$name.gpu.err" | head -5
-                fail=$((fail + 1))
-            elif [ -f "$tmp/$name.cpu.tsv" ] &&
-                 ! cmp -s "$tmp/$name.cpu.tsv" "$tmp/$name.gpu.tsv"; then
-                echo "FAIL: $dt $size $opts: --indices-out files differ"
-                fail=$((fail + 1))
+            same=0
+            cmp -s "$tmp/$name.cpu.json" "$tmp/$name.gpu.json" &&
+                cmp -s "$tmp/$name.cpu.err" "$tmp/$name.gpu.err" || same=1
+            if [ -f "$tmp/$name.cpu.tsv" ] || [ -f "$tmp/$name.gpu.tsv" ]; then
+                cmp -s "$tmp/$name.cpu.tsv" "$tmp/$name.gpu.tsv" || same=1
+            fi
+            ok "$same" "$dt $size ${opts:-(defaults)}: cpu and gpu reports identical"
+            if [ "$same" -ne 0 ]; then
+                diff "$tmp/$name.cpu.json" "$tmp/$name.gpu.json" | head -10 | sed 's/^/# /'
+                diff "$tmp/$name.cpu.err" "$tmp/$name.gpu.err" | head -4 | sed 's/^/# /'
             fi
             rm -f "$tmp/$name".*
         done
     done
     rm -f "$tmp/$dt".*
 done
-echo "gpu.sh: $((checks - fail)) of $checks cpu/gpu comparisons identical"
-[ "$fail" -eq 0 ] || exit 1
-exit 0
+finish
