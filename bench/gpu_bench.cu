@@ -119,6 +119,16 @@ static uint64_t digest(const struct la_stats *s)
         MIX(&s->bad[i].value.kind, sizeof s->bad[i].value.kind);
         MIX(&s->bad[i].value.v, sizeof s->bad[i].value.v);
     }
+    for (size_t i = 0; i < s->n_groups; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        MIX(&g->sample, sizeof g->sample);
+        MIX(&g->count, sizeof g->count);
+        MIX(&g->first_index, sizeof g->first_index);
+        MIX(&g->first_value.kind, sizeof g->first_value.kind);
+        MIX(&g->first_value.v, sizeof g->first_value.v);
+        MIX(&g->first_verdict, sizeof g->first_verdict);
+        MIX(&g->mixed, sizeof g->mixed);
+    }
     MIX(&s->bad_total, sizeof s->bad_total);
     MIX(&s->bad_samples, sizeof s->bad_samples);
     MIX(&s->first_bad_sample, sizeof s->first_bad_sample);

@@ -208,6 +208,18 @@ static int stats_same(const struct la_stats *a, const struct la_stats *b, const 
             return 0;
         }
     }
+    SAME(n_groups);
+    for (size_t i = 0; i < a->n_groups; i++) {
+        SAME(groups[i].sample);
+        SAME(groups[i].count);
+        SAME(groups[i].first_index);
+        SAME(groups[i].first_verdict);
+        SAME(groups[i].mixed);
+        if (!num_same(a->groups[i].first_value, b->groups[i].first_value)) {
+            printf("# %s: groups[%zu].first_value differs\n", what, i);
+            return 0;
+        }
+    }
     SAME(bad_total);
     SAME(bad_samples);
     SAME(has_last_bad);
