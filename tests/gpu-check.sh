@@ -13,7 +13,8 @@
 #      `make dist` when one is in the tree or named by $GPU_CHECK_TARBALL, so the
 #      machine needs no autotools; else in this tree, running autoreconf if needed)
 #   4. make check (the unit tests, test_scan_backends included, then cli tests)
-#   5. tests/gpu.sh: cpu and gpu --json reports identical for every dtype
+#   5. tests/gpu.sh: cpu and gpu --json reports identical for every dtype (a SKIP
+#      counts as a failure here: this script is for machines with a GPU)
 #   6. bench/gpu_bench: the fold checked on the host and on the GPU, then GB/s of
 #      the kernel alone and end to end against the PCIe and HBM bandwidth measured
 #      on the spot, and the input size where the GPU starts to beat the CPU.
@@ -139,7 +140,16 @@ else
 fi
 
 step "5. tests/gpu.sh"
-limit 150 gpu.sh env LABELAUDIT="$build/labelaudit" sh "$tree/tests/gpu.sh"
+if [ -f tests/gpu.log ]; then   # make check ran it already
+    cp tests/gpu.log gpush.out
+else
+    limit 150 gpu.sh env LABELAUDIT="$build/labelaudit" srcdir="$tree" \
+        sh "$tree/tests/gpu.sh" > gpush.out 2>&1
+fi
+grep -E "^(not ok|1\.\.|#)" gpush.out | head -30
+echo "gpu.sh: $(grep -c '^ok' gpush.out) ok"
+grep -q "^1\.\.0 # SKIP" gpush.out && failed="$failed gpu.sh-skipped-on-a-GPU-machine"
+grep -q "^not ok" gpush.out && failed="$failed gpu.sh"
 
 step "6. bench/gpu_bench"
 for f in stats scan_cpu dtype; do
@@ -155,7 +165,8 @@ limit 150 bench ./gpu_bench
 step "done"
 # keep the logs where the caller can read them ($OUT on the device machine)
 if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
-    cp configure.out make.out check.out config.log test-suite.log tsb.out "$OUT"/ 2> /dev/null
+    cp configure.out make.out check.out config.log test-suite.log tsb.out gpush.out "$OUT"/ \
+        2> /dev/null
 fi
 cd "$src" && rm -rf "$work"
 if [ -n "$failed" ]; then
