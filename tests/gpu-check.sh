@@ -97,6 +97,7 @@ if [ -n "$tarball" ]; then
     tree=$(ls -d "$work"/labelaudit-*/ | head -1)
     # the tarball may predate these scripts: take this tree's versions
     cp "$src"/tests/gpu.sh "$tree/tests/" 2> /dev/null
+    cp "$src"/tests/unit/test_scan_backends.c "$tree/tests/unit/" 2> /dev/null
     mkdir -p "$tree/bench" && cp "$src"/bench/*.cu "$tree/bench/" 2> /dev/null
     echo "building from $tarball"
 else
@@ -132,8 +133,10 @@ else
     libs=$(sed -n 's/^LIBS = //p' Makefile)
     ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$tree/src" -I. ${CPPFLAGS:-} \
         "$tree/tests/unit/test_scan_backends.c" src/libla.a ${LDFLAGS:-} $cuda_libs $libs -lm \
-        -o test_scan_backends &&
+        -o test_scan_backends || failed="$failed test_scan_backends-build"
+    [ -x test_scan_backends ] &&
         limit 150 test_scan_backends ./test_scan_backends > tsb.out 2>&1
+    touch tsb.out
     grep -E "^(not ok|#|1\.\.)" tsb.out | head -20
     echo "test_scan_backends: $(grep -c '^ok' tsb.out) ok, $(grep -c '^ok.*# SKIP' tsb.out) skipped"
     grep -q "^not ok" tsb.out && failed="$failed test_scan_backends"
