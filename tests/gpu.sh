@@ -110,7 +110,8 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     echo "Bail out! the CPU backend cannot read the probe file (exit $rc)"
     exit 1
 fi
-"$LABELAUDIT" --backend=gpu --format=raw --dtype=int64 "$tmp/probe.raw" > /dev/null 2> "$tmp/probe.err"
+"$LABELAUDIT" --backend=gpu --format=raw --dtype=int64 "$tmp/probe.raw" \
+    > /dev/null 2> "$tmp/probe.err"
 if [ $? -eq 3 ]; then
     echo "1..0 # SKIP --backend=gpu: $(head -1 "$tmp/probe.err")"
     exit 0
