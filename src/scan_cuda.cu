@@ -45,9 +45,10 @@ extern "C" {
 #include <stdlib.h> // calloc, free, qsort
 #include <string.h> // memcpy, memset, strcspn
 
-// Sub-chunk size: large enough to keep the GPU busy, small enough that a 1 MiB
-// reader chunk already uses both streams... at 1 MiB it is one piece, which is
-// fine: such chunks are latency-bound anyway.
+// Sub-chunk size: big enough that each copy and launch amortises its overhead,
+// small enough that a 16-64 MiB reader chunk becomes 4-16 pieces to pipeline.
+// A chunk of 4 MiB or less is one piece: nothing overlaps, and such small
+// chunks are latency-bound anyway (--backend=auto keeps small inputs on the CPU).
 #define SUB_BYTES ((size_t)4 << 20)
 // Bad entries the device keeps per chunk before the CPU rescans the chunk.
 #define BAD_CAP ((size_t)1 << 20)
