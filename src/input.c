@@ -219,6 +219,11 @@ const char *la_source_error(const struct la_source *s) { return s->err; }
 int64_t la_source_file_size(const struct la_source *s) { return s->file_size; }
 uint64_t la_source_raw_offset(const struct la_source *s) { return s->raw_offset; }
 
+int la_source_plain_fd(const struct la_source *s)
+{
+    return !s->is_gzip && s->file_size >= 0 ? s->fd : -1;
+}
+
 int64_t la_source_size(const struct la_source *s)
 {
     return s->is_gzip ? -1 : s->file_size;
