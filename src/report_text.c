@@ -26,19 +26,10 @@ static int is_table(const struct la_file_report *r)
     return f && (!strcmp(f, "csv") || !strcmp(f, "tsv") || !strcmp(f, "text"));
 }
 
-void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
-                        size_t len)
+/* "(row, col)": the position of a flat index inside its sample, as NumPy indexes it. */
+static void format_inner(const struct la_file_report *r, uint64_t index, char *buf, size_t len)
 {
-    if (is_table(r)) {
-        snprintf(buf, len, "row %llu", (unsigned long long)b->index);
-        return;
-    }
-    if (r->info.ndim < 2) {
-        snprintf(buf, len, "index %llu", (unsigned long long)b->index);
-        return;
-    }
-    /* N-D: the sample, then the position inside it, as NumPy would index it */
-    uint64_t rest = b->index % r->stats.sample_stride;
+    uint64_t rest = index % r->stats.sample_stride;
     char inner[256] = "";
     size_t used = 0;
     for (int d = r->info.ndim - 1; d >= 1; d--) {
@@ -51,7 +42,43 @@ void la_format_position(const struct la_file_report *r, const struct la_bad *b, 
         snprintf(inner, sizeof inner, "%s", tmp);
         used = 1;
     }
-    snprintf(buf, len, "sample %llu at (%s)", (unsigned long long)b->sample, inner);
+    snprintf(buf, len, "(%s)", inner);
+}
+
+void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
+                        size_t len)
+{
+    if (is_table(r)) {
+        snprintf(buf, len, "row %llu", (unsigned long long)b->index);
+    } else if (r->info.ndim < 2) {
+        snprintf(buf, len, "index %llu", (unsigned long long)b->index);
+    } else {
+        char inner[256];
+        format_inner(r, b->index, inner, sizeof inner);
+        snprintf(buf, len, "sample %llu at %s", (unsigned long long)b->sample, inner);
+    }
+}
+
+/* N-D arrays (masks): one line per bad sample rather than one per entry. */
+static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+{
+    const struct la_stats *s = &r->stats;
+    fprintf(out, "  %llu of %llu samples hold invalid entries\n",
+            (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        char at[256], val[64];
+        format_inner(r, g->first_index, at, sizeof at);
+        la_format_num(g->first_value, r->info.dtype, val, sizeof val);
+        if (g->mixed)
+            fprintf(out, "      sample %llu: %llu invalid, the first at %s: %s\n",
+                    (unsigned long long)g->sample, (unsigned long long)g->count, at, val);
+        else
+            fprintf(out, "      sample %llu: %llu invalid, all = %s, the first at %s\n",
+                    (unsigned long long)g->sample, (unsigned long long)g->count, val, at);
+    }
+    if (s->bad_samples > s->n_groups || s->n_groups > max_report)
+        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
 }
 
 static void print_header(FILE *out, const struct la_file_report *r)
@@ -79,17 +106,26 @@ static void print_header(FILE *out, const struct la_file_report *r)
     fputc('\n', out);
 }
 
+/* How many invalid entries a finding covers (they may be more than the list kept). */
+static uint64_t entries_of(const struct la_stats *s, enum la_code code)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
+    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
+    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
+    default:                return 0;
+    }
+}
+
 /* The finding's own bad entries, as many as --max-report allows. */
 static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
                           uint64_t max_report)
 {
-    uint64_t shown = 0, total = 0;
-    for (size_t i = 0; i < r->stats.n_bad; i++) {
+    uint64_t shown = 0;
+    for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
         if (!la_bad_belongs(code, b->verdict))
-            continue;
-        total++;
-        if (shown >= max_report)
             continue;
         char pos[320], val[64];
         la_format_position(r, b, pos, sizeof pos);
@@ -100,8 +136,19 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         fprintf(out, "      %s: %s\n", pos, val);
         shown++;
     }
-    if (r->stats.bad_total > shown && shown > 0 && shown >= max_report)
-        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
+    uint64_t total = entries_of(&r->stats, code);
+    if (total > shown)
+        fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
+                (unsigned long long)(total - shown));
+}
+
+/* Say each PyTorch error once per file: several findings prevent the same one. */
+static int prevents_said_before(const struct la_file_report *r, const struct la_finding *f)
+{
+    for (const struct la_finding *e = r->findings; e < f; e++)
+        if (e->prevents && strcmp(e->prevents, f->prevents) == 0)
+            return 1;
+    return 0;
 }
 
 static void print_finding(FILE *out, const struct la_file_report *r, const struct la_finding *f,
@@ -111,10 +158,11 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     fprintf(out, "  %s%s%s [%s]: %s\n", err ? la_c_err() : la_c_warn(),
             la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code),
             f->message);
-    print_entries(out, r, f->code, max_report);
+    if (r->info.ndim < 2)
+        print_entries(out, r, f->code, max_report);
     if (f->hint[0])
         fprintf(out, "    fix: %s\n", f->hint);
-    if (f->prevents)
+    if (f->prevents && !prevents_said_before(r, f))
         fprintf(out, "    prevents: %s\n", f->prevents);
 }
 
@@ -127,8 +175,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     }
     print_header(out, r);
     if (r->stats.bad_samples && r->info.ndim >= 2)
-        fprintf(out, "  %llu of %llu samples hold invalid entries\n",
-                (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);
+        print_groups(out, r, la_config_max_report(cfg));
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)

@@ -18,9 +18,12 @@ int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
     /* calloc'd pages cost no memory until a bin is touched */
     if (hist_len && !(s->hist = calloc(hist_len, sizeof *s->hist)))
         return -1;
-    if (bad_cap && !(s->bad = calloc(bad_cap, sizeof *s->bad))) {
+    if (bad_cap && (!(s->bad = calloc(bad_cap, sizeof *s->bad)) ||
+                    !(s->groups = calloc(bad_cap, sizeof *s->groups)))) {
         free(s->hist);
+        free(s->bad);
         s->hist = NULL;
+        s->bad = NULL;
         return -1;
     }
     return 0;
@@ -31,8 +34,10 @@ void la_stats_free(struct la_stats *s)
     for (size_t i = 0; i < s->n_bad; i++)
         free(s->bad[i].text);
     free(s->bad);
+    free(s->groups);
     free(s->hist);
     s->bad = NULL;
+    s->groups = NULL;
     s->hist = NULL;
     s->n_bad = 0;
 }
@@ -68,16 +73,41 @@ void la_stats_note_minmax(struct la_stats *s, struct la_num v)
         s->max = v;
 }
 
+static int same_value(struct la_num a, struct la_num b)
+{
+    if (a.kind == LA_NUM_F64 && b.kind == LA_NUM_F64 && a.v.f != a.v.f)
+        return b.v.f != b.v.f;                      /* NaN == NaN here */
+    return a.kind == b.kind && la_num_cmp(a, b) == 0;
+}
+
+/* The group of the last bad sample, when it is in the list. */
+static struct la_bad_group *last_group(struct la_stats *s)
+{
+    if (!s->n_groups || !s->has_last_bad || s->groups[s->n_groups - 1].sample != s->last_bad_sample)
+        return NULL;
+    return &s->groups[s->n_groups - 1];
+}
+
 /* Keep the sample tally exact across chunk and thread boundaries: entries
  * arrive in index order, so a new sample shows as a change of sample. */
-static void note_bad_sample(struct la_stats *s, uint64_t sample)
+static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
 {
+    if (s->has_last_bad && s->last_bad_sample == b->sample) {
+        struct la_bad_group *g = last_group(s);
+        if (g) {
+            g->count++;
+            g->mixed |= !same_value(g->first_value, b->value) || g->first_verdict != b->verdict;
+        }
+        return;
+    }
     if (!s->has_last_bad)
-        s->first_bad_sample = sample;
-    if (!s->has_last_bad || s->last_bad_sample != sample)
-        s->bad_samples++;
+        s->first_bad_sample = b->sample;
+    s->bad_samples++;
     s->has_last_bad = 1;
-    s->last_bad_sample = sample;
+    s->last_bad_sample = b->sample;
+    if (s->n_groups < s->bad_cap)
+        s->groups[s->n_groups++] = (struct la_bad_group){ b->sample, 1, b->index, b->value,
+                                                          b->verdict, 0 };
 }
 
 void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
@@ -85,7 +115,7 @@ void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
 {
     struct la_bad b = { index, index / s->sample_stride, verdict, value, NULL };
     s->bad_total++;
-    note_bad_sample(s, b.sample);
+    note_bad_sample(s, &b);
     if (s->sink)
         s->sink(s->sink_ctx, &(struct la_bad){ b.index, b.sample, verdict, value, (char *)text });
     if (s->n_bad < s->bad_cap) {
@@ -101,12 +131,30 @@ void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *tex
     la_stats_add_bad(s, index, LA_V_UNPARSABLE, (struct la_num){ LA_NUM_I64, { 0 } }, text);
 }
 
+/* src's groups after dst's; src's first sample may continue dst's last one. */
+static void merge_groups(struct la_stats *dst, const struct la_stats *src, int continues)
+{
+    size_t i = 0;
+    if (continues && src->n_groups) {
+        struct la_bad_group *g = last_group(dst);
+        if (g) {
+            const struct la_bad_group *h = &src->groups[0];
+            g->count += h->count;
+            g->mixed |= h->mixed || !same_value(g->first_value, h->first_value) ||
+                        g->first_verdict != h->first_verdict;
+        }
+        i = 1;
+    }
+    for (; i < src->n_groups && dst->n_groups < dst->bad_cap; i++)
+        dst->groups[dst->n_groups++] = src->groups[i];
+}
+
 static void merge_bad(struct la_stats *dst, const struct la_stats *src)
 {
     if (!src->bad_total)
         return;
-    /* the first sample of src may continue dst's last one */
     int continues = dst->has_last_bad && src->first_bad_sample == dst->last_bad_sample;
+    merge_groups(dst, src, continues);
     dst->bad_samples += src->bad_samples - (continues ? 1 : 0);
     if (!dst->has_last_bad)
         dst->first_bad_sample = src->first_bad_sample;

@@ -26,6 +26,16 @@ struct la_bad {
     char *text;
 };
 
+/* The invalid entries of one sample (a mask, a row of a multi-label matrix). */
+struct la_bad_group {
+    uint64_t sample;
+    uint64_t count;           /* invalid entries in this sample */
+    uint64_t first_index;
+    struct la_num first_value;
+    int first_verdict;
+    int mixed;                /* not every entry holds first_value */
+};
+
 /* Counts of integer out-of-range values near the valid range, exact and
  * mergeable: below[k] counts the value -1-k, above[k] the value above_base+k.
  * They find a dominant "ignore" value such as 255 or -1. */
@@ -60,6 +70,8 @@ struct la_stats {
     size_t n_bad;
     uint64_t bad_total;
     uint64_t bad_samples;     /* distinct samples holding a bad entry */
+    struct la_bad_group *groups; /* the first bad_cap samples holding bad entries */
+    size_t n_groups;
     int has_last_bad;
     uint64_t first_bad_sample;
     uint64_t last_bad_sample;

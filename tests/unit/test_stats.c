@@ -1,1 +1,182 @@
-int main(void){return 0;}
+/* test_stats.c - the verdict, the CPU reference scan, and merging: the pieces
+ * both backends share. The CUDA backend is compared against exactly these. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+#include "stats.h"
+#include "tap.h"
+#include "verdict.h"
+
+static const struct la_rule CE10 = { 0, 1, -100, 1, 10 };
+
+static void test_verdicts(void)
+{
+    struct la_rule bce = { 1, 0, 0, 0, 0 };
+    struct la_rule open_top = { 0, 1, -100, 0, 0 };
+    TAP_OK(la_verdict_i64(0, &CE10) == LA_V_VALID, "0 is valid in [0, 10)");
+    TAP_OK(la_verdict_i64(9, &CE10) == LA_V_VALID, "9 is valid in [0, 10)");
+    TAP_OK(la_verdict_i64(10, &CE10) == LA_V_ABOVE, "10 is above [0, 10)");
+    TAP_OK(la_verdict_i64(-1, &CE10) == LA_V_BELOW, "-1 is below");
+    TAP_OK(la_verdict_i64(-100, &CE10) == LA_V_IGNORED, "-100 is the ignore index");
+    TAP_OK(la_verdict_i64(1000000, &open_top) == LA_V_VALID, "no -n: large labels are valid");
+    TAP_OK(la_verdict_u64(UINT64_MAX, &CE10) == LA_V_ABOVE, "uint64 max is above");
+    TAP_OK(la_verdict_f64(NAN, &CE10) == LA_V_NON_FINITE, "NaN is non-finite");
+    TAP_OK(la_verdict_f64(-INFINITY, &CE10) == LA_V_NON_FINITE, "-Inf is non-finite");
+    TAP_OK(la_verdict_f64(2.5, &CE10) == LA_V_NON_INTEGER, "2.5 is non-integer");
+    TAP_OK(la_verdict_f64(-0.5, &CE10) == LA_V_NON_INTEGER, "-0.5: non-integer before below");
+    TAP_OK(la_verdict_f64(-100.0, &CE10) == LA_V_IGNORED, "-100.0 is ignored");
+    TAP_OK(la_verdict_f64(3.0, &CE10) == LA_V_VALID, "3.0 is valid");
+    TAP_OK(la_verdict_f64(LA_TWO_63, &CE10) == LA_V_ABOVE, "2^63 as a float is above");
+    TAP_OK(la_verdict_f64(0.5, &bce) == LA_V_VALID, "bce: 0.5 is valid");
+    TAP_OK(la_verdict_f64(1.0, &bce) == LA_V_VALID, "bce: 1 is valid");
+    TAP_OK(la_verdict_f64(1.2, &bce) == LA_V_ABOVE, "bce: 1.2 is above");
+    TAP_OK(la_verdict_f64(-0.1, &bce) == LA_V_BELOW, "bce: -0.1 is below");
+    TAP_OK(la_verdict_i64(-100, &bce) == LA_V_BELOW, "bce: no ignore index");
+}
+
+static void scan_ints(const int64_t *v, size_t n, const struct la_rule *rule,
+                      struct la_stats *s)
+{
+    struct la_chunk c = { LA_DT_INT64, v, n, 0, NULL };
+    la_scan_chunk_cpu_ref(&c, rule, s);
+}
+
+static void test_reference_scan(void)
+{
+    int64_t v[] = { 0, 1, 10, -100, -1, 9, 255, 255, 3 };
+    struct la_stats s;
+    la_stats_init(&s, 1, 2, 10, 10);
+    scan_ints(v, 9, &CE10, &s);
+    TAP_OK(s.count == 9, "count includes ignored and invalid (%llu)", (unsigned long long)s.count);
+    TAP_OK(s.n_verdict[LA_V_IGNORED] == 1, "one ignored");
+    TAP_OK(s.n_verdict[LA_V_ABOVE] == 3 && s.n_verdict[LA_V_BELOW] == 1, "3 above, 1 below");
+    TAP_OK(s.min.v.i == -1 && s.max.v.i == 255, "min/max skip the ignored value");
+    TAP_OK(s.hist[0] == 1 && s.hist[1] == 1 && s.hist[9] == 1 && s.hist[3] == 1,
+           "histogram counts valid labels");
+    TAP_OK(s.hist_hi == 10, "hist_hi is 1 + highest bin");
+    TAP_OK(s.n_bad == 2 && s.bad[0].index == 2 && s.bad[1].index == 4, "first 2 bad kept in order");
+    TAP_OK(s.bad_total == 4, "all 4 bad counted");
+    TAP_OK(s.outlier_above[255 - 10] == 2 && s.outlier_below[0] == 1, "outlier bins");
+    la_stats_free(&s);
+}
+
+static void test_samples(void)
+{
+    /* 4 samples of 3 values: samples 1 and 3 hold bad entries, 3 twice */
+    int64_t v[] = { 0, 1, 2, 3, 11, 4, 5, 6, 7, 12, 13, 8 };
+    struct la_stats s;
+    la_stats_init(&s, 3, 10, 10, 10);
+    struct la_chunk a = { LA_DT_INT64, v, 6, 0, NULL }, b = { LA_DT_INT64, v + 6, 6, 6, NULL };
+    la_scan_chunk_cpu_ref(&a, &CE10, &s);
+    la_scan_chunk_cpu_ref(&b, &CE10, &s);
+    TAP_OK(s.bad_samples == 2, "two samples hold bad entries (%llu)",
+           (unsigned long long)s.bad_samples);
+    TAP_OK(s.n_groups == 2 && s.groups[1].sample == 3 && s.groups[1].count == 2 &&
+           s.groups[1].mixed, "sample 3 has 2 different bad values");
+    TAP_OK(s.bad[2].sample == 3 && s.bad[2].index == 10, "sample is index / stride");
+    la_stats_free(&s);
+}
+
+/* Random labels with bad ones everywhere, scanned in uneven chunks with 1 and 4 threads. */
+static void fill_random(int64_t *v, size_t n, unsigned seed)
+{
+    srand(seed);
+    for (size_t i = 0; i < n; i++) {
+        int r = rand() % 1000;
+        v[i] = r < 5 ? 10 + r : r < 8 ? -100 : r < 10 ? -r : r % 10;
+    }
+}
+
+static int stats_equal(const struct la_stats *a, const struct la_stats *b)
+{
+    if (a->count != b->count || memcmp(a->n_verdict, b->n_verdict, sizeof a->n_verdict) ||
+        a->bad_total != b->bad_total || a->bad_samples != b->bad_samples ||
+        a->n_bad != b->n_bad || a->n_groups != b->n_groups || a->hist_hi != b->hist_hi ||
+        la_num_cmp(a->min, b->min) || la_num_cmp(a->max, b->max) ||
+        memcmp(a->outlier_above, b->outlier_above, sizeof a->outlier_above) ||
+        memcmp(a->outlier_below, b->outlier_below, sizeof a->outlier_below))
+        return 0;
+    for (size_t i = 0; i < a->n_bad; i++)
+        if (a->bad[i].index != b->bad[i].index || a->bad[i].value.v.i != b->bad[i].value.v.i)
+            return 0;
+    for (size_t i = 0; i < a->n_groups; i++)
+        if (a->groups[i].sample != b->groups[i].sample || a->groups[i].count != b->groups[i].count)
+            return 0;
+    return memcmp(a->hist, b->hist, a->hist_len * sizeof *a->hist) == 0;
+}
+
+static void scan_with(int threads, const int64_t *v, size_t n, struct la_stats *s)
+{
+    struct la_scan_backend b;
+    char err[256];
+    la_scan_cpu_open(&b, threads);
+    la_stats_init(s, 7, 1000, 10, 10);
+    size_t pos = 0, step = 300001;
+    while (pos < n) {
+        size_t k = n - pos < step ? n - pos : step;
+        struct la_chunk c = { LA_DT_INT64, v + pos, k, pos, NULL };
+        b.ops->scan(&b, &c, &CE10, s, err, sizeof err);
+        pos += k;
+    }
+    la_scan_close(&b);
+}
+
+static void test_threads_identical(void)
+{
+    size_t n = 2000003;
+    int64_t *v = malloc(n * sizeof *v);
+    fill_random(v, n, 7);
+    struct la_stats one, four;
+    scan_with(1, v, n, &one);
+    scan_with(4, v, n, &four);
+    TAP_OK(stats_equal(&one, &four), "-j1 and -j4 give identical stats");
+    TAP_OK(one.bad_total > 10000 && one.n_bad == 1000, "many bad entries, 1000 kept");
+    la_stats_free(&one);
+    la_stats_free(&four);
+    free(v);
+}
+
+static void test_float_dtypes(void)
+{
+    float f[] = { 0.0f, 2.0f, 2.5f, NAN, -INFINITY, 11.0f, -100.0f };
+    struct la_stats s;
+    la_stats_init(&s, 1, 10, 10, 10);
+    struct la_chunk c = { LA_DT_FLOAT32, f, 7, 0, NULL };
+    la_scan_chunk_cpu_ref(&c, &CE10, &s);
+    TAP_OK(s.n_verdict[LA_V_NON_FINITE] == 2 && s.n_verdict[LA_V_NON_INTEGER] == 1 &&
+           s.n_verdict[LA_V_ABOVE] == 1 && s.n_verdict[LA_V_IGNORED] == 1, "float32 categories");
+    TAP_OK(s.saw_float && s.min.kind == LA_NUM_F64 && s.min.v.f == 0.0 && s.max.v.f == 11.0,
+           "float min/max skip non-finite values");
+    la_stats_free(&s);
+    uint16_t h[] = { 0x3c00, 0x7e00, 0x4900 };   /* 1, NaN, 10 */
+    la_stats_init(&s, 1, 10, 10, 10);
+    struct la_chunk ch = { LA_DT_FLOAT16, h, 3, 0, NULL };
+    la_scan_chunk_cpu_ref(&ch, &CE10, &s);
+    TAP_OK(s.n_verdict[LA_V_NON_FINITE] == 1 && s.n_verdict[LA_V_ABOVE] == 1 && s.hist[1] == 1,
+           "float16 values are converted exactly");
+    la_stats_free(&s);
+}
+
+static void test_unparsable(void)
+{
+    struct la_stats s;
+    la_stats_init(&s, 1, 10, 10, 10);
+    la_stats_add_unparsable(&s, 5, "cat");
+    TAP_OK(s.count == 1 && s.n_verdict[LA_V_UNPARSABLE] == 1 && s.n_bad == 1 &&
+           strcmp(s.bad[0].text, "cat") == 0 && la_stats_invalid(&s) == 1,
+           "an unparsable cell is counted and kept with its text");
+    la_stats_free(&s);
+}
+
+int main(void)
+{
+    test_verdicts();
+    test_reference_scan();
+    test_samples();
+    test_threads_identical();
+    test_float_dtypes();
+    test_unparsable();
+    return tap_done();
+}
