@@ -262,7 +262,7 @@ static uint64_t run_csvgz(int fd, struct job *j)
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
+    if (argc < 4) {
         fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS\n"
                         "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n");
         return 2;
