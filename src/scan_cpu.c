@@ -100,8 +100,10 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
                 any = 1;                                                                 \
             }                                                                            \
             if (verdict == LA_V_VALID) {                                                 \
-                if (!r->bce)                                                             \
+                if (!r->bce && x < LA_TWO_63) /* larger: only without -n */              \
                     count_valid(s, (int64_t)x);                                          \
+                else if (!r->bce)                                                        \
+                    s->hist_beyond++;                                                    \
             } else {                                                                     \
                 fold_invalid_float(s, first + i, verdict, x);                            \
             }                                                                            \
