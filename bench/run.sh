@@ -44,7 +44,8 @@ if [ ${#need[@]} -gt 0 ] && [ "${BENCH_INSTALL:-1}" != 0 ] && [ "$(id -u)" = 0 ]
    command -v apt-get >/dev/null; then
     echo "bench: installing ${need[*]}" >&2
     apt-get install -y -q "${need[@]}" >/dev/null 2>&1 ||
-        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${need[@]}" >/dev/null 2>&1; } ||
+        { apt-get update -q >/dev/null 2>&1 &&
+          apt-get install -y -q "${need[@]}" >/dev/null 2>&1; } ||
         echo "bench: could not install ${need[*]}; those peers are skipped" >&2
 fi
 [ -x /usr/bin/time ] || die "GNU time (/usr/bin/time, Debian package 'time') is needed for peak RSS"
@@ -99,7 +100,8 @@ tools_for() {   # tools_for INPUT: one "name|shell command" line per tool
     labels.i32)
         echo "labelaudit|$la --format=raw --dtype=int32 '$f'"
         echo "C limit (2 threads)|'$DIR/limit' bin int32 '$f' 0 $CLASSES 2"
-        have_py numpy && echo "numpy np.fromfile|np_one 'np.fromfile(sys.argv[1],dtype=\"<i4\")' '$f'" ;;
+        have_py numpy &&
+            echo "numpy np.fromfile|np_one 'np.fromfile(sys.argv[1],dtype=\"<i4\")' '$f'" ;;
     masks.npy)
         echo "labelaudit|$la '$f'"
         echo "C limit (2 threads)|'$DIR/limit' bin uint8 '$f' $(npy_data_offset "$f") $CLASSES 2"
@@ -136,7 +138,10 @@ measure() {
     [ -n "$bad" ] || { bad="?"; sed 's/^/bench: stderr: /' "$DIR/stderr" | head -3 >&2; }
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {
+    sort -g | awk '{ v[NR] = $1 }
+                   END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
 declare -A times rss found
@@ -168,7 +173,8 @@ echo
 echo "$(nproc) CPUs ($cpu), load average before $load_before, after $load_after."
 echo "Binary: $LABELAUDIT ($("$LABELAUDIT" --version | head -1))."
 echo
-echo "| input | tool | median s | MB/s | peak RSS MiB | x limit | labelaudit faster by | bad found |"
+echo "| input | tool | median s | MB/s | peak RSS MiB | x limit | labelaudit faster by" \
+     "| bad found |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
 status=0
 summary=()

@@ -331,7 +331,7 @@ static void fast_flush(struct fast *f, struct la_stats *s, int kind)
         /* an unsigned value never equals a negative ignore index */                     \
         f->use_ignore = r->has_ignore && !(IS_UNSIGNED && r->ignore < 0);                \
         f->ignore = (uint64_t)r->ignore;                                                 \
-        FAST_BLOCKS(tally_##NAME, fold_##NAME, KIND);                                                       \
+        FAST_BLOCKS(tally_##NAME, fold_##NAME, KIND);                                    \
     }
 
 /* Bytes: a 256-entry table gives each value's bin, one load instead of compares. */
@@ -350,7 +350,7 @@ static void fast_flush(struct fast *f, struct la_stats *s, int kind)
                                    : x >= 0 && (uint64_t)x < f->lim ? (uint64_t)x        \
                                    : f->lim + 1);                                        \
         }                                                                                \
-        FAST_BLOCKS(tally_##NAME, fold_##NAME, LA_NUM_I64);                                                 \
+        FAST_BLOCKS(tally_##NAME, fold_##NAME, LA_NUM_I64);                              \
     }
 
 #define CONV CONV_1
