@@ -12,49 +12,12 @@
  *       tests/unit/test_batching.c -o /tmp/test_batching && /tmp/test_batching */
 
 #include <inttypes.h> /* PRIu64 */
-#include <stdarg.h>   /* va_list for the TAP helper */
 #include <stdio.h>    /* printf */
 #include <stdlib.h>   /* malloc, free */
 #include <string.h>   /* strstr */
 
 #include "batching.h"
-
-// ---- minimal TAP
-
-static int g_planned, g_run, g_failed;
-
-/* One TAP point: "ok N - desc" or "not ok N - desc". */
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void ok(int pass, const char *fmt, ...)
-{
-    va_list ap;
-
-    g_run++;
-    if (!pass)
-        g_failed++;
-    printf("%s %d - ", pass ? "ok" : "not ok", g_run);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-/* A diagnostic line, shown by TAP harnesses next to the failing point. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
+#include "tap.h"
 
 // ---- the naive model
 
@@ -227,10 +190,10 @@ static void generated_cases(void)
             && r.no_batches == (m.batches == 0)
             && r.tiny_last_batch == (m.last > 0 && m.last < p.min_batch)
             && suggestions_ok(&r, S[si], W[wi], sdl);
-        ok(pass, "S=%" PRIu64 " B=%" PRIu64 " W=%" PRIu64 " drop_last=%d sampler_drop_last=%d"
+        tap_ok(pass, "S=%" PRIu64 " B=%" PRIu64 " W=%" PRIu64 " drop_last=%d sampler_drop_last=%d"
            " M=%" PRIu64, S[si], B[bi], W[wi], dl, sdl, p.min_batch);
         if (!pass)
-            diag("got spr=%" PRIu64 " pad=%" PRIu64 " sdrop=%" PRIu64 " batches=%" PRIu64
+            tap_diag("got spr=%" PRIu64 " pad=%" PRIu64 " sdrop=%" PRIu64 " batches=%" PRIu64
                  " last=%" PRIu64 " ldrop=%" PRIu64 " n_sugg=%zu; model spr=%" PRIu64
                  " pad=%" PRIu64 " sdrop=%" PRIu64 " batches=%" PRIu64 " last=%" PRIu64
                  " ldrop=%" PRIu64, r.samples_per_rank, r.padded, r.dropped_by_sampler,
@@ -253,7 +216,7 @@ static void check(const char *what, uint64_t s, struct la_batch_params p, struct
     struct la_batching r;
 
     la_batching_compute(s, &p, &r);
-    ok(r.samples_per_rank == e.spr && r.padded == e.padded && r.dropped_by_sampler == e.sdrop
+    tap_ok(r.samples_per_rank == e.spr && r.padded == e.padded && r.dropped_by_sampler == e.sdrop
        && r.batches_per_rank == e.batches && r.last_batch == e.last
        && r.dropped_by_loader == e.ldrop && r.tiny_last_batch == e.tiny
        && r.no_batches == e.none && r.samples == s, "%s", what);
@@ -276,13 +239,13 @@ static void hand_cases(void)
 
     check("1041/8: 131 batches, last 1", 1041, (struct la_batch_params){ 8, 0, 1, 0, 2 },
           (struct expect){ 1041, 0, 0, 131, 1, 0, 1, 0 }, &r);
-    ok(has_suggestion(&r, 7, 5) && has_suggestion(&r, 9, 6), "1041/8 suggests 7 (5), 9 (6)");
-    ok(r.n_suggestions > 1 && r.suggestions[0].batch_size == 7
+    tap_ok(has_suggestion(&r, 7, 5) && has_suggestion(&r, 9, 6), "1041/8 suggests 7 (5), 9 (6)");
+    tap_ok(r.n_suggestions > 1 && r.suggestions[0].batch_size == 7
        && r.suggestions[1].batch_size == 9, "1041/8: 7 then 9, smaller first on a tie");
     check("1041/8 drop_last: 130 batches, 1 dropped", 1041,
           (struct la_batch_params){ 8, 1, 1, 0, 2 },
           (struct expect){ 1041, 0, 0, 130, 8, 1, 0, 0 }, &r);
-    ok(r.n_suggestions == 0, "no suggestions without a tiny last batch");
+    tap_ok(r.n_suggestions == 0, "no suggestions without a tiny last batch");
     check("S<B: one short batch", 5, (struct la_batch_params){ 8, 0, 1, 0, 2 },
           (struct expect){ 5, 0, 0, 1, 5, 0, 0, 0 }, NULL);
     check("S<B drop_last: no batches", 5, (struct la_batch_params){ 8, 1, 1, 0, 2 },
@@ -293,13 +256,13 @@ static void hand_cases(void)
           (struct expect){ 0, 0, 0, 0, 0, 0, 0, 1 }, NULL);
     check("S<W padded: 3 on 8 ranks pads 5", 3, (struct la_batch_params){ 4, 0, 8, 0, 2 },
           (struct expect){ 1, 5, 0, 1, 1, 0, 1, 0 }, &r);
-    ok(r.n_suggestions == 0, "S<W: a rank of 1 sample has no fix within 2x");
+    tap_ok(r.n_suggestions == 0, "S<W: a rank of 1 sample has no fix within 2x");
     check("S<W sampler drop_last: every rank empty", 3,
           (struct la_batch_params){ 4, 0, 8, 1, 2 },
           (struct expect){ 0, 0, 3, 0, 0, 0, 0, 1 }, NULL);
     check("B==1: every batch holds 1", 10, (struct la_batch_params){ 1, 0, 1, 0, 2 },
           (struct expect){ 10, 0, 0, 10, 1, 0, 1, 0 }, &r);
-    ok(r.n_suggestions == 1 && has_suggestion(&r, 2, 2), "B==1 suggests 2 (last 2)");
+    tap_ok(r.n_suggestions == 1 && has_suggestion(&r, 2, 2), "B==1 suggests 2 (last 2)");
     check("W=2: 1041 pads 1", 1041, (struct la_batch_params){ 8, 0, 2, 0, 2 },
           (struct expect){ 521, 1, 0, 66, 1, 0, 1, 0 }, NULL);
     check("W=3: 1041 divides evenly", 1041, (struct la_batch_params){ 8, 0, 3, 0, 2 },
@@ -316,7 +279,7 @@ static void hand_cases(void)
     check("S=2^63+5 B=2^32 M=8: tiny", p63 + 5, (struct la_batch_params){ p32, 0, 1, 0, 8 },
           (struct expect){ p63 + 5, 0, 0, (p32 >> 1) + 1, 5, 0, 1, 0 }, &r);
     /* 2^32 = 1 mod 2^32-1 and -1 mod 2^32+1, so the last batches are 2^31+5, 2^31+6. */
-    ok(r.n_suggestions == LA_MAX_SUGGESTIONS
+    tap_ok(r.n_suggestions == LA_MAX_SUGGESTIONS
        && r.suggestions[0].batch_size == p32 - 1 && r.suggestions[0].last_batch == (p32 >> 1) + 5
        && r.suggestions[1].batch_size == p32 + 1 && r.suggestions[1].last_batch == (p32 >> 1) + 6,
        "S=2^63+5 B=2^32: suggests 2^32-1 (2^31+5) and 2^32+1 (2^31+6)");
@@ -338,13 +301,13 @@ static void hand_cases(void)
     check("S=2^64-1 B=2^64-2: last 1", UINT64_MAX,
           (struct la_batch_params){ UINT64_MAX - 1, 0, 1, 0, 2 },
           (struct expect){ UINT64_MAX, 0, 0, 2, 1, 0, 1, 0 }, &r);
-    ok(r.n_suggestions >= 1 && r.suggestions[0].batch_size == UINT64_MAX - 2
+    tap_ok(r.n_suggestions >= 1 && r.suggestions[0].batch_size == UINT64_MAX - 2
        && r.suggestions[0].last_batch == 2 && has_suggestion(&r, UINT64_MAX, UINT64_MAX),
        "B near 2^64: 2^64-3 (last 2) and 2^64-1 (full), no wrap-around");
     check("B=2^40 S=2^40+1: last 1", (UINT64_C(1) << 40) + 1,
           (struct la_batch_params){ UINT64_C(1) << 40, 0, 1, 0, 2 },
           (struct expect){ (UINT64_C(1) << 40) + 1, 0, 0, 2, 1, 0, 1, 0 }, &r);
-    ok(r.n_suggestions == LA_MAX_SUGGESTIONS && has_suggestion(&r, (UINT64_C(1) << 40) + 1,
+    tap_ok(r.n_suggestions == LA_MAX_SUGGESTIONS && has_suggestion(&r, (UINT64_C(1) << 40) + 1,
                                                                (UINT64_C(1) << 40) + 1),
        "B=2^40: suggestions found quickly, 2^40+1 holds everything");
     check("B=0 read as 1, W=0 read as 1", 3, (struct la_batch_params){ 0, 0, 0, 0, 1 },
@@ -367,7 +330,7 @@ static int has_all(const char *text, const char *const *phrases)
 {
     for (; *phrases != NULL; phrases++)
         if (strstr(text, *phrases) == NULL) {
-            diag("missing \"%s\" in: %s", *phrases, text);
+            tap_diag("missing \"%s\" in: %s", *phrases, text);
             return 0;
         }
     return 1;
@@ -378,37 +341,37 @@ static void describe_phrases(void)
     char buf[1024];
 
     describe(1041, (struct la_batch_params){ 8, 0, 1, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "1041 samples, batch 8", "131 batches",
+    tap_ok(has_all(buf, (const char *const[]){ "1041 samples, batch 8", "131 batches",
                "the last holds 1 sample", "BatchNorm fails on it in training",
                "Fix: drop_last=True (drops 1 sample per epoch)", "batch_size 7 (last 5)",
                "9 (last 6)", NULL }), "describe 1041/8: tiny last batch and its fixes");
     describe(1041, (struct la_batch_params){ 8, 0, 8, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "on 8 ranks", "DistributedSampler pads 7 samples",
+    tap_ok(has_all(buf, (const char *const[]){ "on 8 ranks", "DistributedSampler pads 7 samples",
                "they are seen twice per epoch", "Each rank gets 131 samples", "17 batches",
                "the last holds 3 samples", NULL }) && strstr(buf, "Fix") == NULL,
        "describe W=8: per-rank numbers and padding, no fix needed");
     describe(1041, (struct la_batch_params){ 8, 0, 8, 1, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "DistributedSampler(drop_last=True) drops 1 sample",
+    tap_ok(has_all(buf, (const char *const[]){ "DistributedSampler(drop_last=True) drops 1 sample",
                "Each rank gets 130 samples", NULL }), "describe W=8: the sampler drops 1");
     describe(1041, (struct la_batch_params){ 8, 0, 2, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "pads 1 sample: it is seen twice",
+    tap_ok(has_all(buf, (const char *const[]){ "pads 1 sample: it is seen twice",
                "drops 1 sample per epoch on each rank", NULL }), "describe W=2: per-rank fix");
     describe(5, (struct la_batch_params){ 8, 1, 1, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "fewer samples per rank than one batch",
+    tap_ok(has_all(buf, (const char *const[]){ "fewer samples per rank than one batch",
                "with drop_last=True the epoch trains on nothing", NULL }),
        "describe no_batches under drop_last");
     describe(0, (struct la_batch_params){ 8, 0, 1, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "0 samples", "trains on nothing", NULL }),
+    tap_ok(has_all(buf, (const char *const[]){ "0 samples", "trains on nothing", NULL }),
        "describe S==0");
     describe(3, (struct la_batch_params){ 4, 0, 8, 1, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "drops all 3 samples", "trains on nothing", NULL }),
+    tap_ok(has_all(buf, (const char *const[]){ "drops all 3 samples", "trains on nothing", NULL }),
        "describe S<W with the sampler's drop_last");
     describe(3, (struct la_batch_params){ 4, 0, 8, 0, 2 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "seen more than once", NULL })
+    tap_ok(has_all(buf, (const char *const[]){ "seen more than once", NULL })
        && strstr(buf, "drop_last=True (drops") == NULL,
        "describe S<W padded: no drop_last fix that would empty the epoch");
     describe(1043, (struct la_batch_params){ 8, 0, 1, 0, 4 }, buf, sizeof buf);
-    ok(has_all(buf, (const char *const[]){ "the last holds 3 samples", "--min-batch=4", NULL })
+    tap_ok(has_all(buf, (const char *const[]){ "the last holds 3 samples", "--min-batch=4", NULL })
        && strstr(buf, "BatchNorm") == NULL, "describe a last batch of 3 below min_batch 4");
 }
 
@@ -420,11 +383,11 @@ static void describe_bounds(void)
     char full[1024], small[10];
     size_t n = describe(1041, p, full, sizeof full);
 
-    ok(n == strlen(full) && n > 0, "describe returns the length written");
-    ok(describe(1041, p, NULL, 0) == n, "describe(NULL, 0) returns the length needed");
-    ok(describe(1041, p, small, sizeof small) == n && strlen(small) == sizeof small - 1
+    tap_ok(n == strlen(full) && n > 0, "describe returns the length written");
+    tap_ok(describe(1041, p, NULL, 0) == n, "describe(NULL, 0) returns the length needed");
+    tap_ok(describe(1041, p, small, sizeof small) == n && strlen(small) == sizeof small - 1
        && strncmp(small, full, sizeof small - 1) == 0, "describe truncates and terminates");
-    ok(describe(1041, p, small, 1) == n && small[0] == '\0', "describe into 1 byte is \"\"");
+    tap_ok(describe(1041, p, small, 1) == n && small[0] == '\0', "describe into 1 byte is \"\"");
 }
 
 /* Over many settings the paragraph is one line of printable ASCII, ends with a
@@ -453,23 +416,24 @@ static void describe_everywhere(void)
         bad |= r.tiny_last_batch && !strstr(buf, "Fix: ") && !strstr(buf, "No batch size");
         bad |= r.no_batches && !strstr(buf, "trains on nothing");
         if (bad) {
-            diag("case %d: %s", cases, buf);
+            tap_diag("case %d: %s", cases, buf);
             break;
         }
     }
-    ok(!bad, "describe: %d settings give one ASCII line with a fix when tiny", cases);
+    tap_ok(!bad, "describe: %d settings give one ASCII line with a fix when tiny", cases);
 }
 
 int main(void)
 {
-    g_planned = 16 * 8 * 4 * 2 * 2 + 30 + 9 + 4 + 1;
-    printf("1..%d\n", g_planned);
+    /* the plan comes first here, so a case that silently runs no point fails */
+    int planned = 16 * 8 * 4 * 2 * 2 + 30 + 9 + 4 + 1;
+    printf("1..%d\n", planned);
     generated_cases();
     hand_cases();
     describe_phrases();
     describe_bounds();
     describe_everywhere();
-    if (g_run != g_planned)
-        diag("planned %d tests but ran %d", g_planned, g_run);
-    return g_failed == 0 && g_run == g_planned ? 0 : 1;
+    if (tap_count != planned)
+        tap_diag("planned %d tests but ran %d", planned, tap_count);
+    return tap_failed == 0 && tap_count == planned ? 0 : 1;
 }

@@ -21,6 +21,7 @@
 #include <sys/resource.h> /* getrusage: the 100 MB cell must not be buffered */
 
 #include "reader.h"
+#include "tap.h"
 #include "util.h"     /* la_parse_number: the reference for every cell */
 
 /* AddressSanitizer keeps freed blocks in quarantine, so the peak RSS says
@@ -32,41 +33,6 @@
 #define UNDER_ASAN 1
 #endif
 #endif
-
-// ---- minimal TAP
-
-static int g_run, g_failed;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void ok(int pass, const char *fmt, ...)
-{
-    va_list ap;
-
-    g_run++;
-    if (!pass)
-        g_failed++;
-    printf("%s %d - ", pass ? "ok" : "not ok", g_run);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
 
 // ---- stubs: stand-ins for input.c and reader.c, so this file links alone
 
@@ -295,10 +261,10 @@ static int matches(const char *desc, const char *input, struct opts o, const cha
         int good = strcmp(res.dump.p, want) == 0 && !res.bad_chunk
                    && (!column || strcmp(res.column, column) == 0);
         if (!good) {
-            diag("%s (%s):", desc, g_way_names[w]);
-            diag("   got: %s  column %s%s", res.dump.p, res.column,
+            tap_diag("%s (%s):", desc, g_way_names[w]);
+            tap_diag("   got: %s  column %s%s", res.dump.p, res.column,
                  res.bad_chunk ? "  (bad chunk)" : "");
-            diag("  want: %s  column %s", want, column ? column : "(any)");
+            tap_diag("  want: %s  column %s", want, column ? column : "(any)");
         }
         pass &= good;
         free(res.dump.p);
@@ -310,7 +276,7 @@ static int matches(const char *desc, const char *input, struct opts o, const cha
 static void check(const char *desc, const char *input, struct opts o, const char *want,
                   const char *column)
 {
-    ok(matches(desc, input, o, want, column), "%s", desc);
+    tap_ok(matches(desc, input, o, want, column), "%s", desc);
 }
 
 /* Like check(), for the final dtype. */
@@ -322,12 +288,12 @@ static void check_dtype(const char *desc, const char *input, const char *want)
         struct result res;
         run(input, strlen(input), &cfg, "csv", g_ways[w], &res);
         if (strcmp(res.dtype, want) != 0) {
-            diag("%s (%s): dtype %s, want %s", desc, g_way_names[w], res.dtype, want);
+            tap_diag("%s (%s): dtype %s, want %s", desc, g_way_names[w], res.dtype, want);
             pass = 0;
         }
         free(res.dump.p);
     }
-    ok(pass, "%s", desc);
+    tap_ok(pass, "%s", desc);
 }
 
 #define AUTO ((struct opts){ .header = LA_AUTO })
@@ -460,7 +426,7 @@ static void test_number_cells(void)
         }
         pass &= matches(cells[i], in, AUTO, want, "label");
     }
-    ok(pass, "cells read as la_parse_number reads them (%zu tricky cells)",
+    tap_ok(pass, "cells read as la_parse_number reads them (%zu tricky cells)",
        sizeof cells / sizeof cells[0]);
 }
 
@@ -488,7 +454,7 @@ static void test_errors(void)
     struct la_source src = { .data = "label\n1\n2\n", .len = 10, .fail_at_end = 1 };
     struct result res;
     run_source(&src, &cfg, "csv", 0, &res);
-    ok(strcmp(res.dump.p, "ERROR: Input/output error") == 0, "a read error is an error (%s)",
+    tap_ok(strcmp(res.dump.p, "ERROR: Input/output error") == 0, "a read error is an error (%s)",
        res.dump.p);
     free(res.dump.p);
 }
@@ -531,7 +497,7 @@ static void test_long_field(void)
 #if !defined(UNDER_ASAN)
             pass &= grown < 60 * 1024;
 #endif
-            ok(pass, "%s (%s): %s; peak RSS +%ld KiB", cases[i].desc,
+            tap_ok(pass, "%s (%s): %s; peak RSS +%ld KiB", cases[i].desc,
                slow ? "libcsv" : "fast", res.dump.p, grown);
             free(res.dump.p);
         }
@@ -543,7 +509,7 @@ static void test_long_field(void)
                              .fill_byte = ' ', .tail = "1\"\n2\n" };
     struct result res;
     run_source(&src, &cfg, "csv", 0, &res);
-    ok(strcmp(res.dump.p, "I0[1 2]") == 0, "a 16 MiB quoted cell is read (%.60s)", res.dump.p);
+    tap_ok(strcmp(res.dump.p, "I0[1 2]") == 0, "a 16 MiB quoted cell is read (%.60s)", res.dump.p);
     free(res.dump.p);
 }
 
@@ -618,13 +584,13 @@ static void test_paths_agree(void)
             run(file, len, &cfg, "csv", ways[w], &res);
             if (strcmp(res.dump.p, ref.dump.p) != 0 || res.bad_chunk || res.rows != ref.rows
                 || strcmp(res.dtype, ref.dtype) != 0) {
-                diag("way %zu differs from libcsv whole-file (%zu vs %zu dump bytes)", w,
+                tap_diag("way %zu differs from libcsv whole-file (%zu vs %zu dump bytes)", w,
                      res.dump.len, ref.dump.len);
                 pass = 0;
             }
             free(res.dump.p);
         }
-        ok(pass, "%s: fast and libcsv paths agree (%" PRIu64 " rows, %s)", cases[i].desc,
+        tap_ok(pass, "%s: fast and libcsv paths agree (%" PRIu64 " rows, %s)", cases[i].desc,
            ref.rows, ref.dtype);
         free(ref.dump.p);
         free(file);
@@ -681,7 +647,7 @@ static void test_chunk_boundaries(void)
             rc = 0;
         }
         unsetenv("LABELAUDIT_CSV_SLOW");
-        ok(rc == 0 && wrong == 0 && next == rows && seen_cats == 5 && r.info.shape[0] == rows,
+        tap_ok(rc == 0 && wrong == 0 && next == rows && seen_cats == 5 && r.info.shape[0] == rows,
            "exact indices across chunk boundaries (%s): %" PRIu64 " chunks, %" PRIu64
            " wrong, %" PRIu64 " rows", slow ? "libcsv" : "fast", nchunks, wrong, next);
         r.ops->close(&r);
@@ -701,8 +667,5 @@ int main(void)
     test_long_field();
     test_paths_agree();
     test_chunk_boundaries();
-    printf("1..%d\n", g_run);
-    if (g_failed)
-        diag("%d of %d failed", g_failed, g_run);
-    return g_failed ? 1 : 0;
+    return tap_done();
 }
