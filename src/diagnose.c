@@ -73,6 +73,23 @@ static const char *prevents_range(const struct la_config *cfg)
     return is_class_loss(cfg) ? PREVENTS_NLL : PREVENTS_BCE;
 }
 
+static int one_based(const struct la_file_report *r, const struct la_config *cfg);
+
+/* Labels exported 1..N with a few strays: N itself is as common as a class. */
+static void hint_shifted_labels(struct la_file_report *r, const struct la_config *cfg,
+                                struct la_finding *f)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t at_n = s->outlier_above[0], out = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    if (one_based(r, cfg) || at_n * 2 <= out ||
+        at_n * (uint64_t)cfg->num_classes * 2 < s->count)
+        return;
+    snprintf(f->hint, sizeof f->hint,
+             "%llu of them equal %lld = N, as often as a class: if the labels run 1..N, "
+             "subtract 1, then look at the rest", (unsigned long long)at_n,
+             (long long)cfg->num_classes);
+}
+
 static void diagnose_out_of_range(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -87,10 +104,10 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
         return;
     }
     if (cfg->has_num_classes)
-        add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL,
+        hint_shifted_labels(r, cfg, add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL,
             "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
             (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
-            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes);
+            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes));
     else
         add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL, "%llu negative %s",
             (unsigned long long)n, plural(n, "label", "labels"));

@@ -324,6 +324,8 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     }
     if (cfg->loss == LA_LOSS_BCE)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
+    if (strcmp(cfg->format, "raw") == 0 && !cfg->has_dtype)
+        return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
     if (optind >= argc)
         return bad("%s", "missing FILE operand (use - for standard input)");
     cfg->files = argv + optind;

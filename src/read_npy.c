@@ -332,6 +332,10 @@ static int npy_open(struct la_reader *r)
     st->fd = st->s.fd = open_plain_file(r->src, &st->s.fd_length);
     if (la_npy_stream_open(&st->s, r->err, sizeof r->err) != 0)
         return -1;
+    if (st->fd >= 0 && !la_npy_stream_gathers(&st->s)) {
+        close(st->fd);                 /* only mapping needs it: free it for the next file */
+        st->fd = -1;
+    }
     r->info.format = "npy";
     la_npy_stream_info(&st->s, &r->info);
     return 0;

@@ -202,8 +202,8 @@ static int read_zip64_end(struct la_reader *r, struct npz_state *st, uint64_t eo
     uint64_t off = u64(loc + 8);
     if (u32(loc + 4) != 0 || u32(loc + 16) > 1)
         return la_reader_set_error(r, "multi-disk zip archives are not supported");
-    if (eocd < 20 + sizeof rec || off > eocd - 20 - sizeof rec || read_at(st->fd, rec, sizeof rec, off) != 0
-        || u32(rec) != 0x06064b50)
+    if (eocd < 20 + sizeof rec || off > eocd - 20 - sizeof rec
+        || read_at(st->fd, rec, sizeof rec, off) != 0 || u32(rec) != 0x06064b50)
         return la_reader_set_error(r, "byte %llu: bad zip64 end of central directory record",
                                    (unsigned long long)off);
     if (u32(rec + 16) != 0 || u32(rec + 20) != 0)
@@ -275,14 +275,15 @@ static size_t parse_entry(const unsigned char *cd, size_t left, struct member *m
     m->local_off = u32(cd + 42);
     if (zip64_extra(cd + 46 + n, x, m) != 0 || !(m->name = malloc(n + 1)))
         return 0;
-    memcpy(m->name, cd + 46, n);
+    for (size_t i = 0; i < n; i++)    /* names go into one-line messages */
+        m->name[i] = cd[46 + i] < 0x20 || cd[46 + i] == 0x7f ? '?' : (char)cd[46 + i];
     m->name[n] = '\0';
     return 46 + n + x + c;
 }
 
 static int read_directory(struct la_reader *r, struct npz_state *st)
 {
-    struct cd_loc cd = { 0 };
+    struct cd_loc cd = { 0, 0, 0, 0 };
     if (read_end(r, st, &cd) != 0)
         return -1;
     if (cd.off > cd.end || cd.size > cd.end - cd.off)

@@ -106,17 +106,26 @@ static void print_header(FILE *out, const struct la_file_report *r)
     fputc('\n', out);
 }
 
+/* How many invalid entries a finding covers (they may be more than the list kept). */
+static uint64_t entries_of(const struct la_stats *s, enum la_code code)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
+    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
+    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
+    default:                return 0;
+    }
+}
+
 /* The finding's own bad entries, as many as --max-report allows. */
 static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
                           uint64_t max_report)
 {
-    uint64_t shown = 0, total = 0;
-    for (size_t i = 0; i < r->stats.n_bad; i++) {
+    uint64_t shown = 0;
+    for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
         if (!la_bad_belongs(code, b->verdict))
-            continue;
-        total++;
-        if (shown >= max_report)
             continue;
         char pos[320], val[64];
         la_format_position(r, b, pos, sizeof pos);
@@ -127,8 +136,10 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         fprintf(out, "      %s: %s\n", pos, val);
         shown++;
     }
-    if (r->stats.bad_total > shown && shown > 0 && shown >= max_report)
-        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
+    uint64_t total = entries_of(&r->stats, code);
+    if (total > shown)
+        fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
+                (unsigned long long)(total - shown));
 }
 
 /* Say each PyTorch error once per file: several findings prevent the same one. */

@@ -1,0 +1,27 @@
+#!/bin/sh
+# readme.sh - every ```console example in README.md is a test: the command is
+# run in samples/ and its output must be exactly what the README shows.
+. "$srcdir/tests/setup.sh"
+
+awk -v dir="$d" '
+  /^```console$/ { n++; inblock = 1; cmdline = 1; next }
+  inblock && /^```$/ { inblock = 0; next }
+  inblock && cmdline { sub(/^\$ labelaudit /, ""); print > (dir "/cmd." n); cmdline = 0; next }
+  inblock { print > (dir "/want." n) }
+' "$srcdir/README.md"
+
+for cmd in "$d"/cmd.*; do
+    k=${cmd##*.}
+    args=$(cat "$cmd")
+    # shellcheck disable=SC2086 # the README's arguments are split like a shell would
+    (cd "$srcdir/samples" && "$LABELAUDIT" $args) >"$d/got.$k" 2>&1
+    touch "$d/want.$k"
+    if cmp -s "$d/want.$k" "$d/got.$k"; then
+        ok 0 "README example $k: labelaudit $args"
+    else
+        ok 1 "README example $k: labelaudit $args"
+        diff "$d/want.$k" "$d/got.$k" | sed 's/^/# /' | head -20
+    fi
+done
+[ -e "$d/cmd.1" ]; ok $? "the README has console examples"
+finish

@@ -1,0 +1,708 @@
+/* test_csv.c - TAP unit test for src/read_csv.c, the CSV/TSV reader.
+ *
+ * Every small case runs four ways: the memchr fast path and libcsv
+ * (LABELAUDIT_CSV_SLOW=1), each fed the whole input at once and 1 to 7 bytes
+ * per read, and all four must give the expected chunks exactly. The chunks are
+ * compared as a text dump, "I0[1 2] U2[cat] F3[1.5]": kind (I int64, F float64,
+ * U unparsable), first index, values. Larger cases generate 200k rows to check
+ * both paths agree over chunk and read boundaries, and a 100 MB cell to check
+ * the 16 MiB limit holds in bounded memory.
+ *
+ * The byte source (input.c) and la_reader_set_error (reader.c) are faked
+ * below, so the test links standalone:
+ *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc src/read_csv.c \
+ *       src/util.c tests/unit/test_csv.c -lcsv -o /tmp/test_csv && /tmp/test_csv */
+
+#include <inttypes.h>     /* PRId64 */
+#include <stdarg.h>       /* va_list */
+#include <stdio.h>        /* printf, snprintf */
+#include <stdlib.h>       /* malloc, setenv */
+#include <string.h>       /* memcpy, strcmp */
+#include <sys/resource.h> /* getrusage: the 100 MB cell must not be buffered */
+
+#include "reader.h"
+#include "util.h"     /* la_parse_number: the reference for every cell */
+
+/* AddressSanitizer keeps freed blocks in quarantine, so the peak RSS says
+ * nothing about the reader there (gcc and clang spell the test differently). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+// ---- minimal TAP
+
+static int g_run, g_failed;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void ok(int pass, const char *fmt, ...)
+{
+    va_list ap;
+
+    g_run++;
+    if (!pass)
+        g_failed++;
+    printf("%s %d - ", pass ? "ok" : "not ok", g_run);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void diag(const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("# ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+// ---- stubs: stand-ins for input.c and reader.c, so this file links alone
+
+/* An in-memory source: data, then optionally fill_len copies of fill_byte,
+ * then tail. Each read returns 1..7 bytes (tiny) or up to max_read. */
+struct la_source {
+    const char *data;
+    size_t len;
+    size_t fill_len;
+    char fill_byte;
+    const char *tail;
+    size_t off;               /* bytes delivered */
+    int tiny;
+    size_t max_read;
+    uint32_t rng;
+    int fail_at_end;          /* report a read error instead of the end */
+};
+
+ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
+{
+    size_t tail_len = s->tail ? strlen(s->tail) : 0;
+    size_t total = s->len + s->fill_len + tail_len;
+    char *out = buf;
+
+    if (s->off == total)
+        return s->fail_at_end ? -1 : 0;
+    if (s->tiny) {
+        s->rng = s->rng * 1103515245u + 12345u;
+        size_t k = 1 + (s->rng >> 16) % 7;
+        n = n < k ? n : k;
+    } else if (s->max_read && n > s->max_read) {
+        n = s->max_read;
+    }
+    size_t done = 0;
+    while (done < n && s->off < total) {
+        size_t o = s->off;
+        if (o < s->len)
+            out[done] = s->data[o];
+        else if (o < s->len + s->fill_len)
+            out[done] = s->fill_byte;
+        else
+            out[done] = s->tail[o - s->len - s->fill_len];
+        done++, s->off++;
+    }
+    return (ssize_t)done;
+}
+
+const char *la_source_error(const struct la_source *s)
+{
+    (void)s;
+    return "Input/output error";
+}
+
+const char *la_source_path(const struct la_source *s)
+{
+    (void)s;
+    return "test.csv";
+}
+
+int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+// ---- running the reader
+
+/* A growable string for the chunk dump. */
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    char tmp[512];
+
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof tmp)
+        n = sizeof tmp - 1;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        b->p = realloc(b->p, cap);
+        if (!b->p)
+            abort();
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, tmp, (size_t)n + 1);
+    b->len += (size_t)n;
+}
+
+struct result {
+    struct buf dump;          /* the chunks, or "ERROR: message" */
+    char column[256];         /* "-" when info.has_column is 0 */
+    const char *dtype;        /* info.dtype after the last next() */
+    uint64_t rows;            /* info.shape[0] at the end */
+    int bad_chunk;            /* a chunk broke an invariant (order, size, kinds) */
+};
+
+struct how {
+    int slow;                 /* LABELAUDIT_CSV_SLOW=1 */
+    int tiny;                 /* 1..7 bytes per read */
+    size_t max_read;          /* else at most this many per read (0: as asked) */
+};
+
+static void dump_chunk(struct result *res, const struct la_chunk *c, uint64_t *next)
+{
+    if (c->first_index != *next || c->count == 0 || c->count > 65536
+        || (c->unparsable && c->count != 1)
+        || (!c->unparsable && c->dtype != LA_DT_INT64 && c->dtype != LA_DT_FLOAT64))
+        res->bad_chunk = 1;
+    *next = c->first_index + c->count;
+    if (c->unparsable) {
+        bprintf(&res->dump, "%sU%" PRIu64 "[%s]", res->dump.len ? " " : "", c->first_index,
+                c->unparsable);
+        return;
+    }
+    int is_int = c->dtype == LA_DT_INT64;
+    bprintf(&res->dump, "%s%c%" PRIu64 "[", res->dump.len ? " " : "", is_int ? 'I' : 'F',
+            c->first_index);
+    for (size_t i = 0; i < c->count; i++) {
+        if (is_int)
+            bprintf(&res->dump, "%s%" PRId64, i ? " " : "", ((const int64_t *)c->values)[i]);
+        else
+            bprintf(&res->dump, "%s%.17g", i ? " " : "", ((const double *)c->values)[i]);
+    }
+    bprintf(&res->dump, "]");
+}
+
+static void run_source(struct la_source *src, const struct la_config *cfg, const char *format,
+                       int slow, struct result *res)
+{
+    struct la_reader r;
+    struct la_chunk c;
+    uint64_t next = 0;
+    int rc;
+
+    memset(res, 0, sizeof *res);
+    memset(&r, 0, sizeof r);
+    r.ops = &la_reader_csv;
+    r.src = src;
+    r.cfg = cfg;
+    r.info.format = format;
+    if (slow)
+        setenv("LABELAUDIT_CSV_SLOW", "1", 1);
+    else
+        unsetenv("LABELAUDIT_CSV_SLOW");
+    rc = r.ops->open(&r);
+    while (rc == 0 && (rc = r.ops->next(&r, &c)) == 1) {
+        dump_chunk(res, &c, &next);
+        rc = 0;
+    }
+    if (rc < 0) {
+        res->dump.len = 0;
+        bprintf(&res->dump, "ERROR: %s", r.err);
+    }
+    bprintf(&res->dump, "%s", "");           /* never NULL */
+    snprintf(res->column, sizeof res->column, "%s", r.info.has_column ? r.info.column : "-");
+    res->dtype = r.info.dtype == LA_DT_INT64 ? "int64"
+               : r.info.dtype == LA_DT_FLOAT64 ? "float64" : "?";
+    res->rows = r.info.shape[0];
+    if (rc == 0 && (r.info.shape[0] != next || !r.info.shape_known))
+        res->bad_chunk = 1;
+    r.ops->close(&r);
+    unsetenv("LABELAUDIT_CSV_SLOW");
+}
+
+static void run(const char *input, size_t len, const struct la_config *cfg, const char *format,
+                struct how how, struct result *res)
+{
+    struct la_source src = { .data = input, .len = len, .tiny = how.tiny,
+                             .max_read = how.max_read, .rng = 42 };
+    run_source(&src, cfg, format, how.slow, res);
+}
+
+static const struct how g_ways[] = {
+    { 0, 0, 0 }, { 0, 1, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
+};
+static const char *const g_way_names[] = {
+    "fast, whole", "fast, 1-7 byte reads", "libcsv, whole", "libcsv, 1-7 byte reads",
+};
+
+/* Options for one case. */
+struct opts {
+    const char *column;
+    int header;
+    char delimiter;
+    const char *format;
+};
+
+static struct la_config config_of(struct opts o)
+{
+    struct la_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = "auto";
+    cfg.column = o.column;
+    cfg.header = o.header;
+    cfg.delimiter = o.delimiter;
+    return cfg;
+}
+
+/* Input read four ways gives want (the dump or "ERROR: ...") and the column
+ * (NULL: don't care; "-": no header). @return 1 when all four do. */
+static int matches(const char *desc, const char *input, struct opts o, const char *want,
+                   const char *column)
+{
+    struct la_config cfg = config_of(o);
+    int pass = 1;
+
+    for (size_t w = 0; w < sizeof g_ways / sizeof g_ways[0]; w++) {
+        struct result res;
+        run(input, strlen(input), &cfg, o.format ? o.format : "csv", g_ways[w], &res);
+        int good = strcmp(res.dump.p, want) == 0 && !res.bad_chunk
+                   && (!column || strcmp(res.column, column) == 0);
+        if (!good) {
+            diag("%s (%s):", desc, g_way_names[w]);
+            diag("   got: %s  column %s%s", res.dump.p, res.column,
+                 res.bad_chunk ? "  (bad chunk)" : "");
+            diag("  want: %s  column %s", want, column ? column : "(any)");
+        }
+        pass &= good;
+        free(res.dump.p);
+    }
+    return pass;
+}
+
+/* One TAP point for matches(). */
+static void check(const char *desc, const char *input, struct opts o, const char *want,
+                  const char *column)
+{
+    ok(matches(desc, input, o, want, column), "%s", desc);
+}
+
+/* Like check(), for the final dtype. */
+static void check_dtype(const char *desc, const char *input, const char *want)
+{
+    struct la_config cfg = config_of((struct opts){ .header = LA_AUTO });
+    int pass = 1;
+    for (size_t w = 0; w < sizeof g_ways / sizeof g_ways[0]; w++) {
+        struct result res;
+        run(input, strlen(input), &cfg, "csv", g_ways[w], &res);
+        if (strcmp(res.dtype, want) != 0) {
+            diag("%s (%s): dtype %s, want %s", desc, g_way_names[w], res.dtype, want);
+            pass = 0;
+        }
+        free(res.dump.p);
+    }
+    ok(pass, "%s", desc);
+}
+
+#define AUTO ((struct opts){ .header = LA_AUTO })
+
+// ---- small cases
+
+static void test_columns(void)
+{
+    check("header by name", "path,label\na.jpg,3\nb.jpg,5\n", AUTO, "I0[3 5]", "label");
+    static const char *const names[] = { "label", "LABELS", "Target", "targets", "class", "y",
+                                         "Y" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char in[128], desc[128];
+        snprintf(in, sizeof in, "a,%s,b\n1,7,2\n3,8,4\n", names[i]);
+        snprintf(desc, sizeof desc, "default column named '%s' (middle column)", names[i]);
+        check(desc, in, AUTO, "I0[7 8]", names[i]);
+    }
+    check("default names: 'label' is preferred to 'y'", "y,label\n1,2\n", AUTO, "I0[2]",
+          "label");
+    check("default names: 'class' only as a whole name", "subclass,cls\n1,2\n", AUTO, "I0[2]",
+          "cls");
+    check("last column when no name matches", "path,cls\nx,4\ny,5\n", AUTO, "I0[4 5]", "cls");
+    check("--column by number", "a,b,c\n1,2,3\n4,5,6\n", (struct opts){ "2", LA_AUTO, 0, 0 },
+          "I0[2 5]", "b");
+    check("--column by name", "a,b,c\n1,2,3\n", (struct opts){ "c", LA_AUTO, 0, 0 }, "I0[3]",
+          "c");
+    check("--column by name, case-insensitive", "a,Bee,c\n1,2,3\n",
+          (struct opts){ "bee", LA_AUTO, 0, 0 }, "I0[2]", "Bee");
+    check("--column by name, exact match first", "Foo,foo\n1,2\n",
+          (struct opts){ "foo", LA_AUTO, 0, 0 }, "I0[2]", "foo");
+    check("--column=1 on a headerless file", "1,2\n3,4\n", (struct opts){ "1", LA_AUTO, 0, 0 },
+          "I0[1 3]", "-");
+}
+
+static void test_header(void)
+{
+    check("no header: numbers in the first row", "1,2\n3,4\n", AUTO, "I0[2 4]", "-");
+    check("no header: float first row", "x,0.5\ny,1\n", AUTO, "F0[0.5 1]", "-");
+    check("--no-header keeps a text first row as data", "p,label\nx,1\n",
+          (struct opts){ NULL, LA_NO, 0, 0 }, "U0[label] I1[1]", "-");
+    check("--header drops a numeric first row", "1,2\n3,4\n",
+          (struct opts){ NULL, LA_YES, 0, 0 }, "I0[4]", "2");
+    check("header only: no values", "path,label\n", AUTO, "", "label");
+    check("empty file", "", AUTO, "", "-");
+    check("only blank lines", "\n\n  \r\n", AUTO, "", "-");
+    check("UTF-8 byte order mark is skipped", "\xEF\xBB\xBFlabel\n1\n", AUTO, "I0[1]", "label");
+}
+
+static void test_syntax(void)
+{
+    check("quoted fields: delimiters, newlines, doubled quotes",
+          "path,label\n\"a,b\",1\n\"multi\nline\",2\n\"q\"\"x\",\"3\"\n\"c,a,t\",\"d,og\"\n",
+          AUTO, "I0[1 2 3] U3[d,og]", "label");
+    check("quoted header cells", "\"path\",\"my label\"\nx,1\n",
+          (struct opts){ "my label", LA_AUTO, 0, 0 }, "I0[1]", "my label");
+    check("CRLF line ends", "a,label\r\n1,2\r\n3,4\r\n", AUTO, "I0[2 4]", "label");
+    check("CRLF with quotes", "a,label\r\n\"x\r\ny\",2\r\n3,4\r\n", AUTO, "I0[2 4]", "label");
+    check("lone CR ends a row (as in libcsv)", "a,label\r1,2\r3,4", AUTO, "I0[2 4]", "label");
+    check("TSV: tab delimiter from the format", "p\tlabel\nx y\t3\nz,w\t4\n",
+          (struct opts){ NULL, LA_AUTO, 0, "tsv" }, "I0[3 4]", "label");
+    check("TSV: empty cells between tabs", "a\tb\tlabel\n\t\t5\n1\t\t\n",
+          (struct opts){ NULL, LA_AUTO, 0, "tsv" }, "I0[5] U1[]", "label");
+    check("custom delimiter ';'", "a;label\n1,5;2\n", (struct opts){ NULL, LA_AUTO, ';', 0 },
+          "I0[2]", "label");
+    check("spaces around cells are trimmed", "a , label \n x , 7 \n\t y\t,\t 8\t\n", AUTO,
+          "I0[7 8]", "label");
+    check("quoted spaces are kept in the text", "label\n\" cat \"\n", AUTO, "U0[ cat ]",
+          "label");
+    check("last line without newline", "label\n1\n2", AUTO, "I0[1 2]", "label");
+    check("last line without newline, quoted", "label\n1\n\"2\"", AUTO, "I0[1 2]", "label");
+    check("last line ends in a lone CR", "label\n1\n2\r", AUTO, "I0[1 2]", "label");
+    check("blank lines are not rows", "\n\nlabel\n\n1\n   \n\r\n\t\n2\n\n", AUTO, "I0[1 2]",
+          "label");
+    check("a row of delimiters is a row", "a,label\n,\n1,2\n", AUTO, "U0[] I1[2]", "label");
+}
+
+static void test_cells(void)
+{
+    check("empty, 'cat' and short rows are unparsable, with their row indices",
+          "p,label\na,1\nb,\nc,cat\nd,4\ne\nf,5,extra\n", AUTO,
+          "I0[1] U1[] U2[cat] I3[4] U4[] I5[5]", "label");
+    check("float cells switch the dtype", "label\n1\n2\n1.5\n3\nnan\n-inf\n1e3\n", AUTO,
+          "I0[1 2] F2[1.5 3 nan -inf 1000]", "label");
+    check("integer above int64 reads as a float", "label\n1\n99999999999999999999\n", AUTO,
+          "I0[1] F1[1e+20]", "label");
+    check("unparsable then float then unparsable", "label\nx\n0.5\n1\ny\n2\n", AUTO,
+          "U0[x] F1[0.5 1] U3[y] F4[2]", "label");
+    check_dtype("dtype stays int64 without a float cell", "label\n1\n-3\n+4\ncat\n", "int64");
+    check_dtype("dtype is float64 after a float cell", "label\n1\n1.0\n", "float64");
+
+    char longcell[600] = "label\n";
+    size_t n = strlen(longcell);
+    for (int i = 0; i < 150; i++) {
+        memcpy(longcell + n, "\xC3\xA9", 2);   /* 'e' with acute accent: 2 bytes, 300 total */
+        n += 2;
+    }
+    memcpy(longcell + n, "\n", 2);
+    char want[300] = "U0[";
+    for (int i = 0; i < 100; i++)
+        strcat(want, "\xC3\xA9");
+    strcat(want, "]");
+    check("an unparsable cell is cut to 200 bytes on a UTF-8 boundary", longcell, AUTO, want,
+          "label");
+}
+
+/* The reader's own integer shortcut must agree with la_parse_number. */
+static void test_number_cells(void)
+{
+    static const char *const cells[] = {
+        "0", "-0", "+0", "007", "-", "+", "--1", "+-1", "1-", "12345678901234567",
+        "123456789012345678", "-12345678901234567", "+123456789012345678",
+        "1234567890123456789", "9223372036854775807", "-9223372036854775808",
+        "9223372036854775808", "99999999999999999999", "1 2", "1_000", "0x10", "1e3", "1.",
+        ".5", "nan", "-inf", "Infinity", "\v7", "7\f", "\xd9\xa1", "true",
+    };
+    int pass = 1;
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        char in[64], want[128];
+        struct la_num v;
+        snprintf(in, sizeof in, "label\n%s\n", cells[i]);
+        switch (la_parse_number(cells[i], strlen(cells[i]), &v)) {
+        case LA_CELL_INT:
+            snprintf(want, sizeof want, "I0[%" PRId64 "]", v.v.i);
+            break;
+        case LA_CELL_FLOAT:
+            snprintf(want, sizeof want, "F0[%.17g]", v.v.f);
+            break;
+        default:
+            snprintf(want, sizeof want, "U0[%s]", cells[i]);
+        }
+        pass &= matches(cells[i], in, AUTO, want, "label");
+    }
+    ok(pass, "cells read as la_parse_number reads them (%zu tricky cells)",
+       sizeof cells / sizeof cells[0]);
+}
+
+static void test_errors(void)
+{
+    check("unterminated quote: error with the row's line",
+          "label\n1\n\"2\n3\n", AUTO, "ERROR: line 3: unterminated quoted field", NULL);
+    check("unterminated quote after a multi-line cell counts lines",
+          "a,b\n\"x\ny\",1\n\n2,\"oops\n", AUTO,
+          "ERROR: line 5: unterminated quoted field", NULL);
+    check("column name not found lists the columns", "a,b,c\n1,2,3\n",
+          (struct opts){ "foo", LA_AUTO, 0, 0 },
+          "ERROR: no column named 'foo' (columns: a, b, c)", NULL);
+    check("column number out of range", "a,b,c\n1,2,3\n", (struct opts){ "5", LA_AUTO, 0, 0 },
+          "ERROR: column 5 out of range: the header has 3 columns", NULL);
+    check("column number out of range without a header", "1,2,3\n",
+          (struct opts){ "5", LA_NO, 0, 0 },
+          "ERROR: column 5 out of range: the first row has 3 columns", NULL);
+    check("--column by name with --no-header", "a,b\n1,2\n", (struct opts){ "b", LA_NO, 0, 0 },
+          "ERROR: --column=b names a header cell, but --no-header says there is none", NULL);
+    check("--column=0", "a,b\n1,2\n", (struct opts){ "0", LA_AUTO, 0, 0 },
+          "ERROR: column 0 out of range: columns are numbered from 1", NULL);
+
+    struct la_config cfg = config_of(AUTO);
+    struct la_source src = { .data = "label\n1\n2\n", .len = 10, .fail_at_end = 1 };
+    struct result res;
+    run_source(&src, &cfg, "csv", 0, &res);
+    ok(strcmp(res.dump.p, "ERROR: Input/output error") == 0, "a read error is an error (%s)",
+       res.dump.p);
+    free(res.dump.p);
+}
+
+// ---- large cases
+
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* A cell over 16 MiB, quoted or not, fails with the row's line, without
+ * buffering the cell whole (the 100 MB one must not raise the peak RSS by
+ * anything like 100 MB). */
+static void test_long_field(void)
+{
+    static const struct {
+        const char *head, *tail, *desc;
+        size_t fill;
+        int tiny;
+    } cases[] = {
+        { "label\n1\n\"", "\"\n2\n", "quoted 100 MB cell", 100000000, 0 },
+        { "label\n1\n", "\n2\n", "unquoted 100 MB cell", 100000000, 0 },
+        { "label\n1\n\"", "\"\n2\n", "quoted 17 MiB cell, 1-7 byte reads", 17u << 20, 1 },
+        { "label\n1\n", "\n2\n", "unquoted 17 MiB cell, 1-7 byte reads", 17u << 20, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int slow = 0; slow <= 1; slow++) {
+            struct la_config cfg = config_of(AUTO);
+            struct la_source src = { .data = cases[i].head, .len = strlen(cases[i].head),
+                                     .fill_len = cases[i].fill, .fill_byte = 'A',
+                                     .tail = cases[i].tail, .tiny = cases[i].tiny, .rng = 7 };
+            struct result res;
+            long before = max_rss_kib();
+            run_source(&src, &cfg, "csv", slow, &res);
+            long grown = max_rss_kib() - before;
+            int pass = strcmp(res.dump.p, "ERROR: line 3: field longer than 16 MiB") == 0;
+#if !defined(UNDER_ASAN)
+            pass &= grown < 60 * 1024;
+#endif
+            ok(pass, "%s (%s): %s; peak RSS +%ld KiB", cases[i].desc,
+               slow ? "libcsv" : "fast", res.dump.p, grown);
+            free(res.dump.p);
+        }
+    }
+
+    /* 16 MiB exactly, in a quoted cell, is still allowed */
+    struct la_config cfg = config_of(AUTO);
+    struct la_source src = { .data = "label\n\"", .len = 7, .fill_len = (16u << 20) - 8,
+                             .fill_byte = ' ', .tail = "1\"\n2\n" };
+    struct result res;
+    run_source(&src, &cfg, "csv", 0, &res);
+    ok(strcmp(res.dump.p, "I0[1 2]") == 0, "a 16 MiB quoted cell is read (%.60s)", res.dump.p);
+    free(res.dump.p);
+}
+
+/* A deterministic pseudo-random generator for the big files. */
+static uint32_t next_rand(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+/* 200k quote-free rows in the given style; bad marks odd rows at these indices. */
+static char *make_file(size_t rows, char delim, int messy, int floats_from, size_t *len)
+{
+    struct buf b = { 0 };
+    uint32_t st = 12345;
+    bprintf(&b, "path%clabel%cweight\n", delim, delim);
+    for (size_t i = 0; i < rows; i++) {
+        uint32_t r = next_rand(&st);
+        const char *eol = messy && r % 5 == 0 ? "\r\n" : "\n";
+        const char *pad = messy && r % 7 == 0 ? " " : "";
+        if (messy && r % 11 == 0)
+            bprintf(&b, "%s", r % 2 ? "\n" : "  \t\n");                  /* blank lines */
+        if (messy && r % 97 == 0) {
+            bprintf(&b, "img/%zu.jpg%s", i, eol);                       /* too short */
+            continue;
+        }
+        if (messy && r % 89 == 0) {
+            bprintf(&b, "img/%zu.jpg%c%scat%s%c1%s", i, delim, pad, pad, delim, eol);
+            continue;
+        }
+        if (messy && r % 83 == 0) {
+            bprintf(&b, "img/%zu.jpg%c%c0.5%s", i, delim, delim, eol);   /* empty label */
+            continue;
+        }
+        if (floats_from >= 0 && i >= (size_t)floats_from && r % 3 == 0)
+            bprintf(&b, "img/%zu.jpg%c%s%u.25%s%c1%s", i, delim, pad, r % 1000, pad, delim, eol);
+        else
+            bprintf(&b, "img/%zu.jpg%c%s%d%s%c1%s", i, delim, pad, (int)(r % 2000) - 100, pad,
+                    delim, eol);
+    }
+    *len = b.len;
+    return b.p;
+}
+
+/* Fast and libcsv paths give the same chunks, read in odd sizes or whole. */
+static void test_paths_agree(void)
+{
+    static const struct {
+        const char *desc;
+        char delim;
+        int messy, floats_from;
+    } cases[] = {
+        { "200k clean int rows", ',', 0, -1 },
+        { "200k messy rows (CRLF, blanks, spaces, bad and short rows)", ',', 1, -1 },
+        { "200k messy rows switching to float at row 150000", ',', 1, 150000 },
+        { "200k messy TSV rows", '\t', 1, 100000 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        char *file = make_file(200000, cases[i].delim, cases[i].messy, cases[i].floats_from,
+                               &len);
+        struct la_config cfg = config_of((struct opts){ .header = LA_AUTO,
+                                                        .delimiter = cases[i].delim });
+        struct result ref, res;
+        run(file, len, &cfg, "csv", (struct how){ 1, 0, 0 }, &ref);
+        int pass = strncmp(ref.dump.p, "I0[", 3) == 0 && !ref.bad_chunk
+                   && strcmp(ref.column, "label") == 0;
+        static const struct how ways[] = {
+            { 0, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 4093 }, { 0, 0, 65537 },
+        };
+        for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+            run(file, len, &cfg, "csv", ways[w], &res);
+            if (strcmp(res.dump.p, ref.dump.p) != 0 || res.bad_chunk || res.rows != ref.rows
+                || strcmp(res.dtype, ref.dtype) != 0) {
+                diag("way %zu differs from libcsv whole-file (%zu vs %zu dump bytes)", w,
+                     res.dump.len, ref.dump.len);
+                pass = 0;
+            }
+            free(res.dump.p);
+        }
+        ok(pass, "%s: fast and libcsv paths agree (%" PRIu64 " rows, %s)", cases[i].desc,
+           ref.rows, ref.dtype);
+        free(ref.dump.p);
+        free(file);
+    }
+}
+
+/* Indices stay exact across chunk boundaries: row i holds i % 1000, except a
+ * few 'cat' rows placed at and around the 65536-value chunk edges. */
+static void test_chunk_boundaries(void)
+{
+    static const uint64_t cats[] = { 65535, 65536, 131072, 131077, 196607 };
+    const size_t rows = 200000;
+    struct buf b = { 0 };
+    size_t ci = 0;
+
+    bprintf(&b, "label\n");
+    for (size_t i = 0; i < rows; i++) {
+        if (ci < sizeof cats / sizeof cats[0] && i == cats[ci]) {
+            bprintf(&b, "cat\n");
+            ci++;
+        } else {
+            bprintf(&b, "%zu\n", i % 1000);
+        }
+    }
+    for (int slow = 0; slow <= 1; slow++) {
+        struct la_config cfg = config_of(AUTO);
+        struct la_source src = { .data = b.p, .len = b.len, .tiny = 1, .rng = 3 };
+        struct la_reader r;
+        struct la_chunk c;
+        uint64_t next = 0, nchunks = 0, wrong = 0;
+        size_t seen_cats = 0;
+        int rc;
+
+        memset(&r, 0, sizeof r);
+        r.ops = &la_reader_csv, r.src = &src, r.cfg = &cfg, r.info.format = "csv";
+        if (slow)
+            setenv("LABELAUDIT_CSV_SLOW", "1", 1);
+        rc = r.ops->open(&r);
+        while (rc == 0 && (rc = r.ops->next(&r, &c)) == 1) {
+            nchunks++;
+            if (c.first_index != next || c.count > 65536)
+                wrong++;
+            if (c.unparsable) {
+                if (seen_cats >= sizeof cats / sizeof cats[0] || c.first_index != cats[seen_cats]
+                    || strcmp(c.unparsable, "cat") != 0)
+                    wrong++;
+                seen_cats++;
+            } else {
+                for (size_t k = 0; k < c.count; k++)
+                    if (((const int64_t *)c.values)[k] != (int64_t)((c.first_index + k) % 1000))
+                        wrong++;
+            }
+            next = c.first_index + c.count;
+            rc = 0;
+        }
+        unsetenv("LABELAUDIT_CSV_SLOW");
+        ok(rc == 0 && wrong == 0 && next == rows && seen_cats == 5 && r.info.shape[0] == rows,
+           "exact indices across chunk boundaries (%s): %" PRIu64 " chunks, %" PRIu64
+           " wrong, %" PRIu64 " rows", slow ? "libcsv" : "fast", nchunks, wrong, next);
+        r.ops->close(&r);
+    }
+    free(b.p);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_columns();
+    test_header();
+    test_syntax();
+    test_cells();
+    test_number_cells();
+    test_errors();
+    test_long_field();
+    test_paths_agree();
+    test_chunk_boundaries();
+    printf("1..%d\n", g_run);
+    if (g_failed)
+        diag("%d of %d failed", g_failed, g_run);
+    return g_failed ? 1 : 0;
+}
