@@ -7,6 +7,10 @@ import gzip, io, os, struct, zipfile, zlib
 here = os.path.dirname(os.path.abspath(__file__))
 
 
+def gz(data):
+    return gzip.compress(data, mtime=0)        # reproducible bytes
+
+
 def put(name, data):
     with open(os.path.join(here, name), "wb") as f:
         f.write(data)
@@ -65,19 +69,19 @@ put("npy-truncated-data.npy", npy(shape="(100,)"))
 put("npy-partial-value.npy", good[:-3])
 put("npy-trailing-bytes.npy", good + b"\0\0\0\0")
 put("npy-empty-array.npy", npy(shape="(0,)", data=b""))
-gz = gzip.compress(npy(shape="(1000,)", data=bytes(range(256)) * 31 + bytes(64)))
-put("npy-truncated.npy.gz", gz[:len(gz) // 2])
+gzn = gz(npy(shape="(1000,)", data=bytes(range(256)) * 31 + bytes(64)))
+put("npy-truncated.npy.gz", gzn[:len(gzn) // 2])
 
 # ---- gzip -------------------------------------------------------------------------
 text = b"".join(b"%d\n" % (i % 10) for i in range(2000))
-gz = gzip.compress(text)
-put("gz-truncated.txt.gz", gz[:len(gz) // 2])
-put("gz-bad-crc.txt.gz", gz[:-8] + bytes([gz[-8] ^ 0xff]) + gz[-7:])
-put("gz-bad-length.txt.gz", gz[:-4] + struct.pack("<I", len(text) + 1))
-put("gz-corrupt-deflate.txt.gz", gz[:10] + b"\xff" * 16 + gz[26:])
+gzt = gz(text)
+put("gz-truncated.txt.gz", gzt[:len(gzt) // 2])
+put("gz-bad-crc.txt.gz", gzt[:-8] + bytes([gzt[-8] ^ 0xff]) + gzt[-7:])
+put("gz-bad-length.txt.gz", gzt[:-4] + struct.pack("<I", len(text) + 1))
+put("gz-corrupt-deflate.txt.gz", gzt[:10] + b"\xff" * 16 + gzt[26:])
 put("gz-magic-only.txt.gz", b"\x1f\x8b")
-put("gz-header-only.txt.gz", gz[:10])
-put("gz-second-member-truncated.txt.gz", gz + gz[:30])
+put("gz-header-only.txt.gz", gzt[:10])
+put("gz-second-member-truncated.txt.gz", gzt + gzt[:30])
 
 
 # ---- .npz -------------------------------------------------------------------------
@@ -85,7 +89,8 @@ def npz(members, method=zipfile.ZIP_STORED):
     b = io.BytesIO()
     with zipfile.ZipFile(b, "w", method) as z:
         for name, data in members:
-            z.writestr(name, data)
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
     return bytearray(b.getvalue())
 
 
@@ -169,6 +174,7 @@ put("text-binary-garbage.txt", b"\x00\x01\xff\xfe\n1\n\x7fELF\n")
 put("text-zero-bytes.txt", b"")
 put("text-huge-number.txt", b"1\n99999999999999999999999\n")
 put("text-hex-and-junk.txt", b"0x10\n1p3\n--1\n1e\n")
+put("text-escape-sequences.txt", b"1\n\x1b[2J\x1b]0;owned\x07\n")
 put("raw-odd-size.bin", b"\x01\x00\x00\x00\x02")
 put("raw-zero-bytes.bin", b"")
 put("good-5.txt", b"0\n1\n2\n3\n4\n")
