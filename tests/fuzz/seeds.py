@@ -17,6 +17,10 @@ def npy(descr, shape, data, fortran=False, version=(1, 0)):
     return b"\x93NUMPY" + bytes(version) + lenf + h + data
 
 
+def gz(data):
+    return gzip.compress(data, mtime=0)        # reproducible bytes
+
+
 def put(target, name, data):
     os.makedirs(os.path.join(here, "corpus", target), exist_ok=True)
     with open(os.path.join(here, "corpus", target, name), "wb") as f:
@@ -27,7 +31,8 @@ def npz(members, method):
     b = io.BytesIO()
     with zipfile.ZipFile(b, "w", method) as z:
         for name, data in members:
-            z.writestr(name, data)
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
     return b.getvalue()
 
 
@@ -70,10 +75,10 @@ texts = {"ints": b"0\n1\n2\n10\n", "floats": b"1.0\n2.5\ninf\n-nan\n", "mixed": 
 for k, v in texts.items():
     put("text", k, v)
 
-put("gzip", "csv.gz", gzip.compress(b"label\n1\n2\n3\n"))
-put("gzip", "npy.gz", gzip.compress(arrays["fortran"]))
-put("gzip", "text-2members.gz", gzip.compress(b"1\n2\n") + gzip.compress(b"3\n"))
-put("gzip", "npz.gz", gzip.compress(npz([("labels.npy", arrays["i8"])], zipfile.ZIP_STORED)))
+put("gzip", "csv.gz", gz(b"label\n1\n2\n3\n"))
+put("gzip", "npy.gz", gz(arrays["fortran"]))
+put("gzip", "text-2members.gz", gz(b"1\n2\n") + gz(b"3\n"))
+put("gzip", "npz.gz", gz(npz([("labels.npy", arrays["i8"])], zipfile.ZIP_STORED)))
 
 raws = {"int64": (7, struct.pack("<3q", 0, 5, -1)), "float32-be": (0x1a, struct.pack(">2f", 0.5, 2.0)),
         "uint8-stdin": (0x42, bytes([0, 1, 2, 3])), "float16": (9, struct.pack("<H", 0x3c00)),
