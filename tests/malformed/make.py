@@ -82,6 +82,8 @@ put("gz-corrupt-deflate.txt.gz", gzt[:10] + b"\xff" * 16 + gzt[26:])
 put("gz-magic-only.txt.gz", b"\x1f\x8b")
 put("gz-header-only.txt.gz", gzt[:10])
 put("gz-second-member-truncated.txt.gz", gzt + gzt[:30])
+put("gz-trailing-garbage.txt.gz", gzt + b"GARBAGE\n")
+put("gz-zero-padding.txt.gz", gzt + bytes(5000))
 
 
 # ---- .npz -------------------------------------------------------------------------
