@@ -71,7 +71,7 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
         unlink(io->tmp);
         free(io->tmp);
         io->tmp = NULL;
-    } else if (fd >= 0) {           /* mkstemp makes it 0600; a plain output file follows the umask */
+    } else if (fd >= 0) {           /* mkstemp makes it 0600; an output file follows the umask */
         mode_t mask = umask(0);
         umask(mask);
         fchmod(fd, 0666 & ~mask);

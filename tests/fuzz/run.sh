@@ -41,7 +41,8 @@ fi
 cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/cjson")
 cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
-cflags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -I$OUT/include -I$SRCDIR/src $cjson_cflags"
+cflags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san"
+cflags="$cflags -I$OUT/include -I$SRCDIR/src $cjson_cflags"
 
 echo "== building fuzz targets in $OUT with $CC"
 objs=
@@ -50,7 +51,8 @@ for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     o="$OUT/obj/$(basename "$f" .c).o"
     objs="$objs $o"
-    if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$SRCDIR/src" -name '*.h' -newer "$o")" ]; then
+    newer_h=$(find "$SRCDIR/src" "$SRCDIR/tests/fuzz" -name '*.h' -newer "$o" 2>/dev/null)
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$newer_h" ]; then
         echo "$CC $cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
     fi
 done
