@@ -95,8 +95,7 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
                 any = 1;                                                                 \
             }                                                                            \
             if (verdict == LA_V_VALID) {                                                 \
-                /* without --num-classes a float up from 2^63 is valid, not an int64 */  \
-                if (!r->bce && x < LA_TWO_63)                                            \
+                if (!r->bce && x < LA_TWO_63) /* larger: only without -n */              \
                     count_valid(s, (int64_t)x);                                          \
                 else if (!r->bce)                                                        \
                     s->hist_beyond++;                                                    \

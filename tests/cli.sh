@@ -103,6 +103,25 @@ expect_json '[.files[0].findings[].code] | index("tiny-last-batch") != null' tru
     "tiny-last-batch"
 expect_json '.files[0].batching.last_batch' 1 "1041 / 8 leaves 1"
 expect_json '.files[0].batching.batches_per_rank' 131 "131 batches"
+# DistributedSampler: 1041 samples, batch 8, as torch.utils.data computes it
+batching() {   # batching ARGS -- EXPECTED (spr padded dropped_by_sampler batches last dropped_by_loader)
+    run --json -n 10 -b 8 "$@" "$s/stray-10.csv"
+    got=$(jqf '.files[0].batching | [.samples_per_rank, .padded, .dropped_by_sampler,
+               .batches_per_rank, .last_batch, .dropped_by_loader] | join(" ")')
+}
+batching --world-size 2; [ "$got" = "521 1 0 66 1 0" ]; ok $? "W=2: $got"
+batching --world-size 3; [ "$got" = "347 0 0 44 3 0" ]; ok $? "W=3: $got"
+batching --world-size 8; [ "$got" = "131 7 0 17 3 0" ]; ok $? "W=8: $got"
+batching --world-size 8 --sampler-drop-last; [ "$got" = "130 0 1 17 2 0" ]; ok $? "W=8 sampler drop_last: $got"
+batching --world-size 2 --drop-last; [ "$got" = "521 1 0 65 8 1" ]; ok $? "W=2 drop_last: $got"
+batching --drop-last; [ "$got" = "1041 0 0 130 8 1" ]; ok $? "drop_last: $got"
+expect_status 1 "drop_last: the stray 10s still fail the run"
+expect_json '[.files[0].findings[].code] | index("tiny-last-batch")' null "drop_last removes the tiny batch"
+run -n 10 -b 8 "$s/clean-10.csv"
+expect_status 0 "1040 / 8: clean"
+run -n 10 -b 8 "$s/stray-10.csv"
+expect_out "Fix: drop_last=True (drops 1 sample per epoch), or batch_size 7 (last 5)" \
+    "the text suggests drop_last and batch size 7"
 run --json -n 10 -b 8 --drop-last "$data/five.txt"
 expect_json '[.files[0].findings[].code] | index("no-batches") != null' true "no-batches"
 expect_json '.files[0].batching.last_batch' 0 "no batches: last_batch 0"

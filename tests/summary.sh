@@ -1,9 +1,9 @@
 #!/bin/sh
 # summary.sh BUILDDIR - the closing line CI reads: "N passed, N failed, N skipped".
 # Counts every result automake's harness recorded in the .trs files (one per
-# TAP point for unit tests, one per script for the others).
+# TAP point), of this build only: the .trs files under BUILDDIR/tests.
 dir=${1:-.}
-find "$dir" -name '*.trs' -exec cat {} + 2>/dev/null | awk '
+find "$dir/tests" -name "*.trs" -exec cat {} + 2>/dev/null | awk '
   /^:test-result: (PASS|XFAIL)/ { p++ }
   /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
   /^:test-result: SKIP/ { s++ }
