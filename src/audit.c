@@ -1,8 +1,20 @@
-/* audit.c - see audit.h. */
+/* audit.c - see audit.h.
+ *
+ * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) is
+ * mapped a window at a time and scanned in place by the backend's threads, so
+ * no byte is copied. Every other input is read by a reader thread that copies
+ * each chunk into a small ring, while this thread scans the previous one. */
 #include "audit.h"
 
-#include <stdio.h>  /* snprintf */
-#include <string.h> /* memset */
+#include <fcntl.h>    /* posix_fadvise */
+#include <pthread.h>  /* pthread_create, pthread_cond_wait */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* malloc, realloc, free */
+#include <string.h>   /* memset, memcpy, strerror */
+#include <errno.h>    /* errno */
+#include <sys/mman.h> /* mmap, munmap */
+#include <sys/stat.h> /* fstat */
+#include <unistd.h>   /* pread, sysconf */
 
 #include "msg.h"
 
@@ -47,30 +59,261 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
     return 0;
 }
 
-/* Pull every chunk and fold it. @return 0, -1 on a read error (r->error), -2 on a scan error. */
+// ---- file runs: mapped windows, scanned in place ------------------------------
+
+/* Bytes mapped at a time: large enough that mmap, munmap and waking the scan
+ * threads cost little per byte, small enough to bound resident memory (mapped
+ * file pages count in RSS until they are unmapped). */
+#define RUN_WINDOW ((size_t)8 << 20)
+
+struct window {
+    void *map;          /* the mapping, or NULL when buf holds a pread() copy */
+    size_t maplen;
+    char *buf;          /* fallback buffer of RUN_WINDOW bytes (mmap refused) */
+};
+
+/* Make file bytes [off, off + len) readable. @return them, or NULL with r->error. */
+static const char *window_open(struct window *w, int fd, uint64_t off, size_t len,
+                               struct la_file_report *r)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = off / page * page;
+    struct stat st;
+    /* a file cut short under a mapping would kill us with SIGBUS: look first */
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < off + len) {
+        snprintf(r->error, sizeof r->error, "byte %llu: the file shrank while being read",
+                 (unsigned long long)off);
+        return NULL;
+    }
+    w->maplen = (size_t)(off - base) + len;
+    w->map = mmap(NULL, w->maplen, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+    if (w->map != MAP_FAILED)
+        return (const char *)w->map + (off - base);
+    w->map = NULL;
+    if (!w->buf && !(w->buf = malloc(RUN_WINDOW))) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return NULL;
+    }
+    for (size_t got = 0; got < len;) {
+        ssize_t k = pread(fd, w->buf + got, len - got, (off_t)(off + got));
+        if (k <= 0) {
+            snprintf(r->error, sizeof r->error, "byte %llu: read error: %s",
+                     (unsigned long long)(off + got), k < 0 ? strerror(errno) : "end of file");
+            return NULL;
+        }
+        got += (size_t)k;
+    }
+    return w->buf;
+}
+
+static void window_close(struct window *w)
+{
+    if (w->map)
+        munmap(w->map, w->maplen);
+    w->map = NULL;
+}
+
+/* Scan rd->run window by window. @return 0, -1 on a read error, -2 on a scan error. */
+static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct la_rule *rule,
+                    struct la_scan_backend *b, struct la_progress *prog)
+{
+    const struct la_file_run *run = &rd->run;
+    size_t esz = la_dtype_info(run->dtype)->size;
+    struct window w = { 0 };
+    int rc = 0;
+    posix_fadvise(run->fd, (off_t)run->offset, 0, POSIX_FADV_SEQUENTIAL);
+    for (uint64_t done = 0; done < run->count && rc == 0;) {
+        uint64_t n = RUN_WINDOW / esz;
+        n = n < run->count - done ? n : run->count - done;
+        uint64_t off = run->offset + done * esz;
+        const char *values = window_open(&w, run->fd, off, (size_t)n * esz, r);
+        if (!values) {
+            rc = -1;
+            break;
+        }
+        struct la_chunk chunk = { run->dtype, values, (size_t)n, done, NULL };
+        if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
+            rc = -2;
+        window_close(&w);
+        done += n;
+        la_progress_update(prog, off + n * esz);
+    }
+    free(w.buf);
+    return rc;
+}
+
+// ---- everything else: a reader thread and a ring of chunk copies ------------------
+
+#define RING_SLOTS 3
+
+struct slot {
+    struct la_chunk chunk;      /* values or unparsable point into the copies below */
+    void *values;
+    size_t cap;
+    char *text;
+    size_t text_cap;
+    uint64_t raw_offset;        /* file bytes consumed when the chunk was read */
+};
+
+struct ring {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct slot slot[RING_SLOTS];
+    uint64_t head, tail;        /* chunks produced, chunks scanned */
+    int end;                    /* the reader is done: its last next() returned rc */
+    int rc;
+    int stop;                   /* the scan failed: the reader stops early */
+    int oom;
+    struct la_reader *rd;
+};
+
+/* Copy chunk c into s, growing its buffers. @return 0, or -1 when out of memory. */
+static int slot_fill(struct slot *s, const struct la_chunk *c, uint64_t raw_offset)
+{
+    s->chunk = *c;
+    s->raw_offset = raw_offset;
+    if (c->unparsable) {
+        size_t n = strlen(c->unparsable) + 1;
+        if (n > s->text_cap) {
+            char *t = realloc(s->text, n);
+            if (!t)
+                return -1;
+            s->text = t, s->text_cap = n;
+        }
+        memcpy(s->text, c->unparsable, n);
+        s->chunk.unparsable = s->text;
+        return 0;
+    }
+    size_t bytes = c->count * la_dtype_info(c->dtype)->size;
+    if (bytes > s->cap) {
+        void *v = realloc(s->values, bytes);
+        if (!v)
+            return -1;
+        s->values = v, s->cap = bytes;
+    }
+    memcpy(s->values, c->values, bytes);
+    s->chunk.values = s->values;
+    return 0;
+}
+
+static void *reader_main(void *arg)
+{
+    struct ring *g = arg;
+    struct la_reader *rd = g->rd;
+    for (;;) {
+        pthread_mutex_lock(&g->mu);
+        while (g->head - g->tail == RING_SLOTS && !g->stop)
+            pthread_cond_wait(&g->cv, &g->mu);
+        int stop = g->stop;
+        pthread_mutex_unlock(&g->mu);
+        struct la_chunk c;
+        int rc = stop ? 0 : rd->ops->next(rd, &c);
+        int oom = rc == 1 && slot_fill(&g->slot[g->head % RING_SLOTS], &c,
+                                       la_source_raw_offset(rd->src)) != 0;
+        pthread_mutex_lock(&g->mu);
+        if (rc == 1 && !oom)
+            g->head++;
+        else
+            g->end = 1, g->rc = rc, g->oom = oom;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+        if (rc != 1 || oom)
+            return NULL;
+    }
+}
+
+/* Fold one chunk. @return 0, or -2 when the backend failed. */
+static int scan_chunk(const struct la_chunk *c, struct la_file_report *r,
+                      const struct la_rule *rule, struct la_scan_backend *b)
+{
+    if (c->unparsable) {
+        la_stats_add_unparsable(&r->stats, c->first_index, c->unparsable);
+        return 0;
+    }
+    return b->ops->scan(b, c, rule, &r->stats, r->error, sizeof r->error) != 0 ? -2 : 0;
+}
+
+/* Scan chunks as the reader thread hands them over. @return as scan_run. */
+static int scan_piped(struct ring *g, struct la_file_report *r, const struct la_rule *rule,
+                      struct la_scan_backend *b, struct la_progress *prog)
+{
+    int rc = 0;
+    for (;;) {
+        pthread_mutex_lock(&g->mu);
+        while (g->tail == g->head && !g->end)
+            pthread_cond_wait(&g->cv, &g->mu);
+        int empty = g->tail == g->head;
+        pthread_mutex_unlock(&g->mu);
+        if (empty)
+            break;
+        struct slot *s = &g->slot[g->tail % RING_SLOTS];
+        rc = scan_chunk(&s->chunk, r, rule, b);
+        la_progress_update(prog, s->raw_offset);
+        pthread_mutex_lock(&g->mu);
+        g->tail++;
+        g->stop = rc != 0;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+        if (rc != 0)
+            break;
+    }
+    return rc;
+}
+
+/* Pull chunks on this thread alone: the fallback when no thread can start. */
+static int scan_serial(struct la_reader *rd, struct la_file_report *r,
+                       const struct la_rule *rule, struct la_scan_backend *b,
+                       struct la_progress *prog)
+{
+    struct la_chunk chunk;
+    int rc;
+    while ((rc = rd->ops->next(rd, &chunk)) == 1) {
+        if (scan_chunk(&chunk, r, rule, b) != 0)
+            return -2;
+        la_progress_update(prog, la_source_raw_offset(rd->src));
+    }
+    if (rc < 0) {
+        snprintf(r->error, sizeof r->error, "%s", rd->err);
+        return -1;
+    }
+    return 0;
+}
+
+static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
+                         const struct la_rule *rule, struct la_scan_backend *b,
+                         struct la_progress *prog)
+{
+    struct ring g = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .rd = rd };
+    pthread_t tid;
+    if (pthread_create(&tid, NULL, reader_main, &g) != 0)
+        return scan_serial(rd, r, rule, b, prog);
+    int rc = scan_piped(&g, r, rule, b, prog);
+    pthread_join(tid, NULL);     /* after this, rd (its err and info) is ours again */
+    for (int i = 0; i < RING_SLOTS; i++) {
+        free(g.slot[i].values);
+        free(g.slot[i].text);
+    }
+    if (rc == 0 && g.oom) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
+    if (rc == 0 && g.rc < 0) {
+        snprintf(r->error, sizeof r->error, "%s", rd->err);
+        return -1;
+    }
+    return rc;
+}
+
+/* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
 static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
                     struct la_scan_backend *b)
 {
     struct la_rule rule = la_rule_from_config(cfg);
     struct la_progress prog;
     la_progress_begin(&prog, cfg, r->path, la_source_file_size(rd->src));
-    struct la_chunk chunk;
-    int rc;
-    while ((rc = rd->ops->next(rd, &chunk)) == 1) {
-        if (chunk.unparsable) {
-            la_stats_add_unparsable(&r->stats, chunk.first_index, chunk.unparsable);
-        } else if (b->ops->scan(b, &chunk, &rule, &r->stats, r->error, sizeof r->error) != 0) {
-            la_progress_end(&prog);
-            return -2;
-        }
-        la_progress_update(&prog, la_source_raw_offset(rd->src));
-    }
+    int rc = rd->has_run ? scan_run(rd, r, &rule, b, &prog)
+                         : scan_threaded(rd, r, &rule, b, &prog);
     la_progress_end(&prog);
-    if (rc < 0) {
-        snprintf(r->error, sizeof r->error, "%s", rd->err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 static void finish_layout(struct la_file_report *r)

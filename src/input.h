@@ -41,6 +41,9 @@ int64_t la_source_size(const struct la_source *s);
 int64_t la_source_file_size(const struct la_source *s);
 /** la_source_raw_offset() : bytes consumed from the file itself (compressed). */
 uint64_t la_source_raw_offset(const struct la_source *s);
+/** la_source_plain_fd() : the descriptor of a regular, uncompressed file (for
+ *  mmap or pread at absolute offsets; it stays owned by the source), else -1. */
+int la_source_plain_fd(const struct la_source *s);
 void la_source_close(struct la_source *s);
 
 /** la_detect_format() : "npy", "npz", "csv", "tsv", "text" or "raw".

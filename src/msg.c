@@ -93,8 +93,9 @@ void la_progress_update(struct la_progress *p, uint64_t done)
             frac = 1;
         int width = 30, fill = (int)(frac * width);
         double eta = frac > 0 ? secs / frac - secs : 0;
-        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %.0f MB/s  ETA %.0fs ", p->path, fill,
-                "##############################", width - fill, "", frac * 100, mbs, eta);
+        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %.0f/%.0f MB  %.0f MB/s  ETA %.0fs ", p->path,
+                fill, "##############################", width - fill, "", frac * 100,
+                (double)done / 1e6, (double)p->total / 1e6, mbs, eta);
     } else {
         fprintf(stderr, "\r%s %.0f MB  %.0f MB/s ", p->path, (double)done / 1e6, mbs);
     }

@@ -80,6 +80,12 @@ int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err,
 /** la_npy_stream_gathers() : 1 when the data is read through fd, not pull. */
 int la_npy_stream_gathers(const struct la_npy_stream *s);
 
+/** la_npy_stream_run() : when nothing has been emitted yet and the data is
+ *  exactly the rest of fd, native-order, C-contiguous and not bool, describe
+ *  it as a file run (reader.h) and @return 1; else 0 (pull chunks instead,
+ *  which also reports a truncated or overlong file). */
+int la_npy_stream_run(const struct la_npy_stream *s, struct la_file_run *run);
+
 /** la_npy_stream_info() : fill info from the header (format is left alone). */
 void la_npy_stream_info(const struct la_npy_stream *s, struct la_array_info *info);
 

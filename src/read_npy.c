@@ -265,6 +265,17 @@ int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err,
     return 1;
 }
 
+int la_npy_stream_run(const struct la_npy_stream *s, struct la_file_run *run)
+{
+    const struct la_npy_header *h = &s->hdr;
+    uint64_t start = s->fd_offset + h->data_offset;
+    if (s->fd < 0 || s->data || s->done || h->swap || h->dtype == LA_DT_BOOL ||
+        s->fd_length != h->data_offset + h->nbytes || start % esize(s) != 0)
+        return 0;
+    *run = (struct la_file_run){ s->fd, start, h->count, h->dtype };
+    return 1;
+}
+
 void la_npy_stream_info(const struct la_npy_stream *s, struct la_array_info *info)
 {
     info->dtype = s->hdr.dtype;
@@ -332,9 +343,10 @@ static int npy_open(struct la_reader *r)
     st->fd = st->s.fd = open_plain_file(r->src, &st->s.fd_length);
     if (la_npy_stream_open(&st->s, r->err, sizeof r->err) != 0)
         return -1;
-    if (st->fd >= 0 && !la_npy_stream_gathers(&st->s)) {
+    r->has_run = la_npy_stream_run(&st->s, &r->run);
+    if (st->fd >= 0 && !la_npy_stream_gathers(&st->s) && !r->has_run) {
         close(st->fd);                 /* only mapping needs it: free it for the next file */
-        st->fd = -1;
+        st->fd = st->s.fd = -1;
     }
     r->info.format = "npy";
     la_npy_stream_info(&st->s, &r->info);

@@ -37,6 +37,11 @@ static int raw_open(struct la_reader *r)
         r->info.shape[0] = (uint64_t)size / t->elem;
         r->info.shape_known = 1;
     }
+    int fd = la_source_plain_fd(r->src);
+    if (fd >= 0 && !t->swap && r->info.dtype != LA_DT_BOOL) {
+        r->has_run = 1;
+        r->run = (struct la_file_run){ fd, 0, r->info.shape[0], r->info.dtype };
+    }
     return 0;
 }
 

@@ -42,6 +42,16 @@ struct la_chunk {
     const char *unparsable;
 };
 
+/* Where a reader's values lie as one contiguous run of native-order elements
+ * in a regular file (plain .npy, raw): audit.c may then map the run in
+ * windows and scan it in place, instead of pulling copies through next(). */
+struct la_file_run {
+    int fd;                   /* open on the file; owned by the reader */
+    uint64_t offset;          /* byte offset of the first value, a multiple of its size */
+    uint64_t count;           /* values */
+    enum la_dtype dtype;      /* host byte order; never bool (bytes 2..255 need fixing) */
+};
+
 struct la_reader;
 
 struct la_reader_ops {
@@ -60,6 +70,11 @@ struct la_reader {
     const struct la_config *cfg;       /* --column, --delimiter, --dtype, ... */
     struct la_array_info info;
     void *state;                       /* the format's own state */
+    /* Set by open() when every value lies in one run of a regular file (see
+     * la_file_run). It is an offer: the caller either scans the run and never
+     * calls next(), or ignores it and pulls chunks as usual. */
+    int has_run;
+    struct la_file_run run;
     char err[LA_ERR_LEN];              /* "line 17: ..." / "byte 128: ..." */
 };
 

@@ -1,0 +1,177 @@
+/* gen.c - deterministic benchmark inputs with a known number of bad labels.
+ *
+ *   gen npy-int64 PATH COUNT CLASSES     1-D int64 .npy
+ *   gen raw-int32 PATH COUNT CLASSES     headerless little-endian int32
+ *   gen npy-mask  PATH S H W CLASSES     uint8 .npy of shape (S, H, W), runs of one class
+ *   gen csv       PATH ROWS CLASSES      "path,label" with a header row
+ *
+ * Labels are uniform in [0, CLASSES) from a splitmix64 stream; about one value
+ * in 65536 is planted bad (-1 or CLASSES; 255 in masks). The number of bad
+ * values is printed on standard output, so the benchmark can check that every
+ * tool found exactly that many. Written with large fwrite()s: 10^8 labels take
+ * about a second, most of it the kernel's. */
+#include <stdint.h>  /* uint64_t */
+#include <stdio.h>   /* fopen, fwrite */
+#include <stdlib.h>  /* strtoull */
+#include <string.h>  /* strcmp, memset */
+
+#define BUF_VALUES (1u << 16)
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* One label from r: mostly in [0, classes), sometimes planted bad. */
+static int64_t label_from(uint64_t r, int64_t classes, uint64_t *bad)
+{
+    if ((r & 0xFFFFu) == 0) {
+        (*bad)++;
+        return (r >> 16) & 1 ? classes : -1;
+    }
+    return (int64_t)(((r >> 32) * (uint64_t)classes) >> 32);
+}
+
+/* The .npy v1.0 preamble and header, padded so the data starts at 64 or 128. */
+static int write_npy_header(FILE *f, const char *descr, const char *shape)
+{
+    char dict[256];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, "
+                     "'shape': %s, }", descr, shape);
+    size_t total = 10 + (size_t)n + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0 };
+    size_t hlen = padded - 10;
+    pre[8] = (unsigned char)(hlen & 0xFF);
+    pre[9] = (unsigned char)(hlen >> 8);
+    if (fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, (size_t)n, f) != (size_t)n)
+        return -1;
+    for (size_t i = 10 + (size_t)n; i < padded - 1; i++)
+        fputc(' ', f);
+    fputc('\n', f);
+    return 0;
+}
+
+static int gen_ints(FILE *f, uint64_t count, int64_t classes, int width, uint64_t *bad)
+{
+    static int64_t b64[BUF_VALUES];
+    static int32_t b32[BUF_VALUES];
+    uint64_t st = 42;
+    for (uint64_t done = 0; done < count;) {
+        size_t n = count - done < BUF_VALUES ? (size_t)(count - done) : BUF_VALUES;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = label_from(splitmix64(&st), classes, bad);
+            if (width == 8)
+                b64[i] = v;
+            else
+                b32[i] = (int32_t)v;
+        }
+        void *buf = width == 8 ? (void *)b64 : (void *)b32;
+        if (fwrite(buf, (size_t)width, n, f) != n)
+            return -1;
+        done += n;
+    }
+    return 0;
+}
+
+/* Masks: each image row is runs of 1 to 64 pixels of one class; about one run
+ * in 4096 is 255 (bad, as VOC marks borders). */
+static int gen_masks(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classes,
+                     uint64_t *bad)
+{
+    unsigned char *row = malloc(w);
+    uint64_t st = 7;
+    if (!row)
+        return -1;
+    for (uint64_t img = 0; img < s * h; img++) {
+        for (uint64_t x = 0; x < w;) {
+            uint64_t r = splitmix64(&st);
+            uint64_t len = 1 + (r & 63);
+            if (len > w - x)
+                len = w - x;
+            unsigned char v = (r >> 8 & 0xFFF) == 0 ? 255
+                            : (unsigned char)(((r >> 32) * (uint64_t)classes) >> 32);
+            if (v == 255)
+                *bad += len;
+            memset(row + x, v, len);
+            x += len;
+        }
+        if (fwrite(row, 1, w, f) != w) {
+            free(row);
+            return -1;
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* Rows "img/00001234.jpg,7": about 20 bytes each. */
+static int gen_csv(FILE *f, uint64_t rows, int64_t classes, uint64_t *bad)
+{
+    static char buf[1 << 20];
+    size_t used = 0;
+    uint64_t st = 99;
+    fputs("path,label\n", f);
+    for (uint64_t i = 0; i < rows; i++) {
+        int64_t v = label_from(splitmix64(&st), classes, bad);
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "img/%08llu.jpg,%lld\n",
+                                 (unsigned long long)i, (long long)v);
+        if (used > sizeof buf - 64) {
+            if (fwrite(buf, 1, used, f) != used)
+                return -1;
+            used = 0;
+        }
+    }
+    return fwrite(buf, 1, used, f) == used ? 0 : -1;
+}
+
+static uint64_t num(const char *s)
+{
+    return strtoull(s, NULL, 10);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: gen npy-int64|raw-int32|csv PATH COUNT CLASSES\n"
+                        "       gen npy-mask PATH S H W CLASSES\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    FILE *f = fopen(argv[2], "wb");
+    if (!f) {
+        perror(argv[2]);
+        return 1;
+    }
+    uint64_t bad = 0;
+    int rc = -1;
+    char shape[128];
+    if (strcmp(mode, "npy-int64") == 0) {
+        snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)num(argv[3]));
+        rc = write_npy_header(f, "<i8", shape);
+        if (rc == 0)
+            rc = gen_ints(f, num(argv[3]), (int64_t)num(argv[4]), 8, &bad);
+    } else if (strcmp(mode, "raw-int32") == 0) {
+        rc = gen_ints(f, num(argv[3]), (int64_t)num(argv[4]), 4, &bad);
+    } else if (strcmp(mode, "npy-mask") == 0 && argc >= 7) {
+        snprintf(shape, sizeof shape, "(%llu, %llu, %llu)", (unsigned long long)num(argv[3]),
+                 (unsigned long long)num(argv[4]), (unsigned long long)num(argv[5]));
+        rc = write_npy_header(f, "|u1", shape);
+        if (rc == 0)
+            rc = gen_masks(f, num(argv[3]), num(argv[4]), num(argv[5]),
+                           (int64_t)num(argv[6]), &bad);
+    } else if (strcmp(mode, "csv") == 0) {
+        rc = gen_csv(f, num(argv[3]), (int64_t)num(argv[4]), &bad);
+    }
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "gen: %s: failed\n", argv[2]);
+        return 1;
+    }
+    printf("%llu\n", (unsigned long long)bad);
+    return 0;
+}

@@ -1,0 +1,317 @@
+#define _GNU_SOURCE /* memrchr */
+/* limit.c - the speed limit labelaudit is measured against: a plain C program
+ * that only reads, checks and counts. No report, no index list, no formats
+ * beyond what the benchmark files need.
+ *
+ *   limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS
+ *   limit csv PATH CLASSES THREADS        label = the last cell; first line is a header
+ *   limit csvgz PATH CLASSES              one thread inflates, one parses
+ *
+ * Prints the number of values outside [0, CLASSES). Binary and CSV inputs are
+ * split into THREADS contiguous ranges, each read with pread() into a 1 MiB
+ * buffer of its own, checked and histogrammed; the counts are summed. */
+#include <fcntl.h>    /* open */
+#include <pthread.h>  /* pthread_create */
+#include <stdint.h>   /* int64_t */
+#include <stdio.h>    /* printf */
+#include <stdlib.h>   /* strtoull, malloc */
+#include <string.h>   /* memchr, memrchr, strcmp */
+#include <sys/stat.h> /* fstat */
+#include <unistd.h>   /* pread */
+#include <zlib.h>     /* inflate */
+
+#define BUF (1u << 20)
+#define MAX_THREADS 64
+#define MAX_CLASSES 4096
+
+struct job {
+    int fd;
+    const char *kind;
+    uint64_t lo, hi;          /* byte range */
+    uint64_t classes;
+    uint64_t bad;
+    uint64_t hist[MAX_CLASSES];
+};
+
+// ---- binary arrays -----------------------------------------------------------
+
+static void count_block(struct job *j, const void *p, size_t n)
+{
+    uint64_t c = j->classes, bad = 0;
+    if (strcmp(j->kind, "int64") == 0) {
+        const int64_t *v = p;
+        for (size_t i = 0; i < n / 8; i++) {
+            if ((uint64_t)v[i] < c)
+                j->hist[v[i]]++;
+            else
+                bad++;
+        }
+    } else if (strcmp(j->kind, "int32") == 0) {
+        const int32_t *v = p;
+        for (size_t i = 0; i < n / 4; i++) {
+            if ((uint32_t)v[i] < c)
+                j->hist[v[i]]++;
+            else
+                bad++;
+        }
+    } else {
+        const uint8_t *v = p;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i] < c)
+                j->hist[v[i]]++;
+            else
+                bad++;
+        }
+    }
+    j->bad += bad;
+}
+
+static void *bin_thread(void *arg)
+{
+    struct job *j = arg;
+    char *buf = malloc(BUF);
+    for (uint64_t off = j->lo; buf && off < j->hi;) {
+        size_t want = j->hi - off < BUF ? (size_t)(j->hi - off) : BUF;
+        ssize_t got = pread(j->fd, buf, want, (off_t)off);
+        if (got <= 0)
+            break;
+        count_block(j, buf, (size_t)got);
+        off += (uint64_t)got;
+    }
+    free(buf);
+    return NULL;
+}
+
+// ---- CSV -----------------------------------------------------------------------
+
+static void count_line(struct job *j, const char *p, const char *end)
+{
+    const char *comma = memrchr(p, ',', (size_t)(end - p));
+    if (!comma)
+        return;
+    p = comma + 1;
+    int neg = p < end && *p == '-';
+    p += neg;
+    int64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        v = v * 10 + (*p++ - '0');
+    if (neg)
+        v = -v;
+    if ((uint64_t)v < j->classes)
+        j->hist[v]++;
+    else
+        j->bad++;
+}
+
+/* Count the lines in p[0..n); @return the bytes of the unfinished last line. */
+static size_t count_lines(struct job *j, const char *p, size_t n)
+{
+    const char *end = p + n, *nl;
+    while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count_line(j, p, nl);
+        p = nl + 1;
+    }
+    return (size_t)(end - p);
+}
+
+/* The range starts after the first newline at or after lo (the header, for lo = 0). */
+static uint64_t line_start(int fd, uint64_t lo, uint64_t size)
+{
+    char b[4096];
+    while (lo < size) {
+        ssize_t got = pread(fd, b, sizeof b, (off_t)lo);
+        if (got <= 0)
+            return size;
+        char *nl = memchr(b, '\n', (size_t)got);
+        if (nl)
+            return lo + (uint64_t)(nl - b) + 1;
+        lo += (uint64_t)got;
+    }
+    return size;
+}
+
+static void *csv_thread(void *arg)
+{
+    struct job *j = arg;
+    char *buf = malloc(2 * BUF);
+    size_t keep = 0;
+    for (uint64_t off = j->lo; buf && off < j->hi;) {
+        size_t want = j->hi - off < BUF ? (size_t)(j->hi - off) : BUF;
+        ssize_t got = pread(j->fd, buf + keep, want, (off_t)off);
+        if (got <= 0)
+            break;
+        off += (uint64_t)got;
+        size_t n = keep + (size_t)got;
+        keep = count_lines(j, buf, n);
+        memmove(buf, buf + n - keep, keep);
+    }
+    if (buf && keep)
+        count_line(j, buf, buf + keep);
+    free(buf);
+    return NULL;
+}
+
+// ---- gzip CSV: inflate in one thread, parse in another -----------------------------
+
+#define RING 4
+
+struct ring {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *slot[RING];
+    size_t len[RING];
+    uint64_t filled, taken;   /* slots produced and consumed so far */
+    int done;
+    int fd;
+};
+
+static void *inflate_thread(void *arg)
+{
+    struct ring *r = arg;
+    unsigned char *in = malloc(BUF);
+    z_stream z = { 0 };
+    inflateInit2(&z, 15 + 16);
+    int end = 0;
+    while (in && !end) {
+        pthread_mutex_lock(&r->mu);
+        while (r->filled - r->taken == RING)
+            pthread_cond_wait(&r->cv, &r->mu);
+        pthread_mutex_unlock(&r->mu);
+        char *out = r->slot[r->filled % RING];
+        z.next_out = (unsigned char *)out;
+        z.avail_out = BUF;
+        while (z.avail_out > 0) {
+            if (z.avail_in == 0) {
+                ssize_t got = read(r->fd, in, BUF);
+                if (got <= 0) {
+                    end = 1;
+                    break;
+                }
+                z.next_in = in;
+                z.avail_in = (uInt)got;
+            }
+            int rc = inflate(&z, Z_NO_FLUSH);
+            if (rc == Z_STREAM_END && z.avail_in == 0) {
+                end = 1;
+                break;
+            }
+            if (rc == Z_STREAM_END)
+                inflateReset(&z);
+            else if (rc != Z_OK) {
+                end = 1;        /* corrupt data: count what was inflated */
+                break;
+            }
+        }
+        pthread_mutex_lock(&r->mu);
+        r->len[r->filled % RING] = BUF - z.avail_out;
+        r->filled++;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->done = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    inflateEnd(&z);
+    free(in);
+    return NULL;
+}
+
+static uint64_t run_csvgz(int fd, struct job *j)
+{
+    struct ring r = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .fd = fd };
+    for (int i = 0; i < RING; i++)
+        r.slot[i] = malloc(BUF);
+    char *line = malloc(2 * BUF);
+    size_t keep = 0;
+    int header = 1;
+    pthread_t t;
+    pthread_create(&t, NULL, inflate_thread, &r);
+    for (;;) {
+        pthread_mutex_lock(&r.mu);
+        while (r.filled == r.taken && !r.done)
+            pthread_cond_wait(&r.cv, &r.mu);
+        int empty = r.filled == r.taken;
+        pthread_mutex_unlock(&r.mu);
+        if (empty)
+            break;
+        const char *p = r.slot[r.taken % RING];
+        size_t n = r.len[r.taken % RING];
+        /* finish the line carried over, then count whole lines in place */
+        const char *nl = memchr(p, '\n', n);
+        size_t head = nl ? (size_t)(nl - p) + 1 : n;
+        memcpy(line + keep, p, head);
+        keep += head;
+        if (nl) {
+            if (!header)
+                count_line(j, line, line + keep - 1);
+            header = 0;
+            keep = count_lines(j, p + head, n - head);
+            memcpy(line, p + n - keep, keep);
+        }
+        pthread_mutex_lock(&r.mu);
+        r.taken++;
+        pthread_cond_broadcast(&r.cv);
+        pthread_mutex_unlock(&r.mu);
+    }
+    pthread_join(t, NULL);
+    if (keep)
+        count_line(j, line, line + keep);
+    return j->bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS\n"
+                        "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n");
+        return 2;
+    }
+    int bin = strcmp(argv[1], "bin") == 0;
+    const char *path = argv[bin ? 3 : 2];
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        perror(path);
+        return 1;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t classes = strtoull(argv[bin ? 5 : 3], NULL, 10);
+    int threads = argc > (bin ? 6 : 4) ? atoi(argv[bin ? 6 : 4]) : 1;
+    if (classes > MAX_CLASSES || threads < 1 || threads > MAX_THREADS)
+        return 2;
+    static struct job jobs[MAX_THREADS];
+    if (strcmp(argv[1], "csvgz") == 0) {
+        jobs[0].classes = classes;
+        printf("%llu\n", (unsigned long long)run_csvgz(fd, &jobs[0]));
+        return 0;
+    }
+    uint64_t start = bin ? strtoull(argv[4], NULL, 10) : 0;
+    unsigned elem = !bin ? 1 : strcmp(argv[2], "int64") == 0 ? 8
+                  : strcmp(argv[2], "int32") == 0 ? 4 : 1;
+    uint64_t count = (size - start) / elem;
+    pthread_t tids[MAX_THREADS];
+    for (int t = 0; t < threads; t++) {
+        struct job *j = &jobs[t];
+        j->fd = fd;
+        j->kind = bin ? argv[2] : "csv";
+        j->classes = classes;
+        j->lo = start + count * (uint64_t)t / (uint64_t)threads * elem;
+        j->hi = start + count * (uint64_t)(t + 1) / (uint64_t)threads * elem;
+        if (!bin) {
+            j->lo = line_start(fd, j->lo, size);
+            j->hi = t == threads - 1 ? size : line_start(fd, j->hi, size);
+        }
+        pthread_create(&tids[t], NULL, bin ? bin_thread : csv_thread, j);
+    }
+    uint64_t bad = 0, valid = 0;
+    for (int t = 0; t < threads; t++) {
+        pthread_join(tids[t], NULL);
+        bad += jobs[t].bad;
+        for (uint64_t c = 0; c < classes; c++)
+            valid += jobs[t].hist[c];
+    }
+    printf("%llu\n", (unsigned long long)bad);
+    fprintf(stderr, "valid %llu\n", (unsigned long long)valid);
+    return 0;
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# run.sh - labelaudit's benchmark: the same files through labelaudit, a plain C
+# read-and-count program (the speed limit), and the numpy / pandas / awk
+# one-liners people use instead. Prints a markdown table of median wall time,
+# throughput, peak RSS and ratios, then checks every tool found the same bad
+# labels and labelaudit met its targets.
+#
+#   bench/run.sh                    full size: 10^8 labels, 1000 masks, 10^7 CSV rows
+#   BENCH_SCALE=0.01 bench/run.sh   a quick run on files 100 times smaller
+#
+# Environment: LABELAUDIT (the binary; default ./labelaudit), BENCH_SCALE (1),
+# BENCH_RUNS (3; the median is reported), BENCH_DIR (./bench-data: the
+# generated files, reused while the scale is unchanged), CC (cc),
+# BENCH_INSTALL=0 to never apt-get the peers (python3-numpy, python3-pandas,
+# mawk, time). Exit status: 0, or 1 when a tool disagrees on the bad count or a
+# target is missed. Timings need a quiet machine: the load average is printed.
+set -euo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+LABELAUDIT=${LABELAUDIT:-./labelaudit}
+SCALE=${BENCH_SCALE:-1}
+RUNS=${BENCH_RUNS:-3}
+DIR=${BENCH_DIR:-bench-data}
+CC=${CC:-cc}
+PY=/usr/bin/python3            # Debian's, where python3-numpy and python3-pandas live
+CLASSES=10
+MAX_RSS_KB=$((32 * 1024))
+
+die() { echo "bench: $*" >&2; exit 2; }
+[ -x "$LABELAUDIT" ] || die "no labelaudit binary at $LABELAUDIT (set LABELAUDIT)"
+LABELAUDIT=$(cd "$(dirname "$LABELAUDIT")" && pwd)/$(basename "$LABELAUDIT")
+command -v jq >/dev/null || die "jq is needed to read labelaudit's JSON"
+
+# ---- peers: install what is missing, as Debian packages ----------------------------
+
+have_py() { [ -x "$PY" ] && "$PY" -c "import $1" 2>/dev/null; }
+need=()
+have_py numpy || need+=(python3-numpy)
+have_py pandas || need+=(python3-pandas)
+command -v mawk >/dev/null || need+=(mawk)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ] && [ "${BENCH_INSTALL:-1}" != 0 ] && [ "$(id -u)" = 0 ] &&
+   command -v apt-get >/dev/null; then
+    echo "bench: installing ${need[*]}" >&2
+    apt-get install -y -q "${need[@]}" >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 &&
+          apt-get install -y -q "${need[@]}" >/dev/null 2>&1; } ||
+        echo "bench: could not install ${need[*]}; those peers are skipped" >&2
+fi
+[ -x /usr/bin/time ] || die "GNU time (/usr/bin/time, Debian package 'time') is needed for peak RSS"
+
+# ---- inputs ------------------------------------------------------------------------
+
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+"$CC" -O2 -o "$DIR/gen" "$here/gen.c"
+"$CC" -O2 -pthread -o "$DIR/limit" "$here/limit.c" -lz
+
+n_labels=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1e8 * s }')
+n_masks=$(awk -v s="$SCALE" 'BEGIN { n = int(1000 * s); printf "%d", n < 1 ? 1 : n }')
+n_rows=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1e7 * s }')
+stamp="$n_labels $n_masks $n_rows $CLASSES v1"
+if [ "$(cat "$DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
+    echo "bench: generating inputs in $DIR ($stamp)" >&2
+    rm -f "$DIR/stamp"
+    "$DIR/gen" npy-int64 "$DIR/labels.npy" "$n_labels" $CLASSES >"$DIR/labels.npy.bad"
+    "$DIR/gen" raw-int32 "$DIR/labels.i32" "$n_labels" $CLASSES >"$DIR/labels.i32.bad"
+    "$DIR/gen" npy-mask "$DIR/masks.npy" "$n_masks" 512 512 $CLASSES >"$DIR/masks.npy.bad"
+    "$DIR/gen" csv "$DIR/labels.csv" "$n_rows" $CLASSES >"$DIR/labels.csv.bad"
+    gzip -6 -c "$DIR/labels.csv" >"$DIR/labels.csv.gz"
+    cp "$DIR/labels.csv.bad" "$DIR/labels.csv.gz.bad"
+    echo "$stamp" >"$DIR/stamp"
+fi
+npy_data_offset() {   # v1.0 header: 10 bytes, then a little-endian u16 length
+    echo $((10 + $(od -An -tu2 -j8 -N2 "$1" | tr -d ' ')))
+}
+
+# ---- the tools, per input: "name|command"; each command prints the bad count -------
+
+# labelaudit's JSON is read by jq after the clock stops (jq's start-up alone is 30 ms)
+la="'$LABELAUDIT' -n $CLASSES --json --no-progress"
+np_check="n=$CLASSES; ok=(a>=0)&(a<n); print(int(a.size-ok.sum())); np.bincount(a[ok],minlength=n)"
+np_one() { "$PY" -c "import numpy as np,sys; a=$1; $np_check" "$2"; }
+pd_one() {
+    "$PY" -c "import pandas as pd,numpy as np,sys; a=pd.read_csv(sys.argv[1])['label'].values; \
+$np_check" "$1"
+}
+awk_one="NR>1 { x = \$NF + 0; if (x < 0 || x >= $CLASSES) b++; else h[x]++ } END { print b + 0 }"
+export -f np_one pd_one
+export LABELAUDIT CLASSES PY np_check awk_one
+
+tools_for() {   # tools_for INPUT: one "name|shell command" line per tool
+    local f=$DIR/$1
+    case $1 in
+    labels.npy)
+        echo "labelaudit|$la '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' bin int64 '$f' $(npy_data_offset "$f") $CLASSES 2"
+        have_py numpy && echo "numpy np.load|np_one 'np.load(sys.argv[1])' '$f'" ;;
+    labels.i32)
+        echo "labelaudit|$la --format=raw --dtype=int32 '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' bin int32 '$f' 0 $CLASSES 2"
+        have_py numpy &&
+            echo "numpy np.fromfile|np_one 'np.fromfile(sys.argv[1],dtype=\"<i4\")' '$f'" ;;
+    masks.npy)
+        echo "labelaudit|$la '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' bin uint8 '$f' $(npy_data_offset "$f") $CLASSES 2"
+        have_py numpy && echo "numpy np.load|np_one 'np.load(sys.argv[1])' '$f'" ;;
+    labels.csv)
+        echo "labelaudit|$la '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' csv '$f' $CLASSES 2"
+        have_py pandas && echo "pandas read_csv|pd_one '$f'"
+        command -v mawk >/dev/null && echo "mawk|mawk -F, \"\$awk_one\" '$f'"
+        echo "wc -l|wc -l <'$f' >/dev/null; echo -" ;;
+    labels.csv.gz)
+        echo "labelaudit|$la '$f'"
+        echo "C limit (inflate + parse threads)|'$DIR/limit' csvgz '$f' $CLASSES"
+        have_py pandas && echo "pandas read_csv|pd_one '$f'"
+        command -v mawk >/dev/null && echo "zcat + mawk|zcat '$f' | mawk -F, \"\$awk_one\"" ;;
+    esac
+}
+
+# ---- measuring -----------------------------------------------------------------------
+
+# measure NAME CMD : one run; sets $secs, $rss_kb and $bad (from the command's output)
+measure() {
+    local t0 t1
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f %M -o "$DIR/rss" bash -c "$2" >"$DIR/out" 2>"$DIR/stderr" || true
+    t1=$EPOCHREALTIME
+    if [ "$1" = labelaudit ]; then
+        bad=$(jq '.files[0].invalid.count' "$DIR/out" 2>/dev/null || true)
+    else
+        bad=$(cat "$DIR/out")
+    fi
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+    rss_kb=$(tail -1 "$DIR/rss")
+    [ -n "$bad" ] || { bad="?"; sed 's/^/bench: stderr: /' "$DIR/stderr" | head -3 >&2; }
+}
+
+median() {
+    sort -g | awk '{ v[NR] = $1 }
+                   END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
+declare -A times rss found
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for f in $inputs; do
+    cat "$DIR/$f" >/dev/null                 # warm the page cache
+    while IFS='|' read -r name cmd; do       # one untimed run warms the tool too
+        bash -c "$cmd" >/dev/null 2>&1 || true
+    done < <(tools_for "$f")
+    for run in $(seq "$RUNS"); do            # runs interleave tools, to share any noise
+        while IFS='|' read -r name cmd; do
+            measure "$name" "$cmd"
+            times[$f|$name]+="$secs "
+            rss[$f|$name]=$(( ${rss[$f|$name]:-0} > rss_kb ? ${rss[$f|$name]:-0} : rss_kb ))
+            found[$f|$name]=$bad
+        done < <(tools_for "$f")
+    done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- the table -------------------------------------------------------------------------
+
+target_for() {   # the issue's targets: labelaudit / limit
+    case $1 in labels.csv) echo 2.0 ;; labels.csv.gz) echo 1.3 ;; *) echo 1.5 ;; esac
+}
+cpu=$(awk -F: '/model name/ { sub(/^ /, "", $2); print $2; exit }' /proc/cpuinfo)
+echo "## labelaudit benchmark (scale $SCALE, median of $RUNS warm runs)"
+echo
+echo "$(nproc) CPUs ($cpu), load average before $load_before, after $load_after."
+echo "Binary: $LABELAUDIT ($("$LABELAUDIT" --version | head -1))."
+echo
+echo "| input | tool | median s | MB/s | peak RSS MiB | x limit | labelaudit faster by" \
+     "| bad found |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+status=0
+summary=()
+for f in $inputs; do
+    size=$(stat -c %s "$DIR/$f")
+    want=$(cat "$DIR/$f.bad")
+    desc="\`$f\` ($(awk -v b="$size" 'BEGIN { printf "%.0f MB", b / 1e6 }'))"
+    la_t=$(echo "${times[$f|labelaudit]}" | tr ' ' '\n' | median)
+    lim_t=""
+    while IFS='|' read -r name cmd; do
+        case $name in C\ limit*) lim_t=$(echo "${times[$f|$name]}" | tr ' ' '\n' | median) ;; esac
+    done < <(tools_for "$f")
+    while IFS='|' read -r name cmd; do
+        t=$(echo "${times[$f|$name]}" | tr ' ' '\n' | median)
+        got=${found[$f|$name]}
+        mark=""
+        if [ "$got" != "-" ] && [ "$got" != "$want" ]; then
+            mark=" (want $want)"
+            status=1
+        fi
+        awk -v d="$desc" -v n="$name" -v t="$t" -v b="$size" -v r="${rss[$f|$name]}" \
+            -v l="$lim_t" -v a="$la_t" -v g="$got$mark" 'BEGIN {
+            printf "| %s | %s | %.3f | %.0f | %.1f | %.2f | %s | %s |\n", d, n, t, b / 1e6 / t,
+                   r / 1024, t / l, n == "labelaudit" ? "" : sprintf("%.1fx", t / a), g }'
+        desc=""
+    done < <(tools_for "$f")
+    target=$(target_for "$f")
+    verdict=$(awk -v a="$la_t" -v l="$lim_t" -v t="$target" -v r="${rss[$f|labelaudit]}" \
+                  -v m=$MAX_RSS_KB 'BEGIN {
+        ok = a / l <= t && r <= m
+        printf "%s: labelaudit/limit %.2f (target <= %.1f), RSS %.1f MiB (<= 32): %s",
+               ok ? "ok" : "MISSED", a / l, t, r / 1024, ok ? "met" : "missed" }')
+    case $verdict in MISSED*) status=1 ;; esac
+    summary+=("- \`$f\`: ${verdict#*: }")
+done
+echo
+echo "Targets:"
+printf '%s\n' "${summary[@]}"
+[ $status -eq 0 ] || echo "bench: a tool disagreed on the bad count or a target was missed" >&2
+exit $status

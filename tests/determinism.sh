@@ -1,0 +1,88 @@
+#!/bin/sh
+# determinism.sh - a report depends on the data alone: not on -j, not on how
+# the bytes arrive (mapped file, pipe, gzip), not on which CSV parser read them
+# (the memchr fast path or libcsv, LABELAUDIT_CSV_SLOW=1). Files of a few
+# million labels, so that chunks split across threads and blocks hold bad values.
+. "$srcdir/tests/setup.sh"
+
+gen="$builddir/bench/gen"
+"$gen" npy-int64 "$d/labels.npy" 3000000 10 >"$d/labels.bad"
+"$gen" raw-int32 "$d/labels.i32" 2000000 10 >/dev/null
+"$gen" npy-mask "$d/masks.npy" 40 256 256 21 >/dev/null
+"$gen" csv "$d/labels.csv" 1000000 10 >/dev/null
+gzip -c "$d/labels.csv" >"$d/labels.csv.gz"
+gzip -c "$d/labels.npy" >"$d/labels.npy.gz"
+# quotes in some rows (a comma inside a quoted path, a quoted label) send the
+# reader to libcsv from the first of them on
+awk -F, 'NR % 50000 == 7 { $0 = "\"" $1 ",x\"," $2 }
+          NR % 70001 == 3 { $0 = $1 ",\"" $2 "\"" }
+          { print }' "$d/labels.csv" >"$d/quoted.csv"
+
+# same DESCRIPTION FILE1 FILE2 : byte-identical outputs
+same() {
+    cmp -s "$2" "$3"
+    ok $? "$1"
+}
+
+# by_threads FILE ARGS... : -j1, -j2 and -j3 give byte-identical JSON and text
+by_threads() {
+    f=$1
+    shift
+    for j in 1 2 3; do
+        "$LABELAUDIT" -j$j --json "$@" "$f" >"$d/j$j.json" 2>&1
+        "$LABELAUDIT" -j$j "$@" "$f" >"$d/j$j.txt" 2>&1
+    done
+    name=$(basename "$f")
+    same "$name $*: -j1 and -j2 JSON" "$d/j1.json" "$d/j2.json"
+    same "$name $*: -j1 and -j3 JSON" "$d/j1.json" "$d/j3.json"
+    same "$name $*: -j1 and -j2 text" "$d/j1.txt" "$d/j2.txt"
+}
+
+for f in labels.npy labels.csv quoted.csv labels.csv.gz labels.npy.gz; do
+    by_threads "$d/$f" -n 10
+    by_threads "$d/$f"
+done
+by_threads "$d/labels.i32" -n 10 --format=raw --dtype=int32
+by_threads "$d/labels.i32" -n 5 --max-report=100000 --format=raw --dtype=int32
+by_threads "$d/masks.npy" -n 21
+by_threads "$d/masks.npy" -n 21 --ignore-index=255
+by_threads "$d/masks.npy" -n 3 --max-report=5
+
+# the planted bad labels are all found
+run --json -n 10 "$d/labels.npy"
+expect_json '.files[0].invalid.count' "$(cat "$d/labels.bad")" "every planted bad label"
+
+# --indices-out: every entry, in order, for any -j
+"$LABELAUDIT" -j1 -n 4 --indices-out="$d/i1.tsv" "$d/masks.npy" "$d/labels.csv" >/dev/null 2>&1
+"$LABELAUDIT" -j2 -n 4 --indices-out="$d/i2.tsv" "$d/masks.npy" "$d/labels.csv" >/dev/null 2>&1
+same "--indices-out: -j1 and -j2" "$d/i1.tsv" "$d/i2.tsv"
+[ "$(wc -l <"$d/i1.tsv")" -gt 100000 ]
+ok $? "--indices-out holds every bad entry ($(wc -l <"$d/i1.tsv") lines)"
+
+# how the bytes arrive: a mapped file, a pipe, gzip (the path field aside)
+strip() { jq -S 'del(.files[].path)' "$1" >"$1.s"; }
+for f in labels.npy masks.npy labels.csv; do
+    "$LABELAUDIT" -j2 --json -n 10 "$d/$f" >"$d/file.json" 2>&1
+    "$LABELAUDIT" -j2 --json -n 10 - <"$d/$f" >"$d/pipe.json" 2>&1
+    strip "$d/file.json"
+    strip "$d/pipe.json"
+    same "$f: file and standard input" "$d/file.json.s" "$d/pipe.json.s"
+done
+"$LABELAUDIT" --json -n 10 "$d/labels.csv.gz" >"$d/gz.json" 2>&1
+"$LABELAUDIT" --json -n 10 "$d/labels.csv" >"$d/plain.json" 2>&1
+strip "$d/gz.json"
+strip "$d/plain.json"
+same "labels.csv: gzip and plain" "$d/gz.json.s" "$d/plain.json.s"
+
+# the CSV fast path and libcsv agree, quotes or not
+for f in labels.csv quoted.csv labels.csv.gz; do
+    for j in 1 2; do
+        "$LABELAUDIT" -j$j --json -n 10 "$d/$f" >"$d/fast.json" 2>&1
+        LABELAUDIT_CSV_SLOW=1 "$LABELAUDIT" -j$j --json -n 10 "$d/$f" >"$d/slow.json" 2>&1
+        same "$f -j$j: fast path and libcsv" "$d/fast.json" "$d/slow.json"
+    done
+done
+run --json -n 10 "$d/quoted.csv"
+expect_json '.files[0].count' 1000000 "quoted.csv: every row read once"
+
+finish
