@@ -51,7 +51,8 @@ for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     o="$OUT/obj/$(basename "$f" .c).o"
     objs="$objs $o"
-    newer_h=$(find "$SRCDIR/src" "$SRCDIR/tests/fuzz" -name '*.h' -newer "$o" 2>/dev/null)
+    newer_h=
+    [ -f "$o" ] && newer_h=$(find "$SRCDIR/src" "$SRCDIR/tests/fuzz" -name '*.h' -newer "$o")
     if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$newer_h" ]; then
         echo "$CC $cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
     fi
