@@ -1,6 +1,8 @@
 /* indices_out.h - --indices-out: every bad entry of every file as TSV lines
  * PATH<TAB>INDEX<TAB>VALUE, written to a temporary file beside the target and
- * renamed into place only when the whole run succeeded. */
+ * renamed into place only when the whole run succeeded. A target that is not a
+ * regular file (/dev/stdout, a FIFO) is never replaced: the entries are copied
+ * into it on success from an unlinked temporary file in $TMPDIR. */
 #ifndef LA_INDICES_OUT_H
 #define LA_INDICES_OUT_H
 

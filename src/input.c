@@ -71,6 +71,28 @@ static ssize_t read_fd(struct la_source *s, void *buf, size_t n)
     }
 }
 
+/* After the last gzip member only zero padding (tape blocks, dd) may follow,
+ * as gzip -d allows; anything else means the file is not what it claims
+ * (gzip itself warns "trailing garbage ignored" and exits 2). @return 0 or -1. */
+static int check_padding(struct la_source *s)
+{
+    for (;;) {
+        for (uInt i = 0; i < s->z.avail_in; i++) {
+            if (s->z.next_in[i] != 0) {
+                snprintf(s->err, sizeof s->err, "byte %llu: data after the end of the gzip "
+                         "stream (corrupt or concatenated file)",
+                         (unsigned long long)(s->raw_offset - s->z.avail_in + i));
+                return -1;
+            }
+        }
+        ssize_t got = read_fd(s, s->raw, RAW_BUF_LEN);
+        if (got <= 0)
+            return got < 0 ? -1 : 0;
+        s->z.next_in = s->raw;
+        s->z.avail_in = (uInt)got;
+    }
+}
+
 /* Inflate into buf; concatenated gzip members are read one after another, as gzip -d does. */
 static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
 {
@@ -99,10 +121,13 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
                 s->z.next_in = s->raw;
                 s->z.avail_in = (uInt)got;
             }
-            if (s->z.avail_in == 0 || s->z.next_in[0] != 0x1f)
+            if (s->z.avail_in == 0 || s->z.next_in[0] != 0x1f) {
+                if (check_padding(s) != 0)
+                    return -1;
                 s->z_done = 1;          /* trailing zeros or nothing: the end */
-            else
+            } else {
                 inflateReset(&s->z);
+            }
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             snprintf(s->err, sizeof s->err, "byte %llu: corrupt gzip data (%s)",
                      (unsigned long long)(s->raw_offset - s->z.avail_in),

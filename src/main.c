@@ -5,7 +5,8 @@
  * read (the other files are still audited and reported) or the report could
  * not be written. */
 #include <errno.h>   /* errno */
-#include <signal.h>  /* signal, SIGPIPE */
+#include <fcntl.h>   /* fcntl, open */
+#include <signal.h>  /* signal, SIGPIPE, SIGXFSZ */
 #include <stdio.h>   /* stdout */
 #include <stdlib.h>  /* calloc */
 #include <string.h>  /* strerror */
@@ -61,25 +62,45 @@ static int audit_all(const struct la_config *cfg, struct la_scan_backend *backen
     return 0;
 }
 
-static int close_indices(struct la_indices_out *io, const struct la_config *cfg, int status)
+/* Commit --indices-out, or, when skip says why not, remove its temporary file. */
+static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
+                         const char *skip)
 {
     if (!io)
         return 0;
     char err[LA_ERR_LEN];
-    int commit = status != EXIT_UNREADABLE;
-    if (la_indices_out_close(io, commit, err, sizeof err) != 0) {
+    if (la_indices_out_close(io, skip == NULL, err, sizeof err) != 0) {
         la_err(cfg->indices_out, "%s", err);
         return -1;
     }
-    if (!commit)
-        la_err(cfg->indices_out, "not written: an input could not be read");
+    if (skip)
+        la_err(cfg->indices_out, "not written: %s", skip);
     return 0;
+}
+
+/* Started with standard input, output or error closed (`labelaudit f >&-`),
+ * the next open() would take that descriptor, and the report would be written
+ * into the --indices-out file or fail on an input. Hold each closed one with
+ * /dev/null opened the wrong way round, so that using it fails (gnulib's
+ * stdopen does the same): a closed standard output is a write error. */
+static void reserve_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (got >= 0 && got != fd)
+            close(got);        /* a lower one was free: the loop reached it already */
+    }
 }
 
 int main(int argc, char **argv)
 {
     argv[0] = "labelaudit";            /* getopt's messages name the tool, not its path */
     signal(SIGPIPE, SIG_IGN);          /* a closed pipe is a write error we report */
+    signal(SIGXFSZ, SIG_IGN);          /* so is a file over `ulimit -f`, and the temporary
+                                          --indices-out file is removed, not left behind */
+    reserve_std_fds();
     struct la_config cfg;
     switch (la_options_parse(argc, argv, &cfg)) {
     case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_UNREADABLE;
@@ -106,16 +127,21 @@ int main(int argc, char **argv)
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {
         la_err(NULL, "out of memory");
+        close_indices(io, &cfg, "out of memory");
         return EXIT_UNREADABLE;
     }
     int failed = audit_all(&cfg, &backend, io, files) != 0;
     struct la_summary sum = { cfg.nfiles, 0, 0, 0, backend.ops->name };
     sum.exit_status = la_report_exit_status(files, cfg.nfiles, &cfg, &sum.errors, &sum.warnings);
+    const char *skip = failed ? "the scan failed"
+                     : sum.exit_status == EXIT_UNREADABLE ? "an input could not be read" : NULL;
     if (failed)
         sum.exit_status = EXIT_UNREADABLE;
-    if (!failed && render(files, &cfg, &sum) != 0)
+    if (!failed && render(files, &cfg, &sum) != 0) {
         sum.exit_status = EXIT_UNREADABLE;
-    if (close_indices(io, &cfg, sum.exit_status) != 0)
+        skip = skip ? skip : "the report could not be written";
+    }
+    if (close_indices(io, &cfg, skip) != 0)
         sum.exit_status = EXIT_UNREADABLE;
     for (int i = 0; i < cfg.nfiles; i++)
         la_file_report_free(&files[i]);

@@ -125,6 +125,16 @@ static int slurp_data(struct la_npy_stream *s, char *err, size_t errlen)
 {
     const struct la_npy_header *h = &s->hdr;
     if (h->nbytes > LA_NPY_REORDER_MAX) {
+        /* The header may lie: a stream that ends before the limit is truncated,
+         * and saying "too large" would send the user the wrong way. */
+        for (uint64_t seen = 0; seen <= LA_NPY_REORDER_MAX;) {
+            ssize_t got = pull_full(s, s->buf, s->bufcap, err, errlen);
+            if (got < 0)
+                return -1;
+            seen += (uint64_t)got;
+            if ((size_t)got < s->bufcap)
+                return truncated(s, s->pos, seen / esize(s), err, errlen);
+        }
         snprintf(err, errlen, "Fortran-order array too large to reorder from a stream "
                  "(%llu bytes); %s", (unsigned long long)h->nbytes, s->too_big_hint);
         return -1;

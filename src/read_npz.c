@@ -322,6 +322,19 @@ static int read_directory(struct la_reader *r, struct npz_state *st)
     return 0;
 }
 
+/* A member name fit for a one-line message: control bytes become '?' (a name
+ * is any bytes the archive's writer chose, newlines and escapes included),
+ * and a long one is cut at 200 bytes. */
+#define SHOWN_LEN 201
+static const char *shown(const char *name, char *buf)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < SHOWN_LEN; i++)
+        buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+    buf[i] = '\0';
+    return buf;
+}
+
 // ---- choosing the array --------------------------------------------------
 
 static int is_array(const struct member *m)
@@ -359,22 +372,23 @@ static void list_arrays(const struct npz_state *st, char *out, size_t cap)
             snprintf(out + len, cap - len, "%s...", len ? ", " : "");
             return;
         }
+        char name[SHOWN_LEN];
         len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? ", " : "", nlen,
-                                st->m[i].name);
+                                shown(st->m[i].name, name));
     }
 }
 
 static int choose(struct la_reader *r, struct npz_state *st)
 {
     static const char *const preferred[] = {"labels", "targets", "y"};
-    char names[300];
+    char names[300], name[SHOWN_LEN];
     size_t arrays = 0;
     const struct member *only = NULL;
     list_arrays(st, names, sizeof names);
     if (r->cfg && r->cfg->array) {
         if (!(st->chosen = find_array(st, r->cfg->array)))
             return la_reader_set_error(r, "no array '%.100s' in the archive (arrays: %s)",
-                                       r->cfg->array, names);
+                                       shown(r->cfg->array, name), names);
         return 0;
     }
     for (size_t i = 0; i < st->nm; i++)
@@ -512,22 +526,24 @@ static int locate_member(struct la_reader *r, struct npz_state *st)
 {
     const struct member *m = st->chosen;
     unsigned char lh[30];
+    char name[SHOWN_LEN];
     if (m->flags & 0x41)
-        return la_reader_set_error(r, "member '%.200s' is encrypted", m->name);
+        return la_reader_set_error(r, "member '%s' is encrypted", shown(m->name, name));
     if (m->method != 0 && m->method != 8)
-        return la_reader_set_error(r, "member '%.200s': compression method %u is not "
-                                   "supported (only stored and deflated)", m->name, m->method);
+        return la_reader_set_error(r, "member '%s': compression method %u is not "
+                                   "supported (only stored and deflated)", shown(m->name, name),
+                                   m->method);
     if (m->method == 0 && m->csize != m->usize)
-        return la_reader_set_error(r, "member '%.200s': stored, yet its sizes differ",
-                                   m->name);
+        return la_reader_set_error(r, "member '%s': stored, yet its sizes differ",
+                                   shown(m->name, name));
     if (m->local_off > st->cd_off || read_at(st->fd, lh, sizeof lh, m->local_off) != 0
         || u32(lh) != 0x04034b50)
-        return la_reader_set_error(r, "byte %llu: member '%.200s': bad local header",
-                                   (unsigned long long)m->local_off, m->name);
+        return la_reader_set_error(r, "byte %llu: member '%s': bad local header",
+                                   (unsigned long long)m->local_off, shown(m->name, name));
     st->data_off = m->local_off + 30 + u16(lh + 26) + u16(lh + 28);
     if (st->data_off > st->cd_off || m->csize > st->cd_off - st->data_off)
-        return la_reader_set_error(r, "member '%.200s': data runs past the end of the "
-                                   "archive (truncated)", m->name);
+        return la_reader_set_error(r, "member '%s': data runs past the end of the "
+                                   "archive (truncated)", shown(m->name, name));
     return 0;
 }
 
@@ -578,8 +594,8 @@ static int start_member(struct npz_state *st, char *err, size_t errlen)
 /* Put "member 'NAME': " in front of a message from the member's stream. */
 static int member_error(struct la_reader *r, const char *msg)
 {
-    const char *name = member_name(r->state);
-    return la_reader_set_error(r, "member '%.200s': %s", name, msg);
+    char name[SHOWN_LEN];
+    return la_reader_set_error(r, "member '%s': %s", shown(member_name(r->state), name), msg);
 }
 
 static int npz_open(struct la_reader *r)

@@ -35,6 +35,44 @@ static cJSON *json_num(struct la_num v, int dtype)
     return cJSON_CreateRaw(buf);
 }
 
+/* Text from the input (a cell, a column name, a path, an error naming a zip
+ * member) as a JSON string. JSON is UTF-8, and a strict parser rejects the
+ * whole document over one bad byte, so each byte that does not start a valid
+ * UTF-8 sequence becomes U+FFFD. */
+static cJSON *json_text(const char *s)
+{
+    size_t n = strlen(s), o = 0;
+    char *buf = malloc(3 * n + 1);
+    if (!buf)
+        return cJSON_CreateString("");
+    for (size_t i = 0; i < n;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+                   : (p[0] & 0xf0) == 0xe0 ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+        int good = len > 0 && i + len <= n;
+        for (size_t k = 1; good && k < len; k++)
+            good = (p[k] & 0xc0) == 0x80;
+        /* no overlong forms, surrogates, or code points above U+10FFFF */
+        if (good && len == 3)
+            good = !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0);
+        if (good && len == 4)
+            good = !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90);
+        if (!good) {
+            memcpy(buf + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+            continue;
+        }
+        memcpy(buf + o, p, len);
+        o += len;
+        i += len;
+    }
+    buf[o] = '\0';
+    cJSON *item = cJSON_CreateString(buf);
+    free(buf);
+    return item;
+}
+
 static cJSON *json_bool(int b) { return cJSON_CreateBool(b != 0); }
 
 static cJSON *config_object(const struct la_config *cfg)
@@ -75,7 +113,7 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "index", json_u64(b->index));
         cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
-        cJSON_AddItemToObject(e, "value", b->text ? cJSON_CreateString(b->text)
+        cJSON_AddItemToObject(e, "value", b->text ? json_text(b->text)
                                                   : json_num(b->value, r->info.dtype));
         cJSON_AddItemToArray(a, e);
     }
@@ -156,7 +194,7 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
     cJSON_AddItemToObject(o, "dtype", null_or(ok, cJSON_CreateString(
                                                       la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
-                                               cJSON_CreateString(r->info.column)));
+                                               json_text(r->info.column)));
     cJSON *shape = cJSON_CreateArray();
     for (int d = 0; d < r->info.ndim; d++)
         cJSON_AddItemToArray(shape, json_u64(r->info.shape[d]));
@@ -170,7 +208,7 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     const struct la_stats *s = &r->stats;
     int ok = r->read_ok;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "path", r->path);
+    cJSON_AddItemToObject(o, "path", json_text(r->path));
     add_layout(o, r);
     cJSON_AddItemToObject(o, "min", null_or(ok && s->has_minmax, json_num(s->min, r->info.dtype)));
     cJSON_AddItemToObject(o, "max", null_or(ok && s->has_minmax, json_num(s->max, r->info.dtype)));
@@ -186,7 +224,7 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON_AddItemToObject(o, "batching",
                           null_or(ok && r->has_batching, batching_object(&r->batching)));
     cJSON_AddItemToObject(o, "findings", findings_array(r));
-    cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : cJSON_CreateString(r->error));
+    cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));
     return o;
 }
 

@@ -118,6 +118,23 @@ static uint64_t entries_of(const struct la_stats *s, enum la_code code)
     }
 }
 
+/* A cell from the input, quoted for a terminal: its control bytes (an escape
+ * sequence, a carriage return) would otherwise act on the terminal or break
+ * the line, so they are shown as \xNN. Cut to fit cap. */
+static void quote_cell(char *dst, size_t cap, const char *text)
+{
+    size_t n = 0;
+    dst[n++] = '"';
+    for (const unsigned char *p = (const unsigned char *)text; *p && n + 6 < cap; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            n += (size_t)snprintf(dst + n, cap - n, "\\x%02x", *p);
+        else
+            dst[n++] = (char)*p;
+    }
+    dst[n++] = '"';
+    dst[n] = '\0';
+}
+
 /* The finding's own bad entries, as many as --max-report allows. */
 static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
                           uint64_t max_report)
@@ -130,7 +147,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         char pos[320], val[64];
         la_format_position(r, b, pos, sizeof pos);
         if (b->text)
-            snprintf(val, sizeof val, "\"%s\"", b->text);
+            quote_cell(val, sizeof val, b->text);
         else
             la_format_num(b->value, r->info.dtype, val, sizeof val);
         fprintf(out, "      %s: %s\n", pos, val);

@@ -1,0 +1,19 @@
+#!/bin/sh
+# fuzz-replay.sh - replay every fuzz seed and every input a fuzzer ever crashed
+# on (tests/fuzz/corpus/TARGET, tests/fuzz/regress/TARGET) through the fuzz
+# targets built without libFuzzer (tests/fuzz/replay_TARGET). Under the
+# sanitizer build, a regression is an ASan/UBSan report and a failed test.
+. "$srcdir/tests/setup.sh"
+for t in csv text npy_header npy npz gzip raw; do
+    bin="$builddir/tests/fuzz/replay_$t"
+    for dir in corpus regress; do
+        for f in "$srcdir/tests/fuzz/$dir/$t"/*; do
+            [ -f "$f" ] || continue
+            "$bin" "$f" >"$d/out" 2>"$d/err"
+            st=$?
+            ok $st "$t: $dir/$(basename "$f")"
+            [ $st -eq 0 ] || sed 's/^/# /' "$d/err" | head -20
+        done
+    done
+done
+finish

@@ -1,0 +1,113 @@
+#!/bin/sh
+# tests/fuzz/run.sh SECONDS [TARGET...] - build the libFuzzer targets with clang
+# (ASan + UBSan) and run each for SECONDS, starting from the committed seed
+# corpus tests/fuzz/corpus/TARGET. `make fuzz` calls it; FUZZ_SECONDS there.
+#
+# Environment:
+#   SRCDIR    the source tree (default: two folders above this script)
+#   BUILDDIR  a configured build folder, for its config.h (default: none, a stub)
+#   OUT       where objects, binaries, grown corpora, logs and crashes go
+#             (default ./fuzz-out)
+#   JOBS      targets run at once (default 1)
+#   CC        a clang with libFuzzer (default clang)
+#   FUZZ_FLAGS extra libFuzzer flags
+# Prints one line per target ("TARGET: N runs, cov: C ft: F, corpus K, ok"),
+# and exits 1 when any target crashed, hung or ran out of memory; its input
+# is then OUT/TARGET-crash-* (or -leak-, -timeout-, -oom-): add it to
+# tests/fuzz/regress/TARGET/ with the fix.
+set -eu
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+here=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
+OUT=${OUT:-$(pwd)/fuzz-out}
+JOBS=${JOBS:-1}
+CC=${CC:-clang}
+FUZZ_FLAGS=${FUZZ_FLAGS:-}
+targets=${*:-csv text npy_header npy npz gzip raw}
+
+command -v "$CC" >/dev/null 2>&1 || {
+    echo "run.sh: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    exit 2
+}
+mkdir -p "$OUT/obj" "$OUT/bin" "$OUT/corpus" "$OUT/include"
+
+# ---- build ----------------------------------------------------------------------
+if [ -n "${BUILDDIR:-}" ] && [ -f "$BUILDDIR/config.h" ]; then
+    cp "$BUILDDIR/config.h" "$OUT/include/config.h"
+else
+    printf '#define PACKAGE_VERSION "0.0-fuzz"\n' > "$OUT/include/config.h"
+fi
+cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/cjson")
+cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+cflags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san"
+cflags="$cflags -I$OUT/include -I$SRCDIR/src $cjson_cflags"
+
+echo "== building fuzz targets in $OUT with $CC"
+objs=
+: > "$OUT/compile.cmds"
+for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
+    case $f in */main.c) continue ;; esac
+    o="$OUT/obj/$(basename "$f" .c).o"
+    objs="$objs $o"
+    newer_h=
+    [ -f "$o" ] && newer_h=$(find "$SRCDIR/src" "$SRCDIR/tests/fuzz" -name '*.h' -newer "$o")
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$newer_h" ]; then
+        echo "$CC $cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
+    fi
+done
+tr '\n' '\0' < "$OUT/compile.cmds" | xargs -0 -r -P 2 -n 1 sh -c || {
+    echo "run.sh: compile failed" >&2
+    exit 2
+}
+for t in $targets; do
+    $CC $cflags -fsanitize=fuzzer -o "$OUT/bin/fuzz_$t" "$SRCDIR/tests/fuzz/fuzz_$t.c" $objs \
+        -lcsv $cjson_libs -lz -lm -lpthread
+done
+
+# ---- run --------------------------------------------------------------------------
+run_one() {
+    t=$1
+    mkdir -p "$OUT/corpus/$t"
+    seeds="$SRCDIR/tests/fuzz/corpus/$t"
+    regress="$SRCDIR/tests/fuzz/regress/$t"
+    dict=
+    [ -f "$SRCDIR/tests/fuzz/dict/$t.dict" ] && dict="-dict=$SRCDIR/tests/fuzz/dict/$t.dict"
+    extra=
+    [ -d "$regress" ] && extra=$regress
+    # malloc_limit_mb: no single allocation may follow a size the input claims
+    if "$OUT/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+            -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix="$OUT/$t-" $dict \
+            $FUZZ_FLAGS "$OUT/corpus/$t" "$seeds" $extra >"$OUT/$t.log" 2>&1; then
+        status=ok
+    else
+        status="FAILED (see $OUT/$t.log)"
+        ls "$OUT/$t-"* 2>/dev/null | sed 's/^/  /'
+    fi
+    last=$(grep -E '^#[0-9]+.*(cov|DONE)' "$OUT/$t.log" | tail -1)
+    runs=$(grep -E '^stat::number_of_executed_units' "$OUT/$t.log" | awk '{print $2}')
+    cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    corp=$(echo "$last" | sed -n 's/.*corp: \([0-9]*\/[0-9A-Za-z]*\).*/\1/p')
+    echo "$t: ${runs:-?} runs, cov: ${cov:-?} ft: ${ft:-?}, corpus ${corp:-?}, $status"
+    [ "$status" = ok ]
+}
+
+echo "== running each target for ${secs}s ($JOBS at a time)"
+fail=0
+running=0
+pids=
+for t in $targets; do
+    run_one "$t" > "$OUT/$t.summary" 2>&1 &
+    pids="$pids $!"
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then
+        for p in $pids; do wait "$p" || fail=1; done
+        pids=
+        running=0
+    fi
+done
+for p in $pids; do wait "$p" || fail=1; done
+for t in $targets; do cat "$OUT/$t.summary"; done
+exit $fail

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""seeds.py - write the seed corpora in tests/fuzz/corpus/ (committed; run
+again only to change them). Python's standard library only: no numpy."""
+import gzip, io, os, struct, zipfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def npy(descr, shape, data, fortran=False, version=(1, 0)):
+    d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, "True" if fortran else "False",
+        "(%s)" % "".join("%d, " % s for s in shape) if len(shape) != 1 else "(%d,)" % shape[0])
+    pre = 10 if version[0] == 1 else 12
+    pad = (64 - (pre + len(d) + 1) % 64) % 64
+    h = (d + " " * pad + "\n").encode("latin1")
+    lenf = struct.pack("<H", len(h)) if version[0] == 1 else struct.pack("<I", len(h))
+    return b"\x93NUMPY" + bytes(version) + lenf + h + data
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)        # reproducible bytes
+
+
+def put(target, name, data):
+    os.makedirs(os.path.join(here, "corpus", target), exist_ok=True)
+    with open(os.path.join(here, "corpus", target, name), "wb") as f:
+        f.write(data)
+
+
+def npz(members, method):
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", method) as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
+    return b.getvalue()
+
+
+arrays = {
+    "i8": npy("<i8", (5,), struct.pack("<5q", 0, 1, 2, 9, 10)),
+    "u1-2d": npy("|u1", (2, 3), bytes([0, 1, 2, 255, 4, 5])),
+    "f4-be": npy(">f4", (3,), struct.pack(">3f", 0.0, 1.5, float("nan"))),
+    "f2": npy("<f2", (2,), struct.pack("<2H", 0x3c00, 0x7c00)),
+    "fortran": npy("<i2", (2, 3), struct.pack("<6h", 0, 3, 1, 4, 2, -1), fortran=True),
+    "bool": npy("|b1", (4,), bytes([0, 1, 2, 0])),
+    "v2": npy("<u4", (2,), struct.pack("<2I", 1, 7), version=(2, 0)),
+    "v3": npy("<u8", (1,), struct.pack("<Q", 2**63 + 5), version=(3, 0)),
+    "scalar": npy("<i4", (), struct.pack("<i", 3)),
+    "empty": npy("<i8", (0, 4), b""),
+    "3d": npy("<i1", (2, 2, 2), bytes([0, 1, 2, 3, 4, 5, 6, 7])),
+}
+for k, v in arrays.items():
+    put("npy", k + ".npy", v)
+    put("npy_header", k + ".npy", v[:v.index(b"\n") + 1])
+
+put("npz", "stored.npz", npz([("labels.npy", arrays["i8"]), ("x.npy", arrays["u1-2d"])],
+                             zipfile.ZIP_STORED))
+put("npz", "deflated.npz", npz([("y.npy", arrays["fortran"])], zipfile.ZIP_DEFLATED))
+put("npz", "one.npz", npz([("a.npy", arrays["f4-be"])], zipfile.ZIP_DEFLATED))
+
+csvs = {
+    "plain": (0x00, b"id,label\n0,1\n1,2\n2,11\n"),
+    "quoted": (0x01, b'name,label\n"a,b",3\n"x ""y""",-1\n"multi\nline",4\n'),
+    "semicolon": (0x04, b"a;b\n1;2\n3;x\n"),
+    "tab-col2": (0x28, b"1\t2\n3\t4\n"),
+    "bce": (0x40, b"target\n0\n1\n0.5\n1.5\n"),
+    "crlf-col-name": (0x30, b"x,label\r\n1,2\r\n3,nan\r\n"),
+    "stdin": (0x80, b"label\n1\n2\n\n3"),
+}
+for k, (opt, body) in csvs.items():
+    put("csv", k, bytes([opt]) + body)
+
+texts = {"ints": b"0\n1\n2\n10\n", "floats": b"1.0\n2.5\ninf\n-nan\n", "mixed": b"1\r\ncat\n\n 3 \n1e3",
+         "ignore": b"-100\n255\n255\n3\n"}
+for k, v in texts.items():
+    put("text", k, v)
+
+put("gzip", "csv.gz", gz(b"label\n1\n2\n3\n"))
+put("gzip", "npy.gz", gz(arrays["fortran"]))
+put("gzip", "text-2members.gz", gz(b"1\n2\n") + gz(b"3\n"))
+put("gzip", "npz.gz", gz(npz([("labels.npy", arrays["i8"])], zipfile.ZIP_STORED)))
+
+raws = {"int64": (7, struct.pack("<3q", 0, 5, -1)), "float32-be": (0x1a, struct.pack(">2f", 0.5, 2.0)),
+        "uint8-stdin": (0x42, bytes([0, 1, 2, 3])), "float16": (9, struct.pack("<H", 0x3c00)),
+        "odd-int32": (5, b"\x01\x00\x00\x00\x02"), "uint64-n3": (0x88, struct.pack("<Q", 2**64 - 1))}
+for k, (opt, body) in raws.items():
+    put("raw", k, bytes([opt]) + body)

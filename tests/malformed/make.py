@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""make.py - write the broken inputs of tests/malformed/ (committed; run again
+only to change them). Python's standard library only. MANIFEST says what
+labelaudit must answer for each."""
+import gzip, io, os, struct, zipfile, zlib
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)        # reproducible bytes
+
+
+def put(name, data):
+    with open(os.path.join(here, name), "wb") as f:
+        f.write(data)
+
+
+def header(d, version=1):
+    pre = 10 if version == 1 else 12
+    pad = (64 - (pre + len(d) + 1) % 64) % 64
+    h = (d + " " * pad + "\n").encode("latin1")
+    lenf = struct.pack("<H", len(h)) if version == 1 else struct.pack("<I", len(h))
+    return b"\x93NUMPY" + bytes([version, 0]) + lenf + h
+
+
+def npy(descr="<i8", shape="(5,)", fortran="False", data=None, version=1):
+    d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+    if data is None:
+        data = struct.pack("<5q", 0, 1, 2, 3, 4)
+    return header(d, version) + data
+
+
+good = npy()
+
+# ---- .npy ----------------------------------------------------------------------
+put("npy-zero-bytes.npy", b"")
+put("npy-bad-magic.npy", b"\x93NUMPX" + good[6:])
+put("npy-truncated-preamble.npy", good[:7])
+put("npy-version-9.npy", good[:6] + b"\x09\x00" + good[8:])
+put("npy-header-len-1gb.npy", b"\x93NUMPY\x02\x00" + struct.pack("<I", 1 << 30) + b"{'descr'")
+put("npy-header-truncated.npy", good[:50])
+put("npy-complex-dtype.npy", npy(descr="<c16"))
+put("npy-object-dtype.npy", npy(descr="|O"))
+put("npy-structured-dtype.npy",
+    header("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (5,), }")
+    + b"\0" * 20)
+put("npy-bad-dict-literal.npy",
+    header("{'descr': '<i8' 'fortran_order': False, 'shape': (5,), }") + good[128:])
+put("npy-not-a-dict.npy", header("['descr', '<i8']") + good[128:])
+put("npy-missing-shape.npy", header("{'descr': '<i8', 'fortran_order': False, }") + good[128:])
+put("npy-duplicate-key.npy",
+    header("{'descr': '<i8', 'descr': '<i4', 'fortran_order': False, 'shape': (5,), }")
+    + good[128:])
+put("npy-unknown-key.npy",
+    header("{'descr': '<i8', 'fortran_order': False, 'shape': (5,), 'x': 1}") + good[128:])
+put("npy-negative-dim.npy", npy(shape="(-5,)"))
+put("npy-shape-not-tuple.npy", npy(shape="(5)"))
+put("npy-fortran-not-bool.npy", npy(fortran="'no'"))
+put("npy-unterminated-string.npy", header("{'descr': '<i8"))
+put("npy-33-dims.npy", npy(shape="(" + "1, " * 33 + ")", data=struct.pack("<q", 0)))
+put("npy-dim-too-large.npy", npy(shape="(99999999999999999999,)"))
+put("npy-shape-overflows-64-bits.npy", npy(shape="(4294967296, 4294967296)"))
+put("npy-bytes-overflow-64-bits.npy", npy(shape="(2305843009213693952,)"))   # 2^61 * 8
+put("npy-claims-2p62-elements.npy", npy(descr="|i1", shape="(4611686018427387904,)"))
+put("npy-fortran-claims-2p62.npy",
+    npy(descr="|i1", shape="(2147483648, 2147483648)", fortran="True"))
+put("npy-truncated-data.npy", npy(shape="(100,)"))
+put("npy-partial-value.npy", good[:-3])
+put("npy-trailing-bytes.npy", good + b"\0\0\0\0")
+put("npy-empty-array.npy", npy(shape="(0,)", data=b""))
+gzn = gz(npy(shape="(1000,)", data=bytes(range(256)) * 31 + bytes(64)))
+put("npy-truncated.npy.gz", gzn[:len(gzn) // 2])
+
+# ---- gzip -------------------------------------------------------------------------
+text = b"".join(b"%d\n" % (i % 10) for i in range(2000))
+gzt = gz(text)
+put("gz-truncated.txt.gz", gzt[:len(gzt) // 2])
+put("gz-bad-crc.txt.gz", gzt[:-8] + bytes([gzt[-8] ^ 0xff]) + gzt[-7:])
+put("gz-bad-length.txt.gz", gzt[:-4] + struct.pack("<I", len(text) + 1))
+put("gz-corrupt-deflate.txt.gz", gzt[:10] + b"\xff" * 16 + gzt[26:])
+put("gz-magic-only.txt.gz", b"\x1f\x8b")
+put("gz-header-only.txt.gz", gzt[:10])
+put("gz-second-member-truncated.txt.gz", gzt + gzt[:30])
+put("gz-trailing-garbage.txt.gz", gzt + b"GARBAGE\n")
+put("gz-zero-padding.txt.gz", gzt + bytes(5000))
+
+
+# ---- .npz -------------------------------------------------------------------------
+def npz(members, method=zipfile.ZIP_STORED):
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", method) as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
+    return bytearray(b.getvalue())
+
+
+stored = npz([("labels.npy", good)])
+put("npz-zero-bytes.npz", b"")
+put("npz-truncated.npz", stored[:len(stored) - 30])
+put("npz-no-directory.npz", stored[:60])
+bad = bytearray(stored)
+bad[30 + len("labels.npy") + 130] ^= 0x01          # a data byte of the member
+put("npz-bad-crc.npz", bad)
+eocd = stored.rfind(b"PK\x05\x06")
+bad = bytearray(stored)
+struct.pack_into("<I", bad, eocd + 12, 4096)        # directory size: past its end record
+put("npz-directory-past-end.npz", bad)
+bad = bytearray(stored)
+struct.pack_into("<H", bad, eocd + 10, 3)           # 3 entries, 1 in the directory's bytes
+struct.pack_into("<H", bad, eocd + 8, 3)
+put("npz-directory-entry-count-lies.npz", bad)
+put("npz-non-npy-member.npz", npz([("labels.txt", b"1\n2\n")]))
+put("npz-member-not-npy.npz", npz([("labels.npy", b"1\n2\n3\n")]))
+cd = stored.find(b"PK\x01\x02")
+bad = bytearray(stored)
+struct.pack_into("<H", bad, cd + 8, 1)              # general purpose flag: encrypted
+struct.pack_into("<H", bad, 6, 1)
+put("npz-encrypted.npz", bad)
+bad = bytearray(stored)
+struct.pack_into("<H", bad, cd + 10, 12)            # bzip2
+struct.pack_into("<H", bad, 8, 12)
+put("npz-bzip2-member.npz", bad)
+put("npz-several-arrays.npz", npz([("a.npy", good), ("b.npy", good)]))
+put("npz-member-name-newline.npz", npz([("a\nb\x1b[31m.npy", b"not an array")]))
+deflated = npz([("labels.npy", npy(shape="(200,)", data=bytes(1600)))], zipfile.ZIP_DEFLATED)
+bad = bytearray(deflated)
+for i in range(30 + len("labels.npy") + 2, 30 + len("labels.npy") + 12):
+    bad[i] ^= 0x55
+put("npz-corrupt-deflate.npz", bad)
+bad = bytearray(stored)
+struct.pack_into("<I", bad, cd + 42, 7)             # local header offset: not a header
+put("npz-bad-local-header.npz", bad)
+
+
+def zip64_lie(usize, entries=1, csize=None):
+    """A stored member whose zip64 extra field claims usize; a zip64 end record
+    that claims `entries` entries."""
+    name = b"labels.npy"
+    data = good
+    crc = zlib.crc32(data)
+    extra = struct.pack("<HHQQ", 1, 16, usize, len(data) if csize is None else csize)
+    local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 0, 0, 0, crc, 0xFFFFFFFF,
+                        0xFFFFFFFF, len(name), len(extra)) + name + extra
+    cdent = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, 0, 0, 0, crc,
+                        0xFFFFFFFF, 0xFFFFFFFF, len(name), len(extra), 0, 0, 0, 0, 0) + name + extra
+    body = local + data
+    cd_off = len(body)
+    z64_off = cd_off + len(cdent)
+    z64 = struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, entries, entries,
+                      len(cdent), cd_off)
+    loc = struct.pack("<IIQI", 0x07064b50, 0, z64_off, 1)
+    end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return body + cdent + z64 + loc + end
+
+
+put("npz-zip64-size-2p62.npz", zip64_lie(1 << 62))
+put("npz-zip64-sizes-both-2p62.npz", zip64_lie(1 << 62, csize=1 << 62))
+put("npz-zip64-entries-2p62.npz", zip64_lie(len(good), entries=1 << 62))
+put("npz-zip64-ok.npz", zip64_lie(len(good)))
+big = npy(shape="(200,)", data=bytes(1600))
+bad = npz([("labels.npy", big)], zipfile.ZIP_DEFLATED)
+cd = bad.find(b"PK\x01\x02")
+struct.pack_into("<I", bad, cd + 24, 1 << 31)       # uncompressed size: a lie
+put("npz-usize-lie.npz", bad)
+
+# ---- csv, text, raw ---------------------------------------------------------------
+put("csv-unterminated-quote.csv", b'id,label\n1,2\n2,"3\n3,4\n')
+put("csv-non-numeric.csv", b"id,label\n1,cat\n2,3\n3,dog\n")
+put("csv-empty-cells.csv", b"id,label\n1,\n2,3\n3,\n")
+put("csv-zero-bytes.csv", b"")
+put("csv-binary-garbage.csv", bytes(range(256)) * 4)
+put("csv-ragged.csv", b"a,b,label\n1,2,3\n4\n5,6,7,8\n")
+put("text-binary-garbage.txt", b"\x00\x01\xff\xfe\n1\n\x7fELF\n")
+put("text-zero-bytes.txt", b"")
+put("text-huge-number.txt", b"1\n99999999999999999999999\n")
+put("text-hex-and-junk.txt", b"0x10\n1p3\n--1\n1e\n")
+put("text-escape-sequences.txt", b"1\n\x1b[2J\x1b]0;owned\x07\n")
+put("raw-odd-size.bin", b"\x01\x00\x00\x00\x02")
+put("raw-zero-bytes.bin", b"")
+put("good-5.txt", b"0\n1\n2\n3\n4\n")
