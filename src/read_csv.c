@@ -65,6 +65,7 @@ struct csv {
     /* the first row, kept whole until the header and the column are known */
     int resolved;
     size_t col;               /* 0-based label column, once resolved */
+    size_t width;             /* cells in the first row: no later row may have more */
     char *row0;               /* the cells, each NUL-terminated */
     size_t row0_len, row0_cap;
     size_t *row0_off;
@@ -363,6 +364,7 @@ static void resolve(struct csv *s)
     } else {
         push_cell(s, cell, strlen(cell));
     }
+    s->width = s->row0_n;
     free(s->row0);
     free(s->row0_off);
     s->row0 = NULL, s->row0_off = NULL;
@@ -370,6 +372,16 @@ static void resolve(struct csv *s)
 }
 
 // ---- row handlers shared by both parsers
+
+/* A row wider than the first one is what pandas refuses ("Expected 2 fields in
+ * line 3, saw 3"): mostly an unquoted delimiter inside a path, which shifts
+ * every cell after it, the label's too. A shorter row only lacks cells. */
+static void check_width(struct csv *s, size_t cells, unsigned long long line)
+{
+    if (cells > s->width)
+        FAIL(s, "line %llu: %zu fields, but the first row has %zu (an unquoted "
+             "delimiter inside a field?)", line, cells, s->width);
+}
 
 /* A row has ended (its cells were given to on_field or parsed in place). */
 static void end_row(struct csv *s, size_t cells)
@@ -380,6 +392,17 @@ static void end_row(struct csv *s, size_t cells)
         resolve(s);
     else if (cells <= s->col)
         push_bad(s, "", 0);              /* too short to have the label cell */
+    else
+        check_width(s, cells, current_row_line(s));
+}
+
+/* Cells in [p, end) when it starts a field: one more than its delimiters. */
+static size_t count_fields(const struct csv *s, const char *p, const char *end)
+{
+    size_t n = 1;
+    while ((p = memchr(p, s->delim, (size_t)(end - p))) != NULL)
+        n++, p++;
+    return n;
 }
 
 /* libcsv's cell callback. */
@@ -461,8 +484,10 @@ static void fast_line(struct csv *s, const char *p, const char *end)
         p = d + 1;
     }
     const char *d = memchr(p, s->delim, (size_t)(end - p));
-    if (d)
+    if (d) {
+        check_width(s, s->col + 1 + count_fields(s, d + 1, end), (unsigned long long)s->line);
         end = d;
+    }
     trim(s, &p, &end);
     push_cell(s, p, (size_t)(end - p));
 }

@@ -373,7 +373,7 @@ static void test_syntax(void)
 static void test_cells(void)
 {
     check("empty, 'cat' and short rows are unparsable, with their row indices",
-          "p,label\na,1\nb,\nc,cat\nd,4\ne\nf,5,extra\n", AUTO,
+          "p,label\na,1\nb,\nc,cat\nd,4\ne\nf,5\n", AUTO,
           "I0[1] U1[] U2[cat] I3[4] U4[] I5[5]", "label");
     check("float cells switch the dtype", "label\n1\n2\n1.5\n3\nnan\n-inf\n1e3\n", AUTO,
           "I0[1 2] F2[1.5 3 nan -inf 1000]", "label");
@@ -432,6 +432,14 @@ static void test_number_cells(void)
 
 static void test_errors(void)
 {
+    check("a row wider than the first is an error (pandas refuses it too)",
+          "p,label\na,1\nb,c,2\n", AUTO,
+          "ERROR: line 3: 3 fields, but the first row has 2 (an unquoted delimiter inside a "
+          "field?)", NULL);
+    check("a wider row after a quoted one is an error too",
+          "label,p\n1,\"a,b\"\n2,b,c\n", AUTO,
+          "ERROR: line 3: 3 fields, but the first row has 2 (an unquoted delimiter inside a "
+          "field?)", NULL);
     check("unterminated quote: error with the row's line",
           "label\n1\n\"2\n3\n", AUTO, "ERROR: line 3: unterminated quoted field", NULL);
     check("unterminated quote after a multi-line cell counts lines",
