@@ -5,69 +5,19 @@
  *
  * The fixtures come from tests/gen_fixtures.c, included here, written into a
  * fresh temporary directory. The TAP plan is printed last. */
-#include <stdarg.h> /* va_list */
 #include <stdio.h>  /* printf, fopen */
 #include <stdlib.h> /* mkdtemp, free */
 #include <string.h> /* strstr */
 #include "npy_header.h"
 #include "reader.h"
+#include "file_source.h" /* the byte source these tests read through */
+#include "tap.h"
 
 #define GEN_FIXTURES_NO_MAIN
 #include "../gen_fixtures.c"
 
-// ---- TAP ------------------------------------------------------------------
-
-static int t_count, t_failed;
-
-#define OK(cond, ...) do { \
-        int ok_ = !!(cond); \
-        t_count++; \
-        t_failed += !ok_; \
-        printf("%s %d - ", ok_ ? "ok" : "not ok", t_count); \
-        printf(__VA_ARGS__); \
-        printf("\n"); \
-    } while (0)
-
 #define HAS(haystack, needle) (strstr((haystack), (needle)) != NULL)
 
-// ---- test doubles: input.c and reader.c are not on this branch -----------
-/* A la_source over a FILE*; path is what la_source_path() answers ("-" makes
- * the reader treat it as a stream, as for stdin). */
-struct la_source {
-    FILE *f;
-    const char *path;
-    int gzip;
-    uint64_t off;
-};
-
-ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
-{
-    size_t k = fread(buf, 1, n, s->f);
-    if (k == 0 && ferror(s->f))
-        return -1;
-    s->off += k;
-    return (ssize_t)k;
-}
-
-ssize_t la_source_read_full(struct la_source *s, void *buf, size_t n)
-{
-    return la_source_read(s, buf, n);
-}
-
-const char *la_source_path(const struct la_source *s) { return s->path; }
-int la_source_is_gzip(const struct la_source *s) { return s->gzip; }
-uint64_t la_source_offset(const struct la_source *s) { return s->off; }
-const char *la_source_error(const struct la_source *s) { return "read error"; }
-
-int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-// ---- end of test doubles ---------------------------------------------------
 
 static char dir[256];
 
@@ -185,28 +135,28 @@ static void test_header_ok(void)
     const char *d = "{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }";
     for (int v = 1; v <= 3; v++) {
         long rc = parse(v, d, &h, err);
-        OK(rc == (long)(strlen(d) + (v == 1 ? 10 : 12)) && h.major == v && h.ndim == 1
+        TAP_OK(rc == (long)(strlen(d) + (v == 1 ? 10 : 12)) && h.major == v && h.ndim == 1
            && h.shape[0] == 5 && h.count == 5 && h.nbytes == 40 && h.dtype == LA_DT_INT64
            && !h.fortran_order, "header v%d.0 parses (%s)", v, err);
     }
-    OK(parse(1, "{'shape': (3, 4, 5), 'fortran_order': True, 'descr': '>f4'}", &h, err) > 0
+    TAP_OK(parse(1, "{'shape': (3, 4, 5), 'fortran_order': True, 'descr': '>f4'}", &h, err) > 0
        && h.ndim == 3 && h.count == 60 && h.fortran_order && h.dtype == LA_DT_FLOAT32
        && h.swap == !la_host_is_big_endian(), "keys in any order, no trailing comma");
-    OK(parse(1, "  { 'descr' : '|u1' , 'fortran_order' : False ,\t'shape' : ( 5 , ) , }  \n",
+    TAP_OK(parse(1, "  { 'descr' : '|u1' , 'fortran_order' : False ,\t'shape' : ( 5 , ) , }  \n",
              &h, err) > 0 && h.count == 5 && h.dtype == LA_DT_UINT8 && !h.swap,
        "spaces everywhere and trailing commas");
-    OK(parse(1, "{\"descr\": \"<f2\", \"fortran_order\": False, \"shape\": (2, 3,)}", &h, err) > 0
+    TAP_OK(parse(1, "{\"descr\": \"<f2\", \"fortran_order\": False, \"shape\": (2, 3,)}", &h, err) > 0
        && h.count == 6 && h.dtype == LA_DT_FLOAT16, "double-quoted strings");
-    OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': ()}", &h, err) > 0
+    TAP_OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': ()}", &h, err) > 0
        && h.ndim == 0 && h.count == 1 && h.nbytes == 8, "() is a scalar: one value");
-    OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (0, 5)}", &h, err) > 0
+    TAP_OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (0, 5)}", &h, err) > 0
        && h.ndim == 2 && h.count == 0 && h.nbytes == 0, "a zero dimension: empty");
-    OK(parse(1, "{'descr': '<i8', 'fortran_order': False, "
+    TAP_OK(parse(1, "{'descr': '<i8', 'fortran_order': False, "
                 "'shape': (4294967296, 0, 4294967296)}", &h, err) > 0 && h.count == 0,
        "a zero dimension never overflows");
-    OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (5L, 2L)}", &h, err) > 0
+    TAP_OK(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (5L, 2L)}", &h, err) > 0
        && h.count == 10, "Python 2 long literals (5L,)");
-    OK(parse(1, "{'descr': '?', 'fortran_order': False, 'shape': (3,)}", &h, err) > 0
+    TAP_OK(parse(1, "{'descr': '?', 'fortran_order': False, 'shape': (3,)}", &h, err) > 0
        && h.dtype == LA_DT_BOOL, "descr '?' is bool");
 }
 
@@ -265,7 +215,7 @@ static void test_header_errors(void)
         if (cases[i].at)
             snprintf(want, sizeof want, "byte %zu: ",
                      (size_t)(10 + (strstr(cases[i].dict, cases[i].at) - cases[i].dict)));
-        OK(rc == -1 && strncmp(err, want, strlen(want)) == 0 && HAS(err, cases[i].msg)
+        TAP_OK(rc == -1 && strncmp(err, want, strlen(want)) == 0 && HAS(err, cases[i].msg)
            && !strchr(err, '\n'), "bad header %zu: %s", i + 1, err);
     }
 }
@@ -277,27 +227,27 @@ static void test_preamble_errors(void)
     const char *d = "{'descr': '<i8', 'fortran_order': False, 'shape': (5,)}";
     struct blob b = hdr(1, d);
     b.p[3] = 'X';
-    OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
+    TAP_OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
        && strcmp(err, "byte 0: not a .npy file (bad magic)") == 0, "bad magic: %s", err);
     b.p[3] = 'M';
     b.p[6] = 4;
-    OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
+    TAP_OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
        && strcmp(err, "byte 6: unsupported .npy version 4.0") == 0, "version 4.0: %s", err);
     b.p[6] = 1;
-    OK(la_npy_parse_header(b.p, b.len - 5, &h, err, sizeof err) == -1
+    TAP_OK(la_npy_parse_header(b.p, b.len - 5, &h, err, sizeof err) == -1
        && HAS(err, "file ends inside the header"), "header cut short: %s", err);
-    OK(la_npy_parse_header(b.p, 7, &h, err, sizeof err) == -1
+    TAP_OK(la_npy_parse_header(b.p, 7, &h, err, sizeof err) == -1
        && strcmp(err, "byte 7: file ends inside the .npy preamble") == 0, "preamble cut: %s",
        err);
-    OK(la_npy_parse_header(b.p, 0, &h, err, sizeof err) == -1 && HAS(err, "bad magic"),
+    TAP_OK(la_npy_parse_header(b.p, 0, &h, err, sizeof err) == -1 && HAS(err, "bad magic"),
        "empty buffer: %s", err);
     free(b.p);
     b = hdr(2, d);
     b.p[8] = 0, b.p[9] = 0, b.p[10] = 0x20, b.p[11] = 0;      /* 2 MiB */
-    OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
+    TAP_OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1
        && HAS(err, "byte 8: header length 2097152 is over"), "huge header length: %s", err);
     b.p[10] = 0, b.p[11] = 0x80;                             /* 2 GiB */
-    OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1 && HAS(err, "byte 8:"),
+    TAP_OK(la_npy_parse_header(b.p, b.len, &h, err, sizeof err) == -1 && HAS(err, "byte 8:"),
        "huge v2 header length: %s", err);
     free(b.p);
 }
@@ -326,7 +276,7 @@ static void test_dtype(void)
             printf("# %s\n", ok[i].descr);
         }
     }
-    OK(good, "la_dtype_from_numpy reads NumPy type strings and byte orders");
+    TAP_OK(good, "la_dtype_from_numpy reads NumPy type strings and byte orders");
     static const char *const bad[] = {"<c16", "|S5", "|O", "<M8[ns]", "<U3", "|V8", "<f16",
                                       "", "<", "l", "<i3", "<i8x", "!i4", "<b2", NULL};
     good = 1;
@@ -338,7 +288,7 @@ static void test_dtype(void)
             printf("# accepted %s\n", bad[i]);
         }
     }
-    OK(good, "la_dtype_from_numpy rejects complex, strings, objects, datetimes, 'l'");
+    TAP_OK(good, "la_dtype_from_numpy rejects complex, strings, objects, datetimes, 'l'");
     good = 1;
     for (int t = 0; t < LA_DT_COUNT; t++) {
         enum la_dtype dt;
@@ -347,7 +297,7 @@ static void test_dtype(void)
                 && la_dtype_info(dt)->kind == fx_types[t].kind;
     }
     enum la_dtype dt;
-    OK(good && la_dtype_from_name("int128", &dt) == -1 && la_dtype_from_name(NULL, &dt) == -1
+    TAP_OK(good && la_dtype_from_name("int128", &dt) == -1 && la_dtype_from_name(NULL, &dt) == -1
        && la_dtype_info(LA_DT_COUNT) == NULL, "dtype names, sizes and kinds");
     uint16_t a = 0x0102;
     uint32_t b = 0x01020304;
@@ -357,9 +307,9 @@ static void test_dtype(void)
     la_byteswap(&b, 1, 4);
     la_byteswap(c, 2, 8);
     la_byteswap(d, 1, 3);
-    OK(a == 0x0201 && b == 0x04030201 && c[0] == 0x0807060504030201
+    TAP_OK(a == 0x0201 && b == 0x04030201 && c[0] == 0x0807060504030201
        && c[1] == 0x8877665544332211 && d[0] == 3 && d[2] == 1, "la_byteswap 2, 4, 8, 3 bytes");
-    OK(la_host_is_big_endian() == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
+    TAP_OK(la_host_is_big_endian() == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
        "la_host_is_big_endian");
 }
 
@@ -378,7 +328,7 @@ static void test_dtypes_read(void)
                        && g.info.shape_known && strcmp(g.info.format, "npy") == 0;
             for (int k = 0; good && k < FX_N; k++)
                 good = bits_at(&g, (uint64_t)k) == fx_bits(t, k);
-            OK(good, "%s reads the right values (%s)", name, g.err);
+            TAP_OK(good, "%s reads the right values (%s)", name, g.err);
             free(g.v);
         }
     }
@@ -387,12 +337,12 @@ static void test_dtypes_read(void)
     read_fixture("int32_be.npy", NULL, &g);
     int32_t v7;
     memcpy(&v7, g.v + 7 * 4, 4);
-    OK(g.rc == 0 && v7 == 258, ">i4 bytes 00 00 01 02 read as 258");
+    TAP_OK(g.rc == 0 && v7 == 258, ">i4 bytes 00 00 01 02 read as 258");
     free(g.v);
     read_fixture("float16.npy", NULL, &g);
     uint16_t h[FX_N];
     memcpy(h, g.v, sizeof h);
-    OK(g.rc == 0 && g.dtype == LA_DT_FLOAT16 && h[3] == 0x7E00 && h[4] == 0x7C00
+    TAP_OK(g.rc == 0 && g.dtype == LA_DT_FLOAT16 && h[3] == 0x7E00 && h[4] == 0x7C00
        && h[5] == 0xFC00 && h[6] == 0x0001 && h[7] == 0x7BFF,
        "float16 NaN, +-Inf, subnormal and 65504 come through as bits");
     free(g.v);
@@ -404,40 +354,40 @@ static void test_shapes(void)
     static const char *const versions[3] = {"v1.npy", "v2.npy", "v3.npy"};
     for (int v = 0; v < 3; v++) {
         read_fixture(versions[v], NULL, &g);
-        OK(is_arange(&g, 5), "%s reads 0..4", versions[v]);
+        TAP_OK(is_arange(&g, 5), "%s reads 0..4", versions[v]);
         free(g.v);
     }
     read_fixture("c2d.npy", NULL, &g);
-    OK(is_arange(&g, 12) && g.info.ndim == 2 && g.info.shape[0] == 3 && g.info.shape[1] == 4
+    TAP_OK(is_arange(&g, 12) && g.info.ndim == 2 && g.info.shape[0] == 3 && g.info.shape[1] == 4
        && g.dtype == LA_DT_INT32 && !g.info.fortran_order, "2-D C order (3, 4)");
     free(g.v);
     read_fixture("c3d.npy", NULL, &g);
-    OK(is_arange(&g, 24) && g.info.ndim == 3 && g.info.shape[2] == 4, "3-D C order (2, 3, 4)");
+    TAP_OK(is_arange(&g, 24) && g.info.ndim == 3 && g.info.shape[2] == 4, "3-D C order (2, 3, 4)");
     free(g.v);
     read_fixture("mask_uint8.npy", NULL, &g);
-    OK(g.rc == 0 && g.n == 640 && g.info.ndim == 3 && g.info.shape[0] == 10 && g.v[192] == 255
+    TAP_OK(g.rc == 0 && g.n == 640 && g.info.ndim == 3 && g.info.shape[0] == 10 && g.v[192] == 255
        && g.v[192 + 37] == 255 && g.v[7 * 64 + 63] == 255 && g.v[1] == 1,
        "uint8 mask (10, 8, 8) with 255s");
     free(g.v);
     read_fixture("labels_int64.npy", NULL, &g);
-    OK(g.rc == 0 && g.n == 1000 && (int64_t)bits_at(&g, 17) == 10
+    TAP_OK(g.rc == 0 && g.n == 1000 && (int64_t)bits_at(&g, 17) == 10
        && (int64_t)bits_at(&g, 123) == -1 && bits_at(&g, 500) == 255
        && (int64_t)bits_at(&g, 999) == -100 && bits_at(&g, 998) == 8,
        "int64 labels with out-of-range values");
     free(g.v);
     read_fixture("bool.npy", NULL, &g);
-    OK(g.rc == 0 && g.dtype == LA_DT_BOOL && g.n == 5 && memcmp(g.v, "\1\0\1\1\0", 5) == 0,
+    TAP_OK(g.rc == 0 && g.dtype == LA_DT_BOOL && g.n == 5 && memcmp(g.v, "\1\0\1\1\0", 5) == 0,
        "bool");
     free(g.v);
     read_fixture("empty.npy", NULL, &g);
-    OK(g.rc == 0 && g.n == 0 && g.chunks == 0 && g.info.ndim == 1 && g.info.shape[0] == 0,
+    TAP_OK(g.rc == 0 && g.n == 0 && g.chunks == 0 && g.info.ndim == 1 && g.info.shape[0] == 0,
        "zero-length array: no chunks");
     free(g.v);
     read_fixture("empty2d.npy", "-", &g);
-    OK(g.rc == 0 && g.n == 0 && g.info.ndim == 2 && g.info.shape[1] == 5, "(0, 5): empty");
+    TAP_OK(g.rc == 0 && g.n == 0 && g.info.ndim == 2 && g.info.shape[1] == 5, "(0, 5): empty");
     free(g.v);
     read_fixture("scalar.npy", NULL, &g);
-    OK(g.rc == 0 && g.n == 1 && g.info.ndim == 0 && bits_at(&g, 0) == 7, "scalar: one value");
+    TAP_OK(g.rc == 0 && g.n == 1 && g.info.ndim == 0 && bits_at(&g, 0) == 7, "scalar: one value");
     free(g.v);
 }
 
@@ -447,11 +397,11 @@ static void test_fortran(void)
     for (int stream = 0; stream < 2; stream++) {
         const char *as = stream ? "-" : NULL, *how = stream ? "from a stream" : "by mmap";
         read_fixture("fortran2d.npy", as, &g);
-        OK(is_arange(&g, 12) && g.info.fortran_order && g.info.shape[0] == 3,
+        TAP_OK(is_arange(&g, 12) && g.info.fortran_order && g.info.shape[0] == 3,
            "Fortran (3, 4) yields C order %s (%s)", how, g.err);
         free(g.v);
         read_fixture("fortran3d_be.npy", as, &g);
-        OK(is_arange(&g, 24) && g.dtype == LA_DT_INT16, "Fortran (2, 3, 4) >i2 %s", how);
+        TAP_OK(is_arange(&g, 24) && g.dtype == LA_DT_INT16, "Fortran (2, 3, 4) >i2 %s", how);
         free(g.v);
     }
     /* Big enough for several chunks, so gathering carries across chunk ends. */
@@ -462,11 +412,11 @@ static void test_fortran(void)
     snprintf(path, sizeof path, "%s/fortran_big.npy", dir);
     save(dir, "fortran_big.npy", &f);
     read_file(path, NULL, &g);
-    OK(is_arange(&g, 630000) && g.chunks == 3, "Fortran (700, 300, 3) by mmap, %d chunks",
+    TAP_OK(is_arange(&g, 630000) && g.chunks == 3, "Fortran (700, 300, 3) by mmap, %d chunks",
        g.chunks);
     free(g.v);
     read_file(path, "-", &g);
-    OK(is_arange(&g, 630000), "Fortran (700, 300, 3) from a stream");
+    TAP_OK(is_arange(&g, 630000), "Fortran (700, 300, 3) from a stream");
     free(g.v);
     /* Shapes with one dimension above 1 are the same in both orders. */
     d.len = 0;
@@ -475,17 +425,17 @@ static void test_fortran(void)
     npy(&f, 1, "<u4", 1, "(1, 5, 1)", "\0\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0", 20);
     save(dir, "fortran_flat.npy", &f);
     read_fixture("fortran_flat.npy", "-", &g);
-    OK(is_arange(&g, 5), "Fortran (1, 5, 1) needs no reordering");
+    TAP_OK(is_arange(&g, 5), "Fortran (1, 5, 1) needs no reordering");
     free(g.v);
     f.len = 0;
     npy(&f, 1, "<u4", 1, "(4, 3)", d.p, 48);
     put(&f, "xyz", 3);
     save(dir, "fortran_trailing.npy", &f);
     read_fixture("fortran_trailing.npy", NULL, &g);
-    OK(g.rc == 1 && g.n == 0 && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
+    TAP_OK(g.rc == 1 && g.n == 0 && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
        "Fortran with trailing bytes, by mmap: %s", g.err);
     read_fixture("fortran_trailing.npy", "-", &g);
-    OK(g.rc == 2 && is_arange_prefix(&g, 12)
+    TAP_OK(g.rc == 2 && is_arange_prefix(&g, 12)
        && strcmp(g.err, "byte 176: 3 bytes after the array's data") == 0,
        "Fortran with trailing bytes, from a stream: %s", g.err);
     free(g.v);
@@ -493,10 +443,10 @@ static void test_fortran(void)
     npy(&f, 1, "<u4", 1, "(4, 3)", d.p, 30);
     save(dir, "fortran_short.npy", &f);
     read_fixture("fortran_short.npy", NULL, &g);
-    OK(g.rc == 1 && strcmp(g.err, "byte 158: file ends after 7 of 12 values") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "byte 158: file ends after 7 of 12 values") == 0,
        "Fortran truncated, by mmap: %s", g.err);
     read_fixture("fortran_short.npy", "-", &g);
-    OK(g.rc == 1 && strcmp(g.err, "byte 158: file ends after 7 of 12 values") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "byte 158: file ends after 7 of 12 values") == 0,
        "Fortran truncated, from a stream: %s", g.err);
     f.len = 0;
     npy(&f, 1, "|u1", 1, "(20000, 20000)", d.p, 100);
@@ -504,10 +454,10 @@ static void test_fortran(void)
     read_fixture("fortran_huge.npy", "-", &g);
     /* the header claims 400 MB over 100 bytes: truncated, not "too large to
      * reorder" (tests/limits.sh streams a real 300 MB one for that message) */
-    OK(g.rc == 1 && strcmp(g.err, "byte 228: file ends after 100 of 400000000 values") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "byte 228: file ends after 100 of 400000000 values") == 0,
        "huge Fortran claim from a stream is refused, nothing allocated: %s", g.err);
     read_fixture("fortran_huge.npy", NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "file ends after 100 of 400000000 values"),
+    TAP_OK(g.rc == 1 && HAS(g.err, "file ends after 100 of 400000000 values"),
        "huge Fortran claim in a short file: %s", g.err);
     free(d.p);
     free(f.p);
@@ -517,18 +467,18 @@ static void test_errors(void)
 {
     struct got g;
     read_fixture("truncated.npy", NULL, &g);
-    OK(g.rc == 2 && strcmp(g.err, "byte 1328: file ends after 150 of 1000 values") == 0,
+    TAP_OK(g.rc == 2 && strcmp(g.err, "byte 1328: file ends after 150 of 1000 values") == 0,
        "truncated data: %s", g.err);
     free(g.v);
     read_fixture("trailing.npy", NULL, &g);
-    OK(g.rc == 2 && g.n == 5 && strcmp(g.err, "byte 168: 12 bytes after the array's data") == 0,
+    TAP_OK(g.rc == 2 && g.n == 5 && strcmp(g.err, "byte 168: 12 bytes after the array's data") == 0,
        "trailing bytes: %s", g.err);
     free(g.v);
     read_fixture("badmagic.npy", NULL, &g);
-    OK(g.rc == 1 && strcmp(g.err, "byte 0: not a .npy file (bad magic)") == 0, "bad magic: %s",
+    TAP_OK(g.rc == 1 && strcmp(g.err, "byte 0: not a .npy file (bad magic)") == 0, "bad magic: %s",
        g.err);
     read_fixture("complex.npy", NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, ": unsupported dtype '<c16'"), "complex: %s", g.err);
+    TAP_OK(g.rc == 1 && HAS(g.err, ": unsupported dtype '<c16'"), "complex: %s", g.err);
 
     /* Many chunks: first_index runs on (read_file checks), bool bytes become 0/1. */
     struct blob d = {0}, f = {0};
@@ -540,13 +490,13 @@ static void test_errors(void)
     int good = g.rc == 0 && g.n == FX_BIG && g.chunks == 4;
     for (uint64_t i = 0; good && i < FX_BIG; i++)
         good = bits_at(&g, i) == i % 7;
-    OK(good, "400000 int64 in %d chunks of at most 1 MiB", g.chunks);
+    TAP_OK(good, "400000 int64 in %d chunks of at most 1 MiB", g.chunks);
     free(g.v);
     f.len = 0;
     npy(&f, 1, "|b1", 0, "(3,)", "\2\0\377", 3);
     save(dir, "bool_bytes.npy", &f);
     read_fixture("bool_bytes.npy", NULL, &g);
-    OK(g.rc == 0 && memcmp(g.v, "\1\0\1", 3) == 0, "bool bytes other than 0/1 are True");
+    TAP_OK(g.rc == 0 && memcmp(g.v, "\1\0\1", 3) == 0, "bool bytes other than 0/1 are True");
     free(g.v);
     free(d.p);
     free(f.p);
@@ -568,12 +518,11 @@ int main(void)
     test_shapes();
     test_fortran();
     test_errors();
-    printf("1..%d\n", t_count);
     if (!getenv("KEEP_FIXTURES")) {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0)
             printf("# could not remove %s\n", dir);
     }
-    return t_failed ? 1 : 0;
+    return tap_done();
 }

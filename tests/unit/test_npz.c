@@ -7,69 +7,19 @@
  *
  * The fixtures come from tests/gen_fixtures.c, included here, written into a
  * fresh temporary directory. The TAP plan is printed last. */
-#include <stdarg.h> /* va_list */
 #include <stdio.h>  /* printf, fopen */
 #include <stdlib.h> /* mkdtemp, free */
 #include <string.h> /* strstr */
 #include "npy_header.h"
 #include "reader.h"
+#include "file_source.h" /* the byte source these tests read through */
+#include "tap.h"
 
 #define GEN_FIXTURES_NO_MAIN
 #include "../gen_fixtures.c"
 
-// ---- TAP ------------------------------------------------------------------
-
-static int t_count, t_failed;
-
-#define OK(cond, ...) do { \
-        int ok_ = !!(cond); \
-        t_count++; \
-        t_failed += !ok_; \
-        printf("%s %d - ", ok_ ? "ok" : "not ok", t_count); \
-        printf(__VA_ARGS__); \
-        printf("\n"); \
-    } while (0)
-
 #define HAS(haystack, needle) (strstr((haystack), (needle)) != NULL)
 
-// ---- test doubles: input.c and reader.c are not on this branch -----------
-/* A la_source over a FILE*; path is what la_source_path() answers ("-" makes
- * the reader spool it, as for stdin; gzip = 1 likewise). */
-struct la_source {
-    FILE *f;
-    const char *path;
-    int gzip;
-    uint64_t off;
-};
-
-ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
-{
-    size_t k = fread(buf, 1, n, s->f);
-    if (k == 0 && ferror(s->f))
-        return -1;
-    s->off += k;
-    return (ssize_t)k;
-}
-
-ssize_t la_source_read_full(struct la_source *s, void *buf, size_t n)
-{
-    return la_source_read(s, buf, n);
-}
-
-const char *la_source_path(const struct la_source *s) { return s->path; }
-int la_source_is_gzip(const struct la_source *s) { return s->gzip; }
-uint64_t la_source_offset(const struct la_source *s) { return s->off; }
-const char *la_source_error(const struct la_source *s) { return "read error"; }
-
-int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-// ---- end of test doubles ---------------------------------------------------
 
 static char dir[256];
 
@@ -175,18 +125,18 @@ static void test_good(void)
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         for (int how = PLAIN; how <= GZIP; how++) {
             read_npz(names[i], (enum how)how, NULL, &g);
-            OK(is_labels(&g) && strcmp(g.info.format, "npz") == 0 && g.info.ndim == 1
+            TAP_OK(is_labels(&g) && strcmp(g.info.format, "npz") == 0 && g.info.ndim == 1
                && g.info.shape[0] == FX_LABELS && g.info.shape_known,
                "%s %s (%s)", names[i], hows[how], g.err);
             free(g.v);
         }
     }
     read_npz("zip64.npz", PLAIN, NULL, &g);
-    OK(g.rc == 0 && is_mod7(&g, FX_BIG), "zip64 archive: picks y, %d chunks (%s)", g.chunks,
+    TAP_OK(g.rc == 0 && is_mod7(&g, FX_BIG), "zip64 archive: picks y, %d chunks (%s)", g.chunks,
        g.err);
     free(g.v);
     read_npz("big_deflated.npz", STDIN, NULL, &g);
-    OK(g.rc == 0 && is_mod7(&g, FX_BIG) && g.chunks == 4,
+    TAP_OK(g.rc == 0 && is_mod7(&g, FX_BIG) && g.chunks == 4,
        "3.2 MB deflated member streams in %d chunks", g.chunks);
     free(g.v);
 }
@@ -195,29 +145,29 @@ static void test_choice(void)
 {
     struct got g;
     read_npz("xy.npz", PLAIN, NULL, &g);
-    OK(g.rc == 0 && g.n == 4 && i64_at(&g, 0) == 3 && i64_at(&g, 3) == 0,
+    TAP_OK(g.rc == 0 && g.n == 4 && i64_at(&g, 0) == 3 && i64_at(&g, 3) == 0,
        "x and y: y is the default");
     free(g.v);
     read_npz("xy.npz", PLAIN, "x", &g);
-    OK(g.rc == 0 && g.n == 8 && g.dtype == LA_DT_FLOAT32 && g.info.ndim == 2
+    TAP_OK(g.rc == 0 && g.n == 8 && g.dtype == LA_DT_FLOAT32 && g.info.ndim == 2
        && g.info.shape[0] == 4 && g.info.shape[1] == 2, "--array x");
     free(g.v);
     read_npz("xy.npz", PLAIN, "x.npy", &g);
-    OK(g.rc == 0 && g.n == 8, "--array x.npy names the member itself");
+    TAP_OK(g.rc == 0 && g.n == 8, "--array x.npy names the member itself");
     free(g.v);
     read_npz("ambiguous.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && strcmp(g.err, "several arrays (x, y2, z): choose one with --array") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "several arrays (x, y2, z): choose one with --array") == 0,
        "ambiguous: %s", g.err);
     read_npz("ambiguous.npz", PLAIN, "y2", &g);
-    OK(g.rc == 0 && g.n == 4, "ambiguous with --array y2");
+    TAP_OK(g.rc == 0 && g.n == 4, "ambiguous with --array y2");
     free(g.v);
     read_npz("xy.npz", PLAIN, "foo", &g);
-    OK(g.rc == 1 && strcmp(g.err, "no array 'foo' in the archive (arrays: x, y)") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "no array 'foo' in the archive (arrays: x, y)") == 0,
        "missing name: %s", g.err);
     read_npz("no_arrays.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "no arrays"), "no .npy member: %s", g.err);
+    TAP_OK(g.rc == 1 && HAS(g.err, "no arrays"), "no .npy member: %s", g.err);
     read_npz("with_notes.npz", PLAIN, "notes.txt", &g);
-    OK(g.rc == 1 && strcmp(g.err, "member 'notes.txt': not a .npy array (bad magic)") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "member 'notes.txt': not a .npy array (bad magic)") == 0,
        "--array naming a text member: %s", g.err);
 }
 
@@ -225,14 +175,14 @@ static void test_fortran(void)
 {
     struct got g;
     read_npz("fortran_stored.npz", PLAIN, NULL, &g);
-    OK(is_arange(&g, 12) && g.info.fortran_order, "Fortran in a stored member, by mmap (%s)",
+    TAP_OK(is_arange(&g, 12) && g.info.fortran_order, "Fortran in a stored member, by mmap (%s)",
        g.err);
     free(g.v);
     read_npz("fortran_stored.npz", STDIN, NULL, &g);
-    OK(is_arange(&g, 12), "Fortran in a stored member, spooled from stdin (%s)", g.err);
+    TAP_OK(is_arange(&g, 12), "Fortran in a stored member, spooled from stdin (%s)", g.err);
     free(g.v);
     read_npz("fortran_deflated.npz", PLAIN, NULL, &g);
-    OK(is_arange(&g, 12), "Fortran in a deflated member, in memory (%s)", g.err);
+    TAP_OK(is_arange(&g, 12), "Fortran in a deflated member, in memory (%s)", g.err);
     free(g.v);
 
     /* A stored Fortran member is gathered, not pulled: its CRC is checked first. */
@@ -244,7 +194,7 @@ static void test_fortran(void)
     zip(&z, &e, 1, &bad, NULL);
     save(dir, "fortran_badcrc.npz", &z);
     read_npz("fortran_badcrc.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && g.n == 0
+    TAP_OK(g.rc == 1 && g.n == 0
        && strcmp(g.err, "member 'y.npy': CRC-32 mismatch (archive is corrupt)") == 0,
        "Fortran stored member with a bad CRC: %s", g.err);
     free(d.p);
@@ -256,28 +206,28 @@ static void test_corrupt(void)
 {
     struct got g;
     read_npz("badcrc.npz", PLAIN, NULL, &g);
-    OK(g.rc == 2 && strcmp(g.err, "member 'y.npy': CRC-32 mismatch (archive is corrupt)") == 0,
+    TAP_OK(g.rc == 2 && strcmp(g.err, "member 'y.npy': CRC-32 mismatch (archive is corrupt)") == 0,
        "stored member, bad CRC: %s", g.err);
     free(g.v);
     read_npz("badcrc_deflated.npz", PLAIN, NULL, &g);
-    OK(g.rc == 2 && g.chunks > 0
+    TAP_OK(g.rc == 2 && g.chunks > 0
        && strcmp(g.err, "member 'y.npy': CRC-32 mismatch (archive is corrupt)") == 0,
        "deflated member, bad CRC found after %d chunks: %s", g.chunks, g.err);
     free(g.v);
     read_npz("truncated_cd.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "central directory runs past its end record"),
+    TAP_OK(g.rc == 1 && HAS(g.err, "central directory runs past its end record"),
        "truncated central directory: %s", g.err);
     read_npz("cut.npz", STDIN, NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "no end of central directory record"), "cut archive: %s", g.err);
+    TAP_OK(g.rc == 1 && HAS(g.err, "no end of central directory record"), "cut archive: %s", g.err);
     read_npz("notnpy.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && strcmp(g.err, "member 'y.npy': not a .npy array (bad magic)") == 0,
+    TAP_OK(g.rc == 1 && strcmp(g.err, "member 'y.npy': not a .npy array (bad magic)") == 0,
        "member that is not .npy: %s", g.err);
     read_npz("encrypted.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && strcmp(g.err, "member 'y.npy' is encrypted") == 0, "encrypted: %s", g.err);
+    TAP_OK(g.rc == 1 && strcmp(g.err, "member 'y.npy' is encrypted") == 0, "encrypted: %s", g.err);
     read_npz("method12.npz", PLAIN, NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "compression method 12 is not supported"), "bzip2: %s", g.err);
+    TAP_OK(g.rc == 1 && HAS(g.err, "compression method 12 is not supported"), "bzip2: %s", g.err);
     read_npz("labels_int64.npy", PLAIN, NULL, &g);
-    OK(g.rc == 1 && HAS(g.err, "no end of central directory"), "a .npy is no archive: %s",
+    TAP_OK(g.rc == 1 && HAS(g.err, "no end of central directory"), "a .npy is no archive: %s",
        g.err);
 }
 
@@ -296,7 +246,7 @@ static void test_member_lies(void)
         zip(&z, &e, 1, &o, NULL);
         save(dir, "short_member.npz", &z);
         read_npz("short_member.npz", PLAIN, NULL, &g);
-        OK(g.rc == 2 && strcmp(g.err, "member 'y.npy': byte 1328: member ends after 150 of "
+        TAP_OK(g.rc == 2 && strcmp(g.err, "member 'y.npy': byte 1328: member ends after 150 of "
                                "1000 values") == 0, "%s member shorter than its header: %s",
            def ? "deflated" : "stored", g.err);
         free(g.v);
@@ -310,7 +260,7 @@ static void test_member_lies(void)
     zip(&z, &e, 1, &o, NULL);
     save(dir, "long_member.npz", &z);
     read_npz("long_member.npz", PLAIN, NULL, &g);
-    OK(g.rc == 2 && g.n == 4
+    TAP_OK(g.rc == 2 && g.n == 4
        && strcmp(g.err, "member 'y.npy': byte 160: 8 bytes after the array's data") == 0,
        "member longer than its header: %s", g.err);
     free(g.v);
@@ -332,12 +282,11 @@ int main(void)
     test_fortran();
     test_corrupt();
     test_member_lies();
-    printf("1..%d\n", t_count);
     if (!getenv("KEEP_FIXTURES")) {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0)
             printf("# could not remove %s\n", dir);
     }
-    return t_failed ? 1 : 0;
+    return tap_done();
 }
