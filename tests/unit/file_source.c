@@ -1,7 +1,8 @@
 /* file_source.c - see file_source.h. */
 #include "file_source.h"
 
-#include <stdarg.h> /* va_list */
+#include <stdlib.h> /* realloc */
+#include <string.h> /* memcpy, memset */
 
 #include "input.h"
 #include "reader.h"
@@ -25,11 +26,37 @@ int la_source_is_gzip(const struct la_source *s) { return s->gzip; }
 uint64_t la_source_offset(const struct la_source *s) { return s->off; }
 const char *la_source_error(const struct la_source *s) { (void)s; return "read error"; }
 
-int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
+void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
+                 const struct la_config *cfg, struct got *g)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
-    return -1;
+    memset(g, 0, sizeof *g);
+    struct la_source src = { fopen(path, "rb"), as ? as : path, gzip, 0 };
+    struct la_reader r = { .ops = ops, .src = &src, .cfg = cfg };
+    if (!src.f) {
+        g->rc = 1;
+        snprintf(g->err, sizeof g->err, "cannot open %.400s", path);
+        return;
+    }
+    if (r.ops->open(&r) != 0) {
+        g->rc = 1;
+    } else {
+        g->info = r.info;
+        struct la_chunk c;
+        int rc;
+        while ((rc = r.ops->next(&r, &c)) == 1) {
+            size_t sz = la_dtype_info(c.dtype)->size;
+            if (c.first_index != g->n || c.count == 0)
+                g->rc = 3;
+            g->dtype = c.dtype;
+            g->v = realloc(g->v, (g->n + c.count) * sz);
+            memcpy(g->v + g->n * sz, c.values, c.count * sz);
+            g->n += c.count;
+            g->chunks++;
+        }
+        if (rc < 0)
+            g->rc = 2;
+    }
+    memcpy(g->err, r.err, sizeof g->err);
+    r.ops->close(&r);
+    fclose(src.f);
 }

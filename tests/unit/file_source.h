@@ -2,13 +2,14 @@
  *
  * A la_source over a FILE*: path is what la_source_path() answers, so "-" makes
  * a reader treat the file as a stream (stdin), and gzip = 1 makes it spool the
- * bytes as for gzip input. file_source.c also defines la_reader_set_error, so a
- * reader links without reader.c's format table. */
+ * bytes as for gzip input. */
 #ifndef LA_FILE_SOURCE_H
 #define LA_FILE_SOURCE_H
 
 #include <stdint.h> /* uint64_t */
 #include <stdio.h>  /* FILE */
+
+#include "reader.h"
 
 struct la_source {
     FILE *f;
@@ -16,5 +17,21 @@ struct la_source {
     int gzip;
     uint64_t off;
 };
+
+/* Everything a reader produced from one file. */
+struct got {
+    int rc;                    /* 0 ok, 1 open failed, 2 next failed, 3 order broken */
+    char err[LA_ERR_LEN];
+    struct la_array_info info;
+    enum la_dtype dtype;
+    unsigned char *v;          /* the values, concatenated (free it) */
+    uint64_t n;
+    int chunks;
+};
+
+/** fs_read_all() : run the reader ops over the file at path, answering as for
+ *  la_source_path() and gzip for la_source_is_gzip(), and collect it all in *g. */
+void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
+                 const struct la_config *cfg, struct got *g);
 
 #endif

@@ -23,54 +23,15 @@
 
 static char dir[256];
 
-struct got {
-    int rc;                    /* 0 ok, 1 open failed, 2 next failed, 3 order broken */
-    char err[LA_ERR_LEN];
-    struct la_array_info info;
-    enum la_dtype dtype;
-    unsigned char *v;
-    uint64_t n;
-    int chunks;
-};
-
 enum how { PLAIN, STDIN, GZIP };
 
 static void read_npz(const char *name, enum how how, const char *array, struct got *g)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    memset(g, 0, sizeof *g);
-    struct la_source src = {fopen(path, "rb"), how == STDIN ? "-" : path, how == GZIP, 0};
     struct la_config cfg = {0};
     cfg.array = array;
-    struct la_reader r = {.ops = &la_reader_npz, .src = &src, .cfg = &cfg};
-    if (!src.f) {
-        g->rc = 1;
-        snprintf(g->err, sizeof g->err, "cannot open %.400s", path);
-        return;
-    }
-    if (r.ops->open(&r) != 0) {
-        g->rc = 1;
-    } else {
-        g->info = r.info;
-        struct la_chunk c;
-        int rc;
-        while ((rc = r.ops->next(&r, &c)) == 1) {
-            size_t sz = la_dtype_info(c.dtype)->size;
-            if (c.first_index != g->n || c.count == 0)
-                g->rc = 3;
-            g->dtype = c.dtype;
-            g->v = realloc(g->v, (g->n + c.count) * sz);
-            memcpy(g->v + g->n * sz, c.values, c.count * sz);
-            g->n += c.count;
-            g->chunks++;
-        }
-        if (rc < 0)
-            g->rc = 2;
-    }
-    memcpy(g->err, r.err, sizeof g->err);
-    r.ops->close(&r);
-    fclose(src.f);
+    fs_read_all(&la_reader_npz, path, how == STDIN ? "-" : path, how == GZIP, &cfg, g);
 }
 
 static int64_t i64_at(const struct got *g, uint64_t i)
