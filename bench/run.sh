@@ -9,7 +9,7 @@
 #   BENCH_SCALE=0.01 bench/run.sh   a quick run on files 100 times smaller
 #
 # Environment: LABELAUDIT (the binary; default ./labelaudit), BENCH_SCALE (1),
-# BENCH_RUNS (3; the median is reported), BENCH_DIR (./bench-data: the
+# BENCH_RUNS (5; the median is reported), BENCH_DIR (./bench-data: the
 # generated files, reused while the scale is unchanged), CC (cc),
 # BENCH_INSTALL=0 to never apt-get the peers (python3-numpy, python3-pandas,
 # mawk, time). Exit status: 0, or 1 when a tool disagrees on the bad count or a
@@ -20,7 +20,7 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 LABELAUDIT=${LABELAUDIT:-./labelaudit}
 SCALE=${BENCH_SCALE:-1}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 DIR=${BENCH_DIR:-bench-data}
 CC=${CC:-cc}
 PY=/usr/bin/python3            # Debian's, where python3-numpy and python3-pandas live
