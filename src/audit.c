@@ -325,6 +325,23 @@ static void finish_layout(struct la_file_report *r)
     r->samples = r->info.ndim == 0 ? 1 : r->info.shape[0];
 }
 
+/* A file of 0 bytes (after gunzip): read, and empty. */
+static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
+                         const char *format)
+{
+    r->info.format = format;
+    r->info.dtype = cfg->has_dtype ? (enum la_dtype)cfg->dtype : LA_DT_INT64;
+    r->info.ndim = 1;
+    r->info.shape_known = 1;
+    if (init_stats(r, cfg, NULL) != 0) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return;
+    }
+    finish_layout(r);
+    r->read_ok = 1;
+    la_diagnose(r, cfg);
+}
+
 int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r)
 {
@@ -337,9 +354,13 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     size_t head_len;
     const unsigned char *head = la_source_peek(rd.src, &head_len);
     const char *format = la_detect_format(path, head, head_len, cfg->format);
+    int rc = 0;
+    if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
+        read_nothing(r, cfg, format);
+        goto done;
+    }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
-    int rc = 0;
     if (rd.ops->open(&rd) != 0) {
         snprintf(r->error, sizeof r->error, "%s", rd.err);
         r->info = rd.info;
