@@ -47,12 +47,28 @@ static int render(const struct la_file_report *files, const struct la_config *cf
     return 0;
 }
 
+/* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
+ * the file is audited again from its start. Not with --indices-out, whose
+ * temporary file already holds part of the file's entries. */
+static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *backend,
+                            struct la_indices_out *io, struct la_file_report *r)
+{
+    if (cfg->backend != LA_BACKEND_AUTO || io || strcmp(backend->ops->name, "gpu") != 0)
+        return -1;
+    la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
+    la_scan_close(backend);
+    la_scan_cpu_open(backend, cfg->threads);
+    la_file_report_free(r);
+    return la_audit_file(r->path, cfg, backend, io, r);
+}
+
 /* Audit every file; one that cannot be read is reported and the rest go on. */
 static int audit_all(const struct la_config *cfg, struct la_scan_backend *backend,
                      struct la_indices_out *io, struct la_file_report *files)
 {
     for (int i = 0; i < cfg->nfiles; i++) {
-        if (la_audit_file(cfg->files[i], cfg, backend, io, &files[i]) != 0) {
+        if (la_audit_file(cfg->files[i], cfg, backend, io, &files[i]) != 0 &&
+            fall_back_to_cpu(cfg, backend, io, &files[i]) != 0) {
             la_err(cfg->files[i], "scan failed: %s", files[i].error);
             return -1;
         }
