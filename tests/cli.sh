@@ -155,6 +155,11 @@ expect_json '.files[0].bad | length' 2 "--max-report 2"
 expect_json '.files[0].bad_truncated' true "bad_truncated"
 expect_json '.files[0].invalid.count' 3 "counts stay exact"
 
+run --color=always -n 10 "$s/labels.npy"
+grep -q "$(printf '\033')\[1;31merror" "$d/out"; ok $? "--color=always colours the severity"
+run -n 10 "$s/labels.npy"
+! grep -q "$(printf '\033')" "$d/out"; ok $? "no colours when stdout is not a terminal"
+
 echo "# --- input"
 "$LABELAUDIT" --json -n 10 - <"$s/stray-10.csv" >"$d/out" 2>"$d/err"; rc=$?
 expect_json '.files[0].path' - "stdin path is -"
