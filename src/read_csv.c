@@ -567,8 +567,10 @@ static void quick_lines(const struct csv *s, struct half *h)
         }
         if (k)
             break;                       /* too short: fast_line pushes it as unparsable */
-        const char *d = memchr(a, delim, (size_t)(b - a));
-        if (d) {
+        const char *d = a;               /* the label cell is short: no memchr call */
+        while (d < b && (unsigned char)*d != delim)
+            d++;
+        if (d < b) {
             if (col + 1 + count_fields(s, d + 1, b) > s->width)
                 break;                   /* fast_line reports it */
             b = d;
