@@ -27,6 +27,7 @@
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
+#include <pthread.h> /* the helper that parses half of each block */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* malloc, realloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
@@ -35,12 +36,37 @@
 #define BLOCK ((size_t)1 << 20)        /* bytes asked of the source per read */
 #define PIECE 4096                     /* bytes per csv_parse call: bounds rows per call */
 #define CHUNK 65536                    /* values per chunk */
-#define PENDING (CHUNK + PIECE)        /* a csv_parse call adds <= PIECE/2 + 2 rows past CHUNK */
+#define PENDING (2 * CHUNK + PIECE)    /* a csv_parse call adds <= PIECE/2 + 2 rows past CHUNK;
+                                          a split block adds <= CHUNK (see split_parse) */
+#define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
 #define TEXT_MAX 200                   /* bytes of an unparsable cell kept for the report */
 
 enum kind { K_INT, K_FLOAT, K_BAD };
+
+/* One half of a split block: complete lines p..end, parsed by quick_lines
+ * into vals/kinds until a line needs the sequential code (stop). */
+struct half {
+    const char *p, *end;
+    void *vals;
+    unsigned char *kinds;
+    size_t cap;               /* at most this many rows */
+    size_t rows;              /* rows stored */
+    uint64_t lines;           /* LF bytes passed */
+    const char *stop;         /* the first line not parsed (end when all were) */
+};
+
+/* The helper thread: woken per block to parse the second half. */
+struct helper {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int busy;                 /* a half is given and not yet parsed */
+    int quit;
+    const struct csv *s;      /* read only while busy */
+    struct half h;
+};
 
 struct csv {
     struct la_reader *r;
@@ -80,6 +106,13 @@ struct csv {
     int brk;                  /* the run at head is complete: stop producing */
     char *texts;              /* unparsable cells, NUL-terminated, in row order */
     size_t text_len, text_cap, text_pos;
+
+    /* fast path on two threads (-j2 and up): see split_parse */
+    struct helper *helper;    /* NULL until the first split, or when none may start */
+    int no_helper;            /* -j1, or the helper could not start */
+    uint64_t split_after;     /* no split before this line (a wasted split backs off) */
+    uint64_t fast_bytes;      /* bytes and lines the fast path has parsed: */
+    uint64_t fast_lines;      /*   their ratio sizes a split block */
 };
 
 /* Keep the first error: later ones are usually its echoes. @return -1. */
@@ -497,12 +530,233 @@ static int run_complete(const struct csv *s)
     return s->brk || s->tail - s->head >= CHUNK || s->failed;
 }
 
+// ---- the fast path on two threads
+
+/* Parse the whole lines h->p..h->end (end follows an LF) as fast_line would,
+ * as long as each row is one that fast_line only stores: a number of the
+ * current kind (an integer, or any number once a float was seen) in a row no
+ * wider than the first. A short row, an unparsable cell, the first float or a
+ * wide row stops it there; fast_line then parses that line, with its break in
+ * the run or its error and line number. It reads only fields of s that do not
+ * change while it runs, so two threads may run it on one s at once. */
+static void quick_lines(const struct csv *s, struct half *h)
+{
+    const char *p = h->p, *end = h->end;
+    const unsigned char delim = s->delim;
+    const size_t col = s->col;
+    const int saw_float = s->saw_float;
+    size_t rows = 0;
+    uint64_t lines = 0;
+
+    while (p < end && rows < h->cap) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *a = p, *b = nl;
+        if (b > a && b[-1] == '\r')
+            b--;
+        if (a == b || (is_pad(s, (unsigned char)*a) && blank_line(s, a, b))) {
+            lines++;
+            p = nl + 1;
+            continue;
+        }
+        size_t k;
+        for (k = col; k; k--) {
+            const char *d = memchr(a, delim, (size_t)(b - a));
+            if (!d)
+                break;
+            a = d + 1;
+        }
+        if (k)
+            break;                       /* too short: fast_line pushes it as unparsable */
+        const char *d = a;               /* the label cell is short: no memchr call */
+        while (d < b && (unsigned char)*d != delim)
+            d++;
+        if (d < b) {
+            if (col + 1 + count_fields(s, d + 1, b) > s->width)
+                break;                   /* fast_line reports it */
+            b = d;
+        }
+        trim(s, &a, &b);
+        struct la_num v;
+        size_t n = (size_t)(b - a);
+        enum la_cell c = small_int(a, n, &v.v.i) ? LA_CELL_INT : la_parse_number(a, n, &v);
+        if (c == LA_CELL_BAD || (c == LA_CELL_FLOAT && !saw_float))
+            break;
+        if (saw_float) {
+            ((double *)h->vals)[rows] = c == LA_CELL_INT ? (double)v.v.i : v.v.f;
+            h->kinds[rows] = K_FLOAT;
+        } else {
+            ((int64_t *)h->vals)[rows] = v.v.i;
+            h->kinds[rows] = K_INT;
+        }
+        rows++;
+        lines++;
+        p = nl + 1;
+    }
+    h->rows = rows;
+    h->lines = lines;
+    h->stop = p;
+}
+
+static void *helper_main(void *arg)
+{
+    struct helper *hp = arg;
+    pthread_mutex_lock(&hp->mu);
+    for (;;) {
+        while (!hp->busy && !hp->quit)
+            pthread_cond_wait(&hp->cv, &hp->mu);
+        if (hp->quit)
+            break;
+        pthread_mutex_unlock(&hp->mu);
+        quick_lines(hp->s, &hp->h);
+        pthread_mutex_lock(&hp->mu);
+        hp->busy = 0;
+        pthread_cond_broadcast(&hp->cv);
+    }
+    pthread_mutex_unlock(&hp->mu);
+    return NULL;
+}
+
+static void helper_free(struct helper *hp)
+{
+    free(hp->h.vals);
+    free(hp->h.kinds);
+    free(hp);
+}
+
+/* @return 0, or -1 when no helper can start (the parse stays on one thread). */
+static int helper_start(struct csv *s)
+{
+    struct helper *hp = calloc(1, sizeof *hp);
+    if (!hp)
+        return -1;
+    hp->h.vals = malloc(CHUNK * sizeof(int64_t));
+    hp->h.kinds = malloc(CHUNK);
+    if (!hp->h.vals || !hp->h.kinds) {
+        helper_free(hp);
+        return -1;
+    }
+    if (pthread_mutex_init(&hp->mu, NULL) != 0) {
+        helper_free(hp);
+        return -1;
+    }
+    if (pthread_cond_init(&hp->cv, NULL) != 0) {
+        pthread_mutex_destroy(&hp->mu);
+        helper_free(hp);
+        return -1;
+    }
+    if (pthread_create(&hp->thread, NULL, helper_main, hp) != 0) {
+        pthread_cond_destroy(&hp->cv);
+        pthread_mutex_destroy(&hp->mu);
+        helper_free(hp);
+        return -1;
+    }
+    s->helper = hp;
+    return 0;
+}
+
+static void helper_stop(struct csv *s)
+{
+    struct helper *hp = s->helper;
+    if (!hp)
+        return;
+    pthread_mutex_lock(&hp->mu);
+    hp->quit = 1;
+    pthread_cond_broadcast(&hp->cv);
+    pthread_mutex_unlock(&hp->mu);
+    pthread_join(hp->thread, NULL);
+    pthread_cond_destroy(&hp->cv);
+    pthread_mutex_destroy(&hp->mu);
+    helper_free(hp);
+    s->helper = NULL;
+}
+
+/* Parse the complete lines from *pp on two threads: the helper takes those
+ * after an LF near the middle into its own buffer, this thread those before it
+ * straight into the pending buffer, and the helper's rows are appended. Rows
+ * are numbered by position, so the order is all that matters. The block holds
+ * about the rows the run still lacks (at the line length seen so far); each
+ * half stops at a line quick_lines leaves to fast_line, and what comes after
+ * that line is dropped. last follows the last LF read. *pp moves past the
+ * lines parsed. @return 1 when the whole block was, 0 to have fast_line go on. */
+static int split_parse(struct csv *s, const char **pp, const char *last)
+{
+    const char *p = *pp, *end = last;
+    size_t room = CHUNK - (s->tail - s->head);           /* the run is not complete */
+    size_t est = s->fast_lines ? (size_t)(s->fast_bytes / s->fast_lines) : 8;
+
+    if (s->tail + room > PENDING || PENDING - (s->tail + room) < CHUNK)
+        return 0;                                         /* head is 0 here: never */
+    if (est < 1)
+        est = 1;
+    if ((size_t)(last - p) / est > room) {
+        const char *lim = p + room * est;
+        end = (const char *)memchr(lim, '\n', (size_t)(last - lim)) + 1;   /* last[-1] is LF */
+    }
+    if ((size_t)(end - p) < SPLIT_MIN)
+        return 0;
+    const char *mid = p + (end - p) / 2;
+    const char *cut = (const char *)memchr(mid, '\n', (size_t)(end - mid)) + 1;
+    if (cut == end)
+        return 0;
+    if (!s->helper && helper_start(s) < 0) {
+        s->no_helper = 1;
+        return 0;
+    }
+
+    struct helper *hp = s->helper;
+    pthread_mutex_lock(&hp->mu);
+    hp->s = s;
+    hp->h.p = cut, hp->h.end = end, hp->h.cap = CHUNK;
+    hp->busy = 1;
+    pthread_cond_broadcast(&hp->cv);
+    pthread_mutex_unlock(&hp->mu);
+
+    struct half a = {
+        .p = p, .end = cut, .cap = room,
+        .vals = (char *)s->vals + s->tail * sizeof(int64_t), .kinds = s->kinds + s->tail,
+    };
+    quick_lines(s, &a);
+
+    pthread_mutex_lock(&hp->mu);
+    while (hp->busy)
+        pthread_cond_wait(&hp->cv, &hp->mu);
+    pthread_mutex_unlock(&hp->mu);
+
+    s->tail += a.rows;
+    s->line += a.lines;
+    s->fast_lines += a.lines;
+    if (a.stop == cut) {
+        const struct half *b = &hp->h;
+        memcpy((char *)s->vals + s->tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
+        memcpy(s->kinds + s->tail, b->kinds, b->rows);
+        s->tail += b->rows;
+        s->line += b->lines;
+        s->fast_lines += b->lines;
+        a.stop = b->stop;
+    } else if (a.rows < room) {
+        s->split_after = s->line + CHUNK;   /* the helper's half was wasted: back off */
+    }
+    s->fast_bytes += (uint64_t)(a.stop - p);
+    *pp = a.stop;
+    return a.stop == end;
+}
+
 /* Parse the complete lines in buf[pos..len) until the run at head is complete. */
 static void fast_parse(struct csv *s)
 {
     const char *p = s->buf + s->pos, *end = s->buf + s->len;
     const char *from = s->scan > s->pos ? s->buf + s->scan : p;   /* small reads: no rescan */
+    int split = s->resolved && !s->no_helper;
     while (!run_complete(s)) {
+        if (split && s->line >= s->split_after && (size_t)(end - from) >= SPLIT_MIN) {
+            const char *last = memrchr(from, '\n', (size_t)(end - from));
+            int all = last && split_parse(s, &p, last + 1);
+            if (p > from)
+                from = p;
+            if (all)
+                continue;
+            split = 0;                   /* a line for fast_line, or too few bytes */
+        }
         const char *nl = memchr(from, '\n', (size_t)(end - from));
         if (!nl) {
             s->scan = s->len;
@@ -640,6 +894,7 @@ static void csv_close(struct la_reader *r)
     struct csv *s = r->state;
     if (!s)
         return;
+    helper_stop(s);
     if (s->parser_live)
         csv_free(&s->parser);
     free(s->buf);
@@ -669,6 +924,7 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->delim = pick_delimiter(r);
     s->line = 1;
     s->slow = slow && strcmp(slow, "1") == 0;
+    s->no_helper = cfg && cfg->threads == 1;
     if (s->delim == '"' || s->delim == '\n' || s->delim == '\r')
         return FAIL(s, "the delimiter cannot be a quote or a newline");
     if (cfg && cfg->column && cfg->header == LA_NO && !is_column_number(cfg->column, &num))
