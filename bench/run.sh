@@ -147,17 +147,22 @@ inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
 declare -A times rss found
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for f in $inputs; do
+    # The list is made before any clock starts: tools_for runs python to see
+    # whether numpy is there, and as a process substitution it would run that
+    # alongside the first tool's timed run, stealing one of the two cores.
+    mapfile -t tools < <(tools_for "$f")
     cat "$DIR/$f" >/dev/null                 # warm the page cache
-    while IFS='|' read -r name cmd; do       # one untimed run warms the tool too
-        bash -c "$cmd" >/dev/null 2>&1 || true
-    done < <(tools_for "$f")
+    for tool in "${tools[@]}"; do            # one untimed run warms the tool too
+        bash -c "${tool#*|}" >/dev/null 2>&1 || true
+    done
     for run in $(seq "$RUNS"); do            # runs interleave tools, to share any noise
-        while IFS='|' read -r name cmd; do
-            measure "$name" "$cmd"
+        for tool in "${tools[@]}"; do
+            name=${tool%%|*} cmd=${tool#*|}
+            measure "$name" "$cmd" </dev/null
             times[$f|$name]+="$secs "
             rss[$f|$name]=$(( ${rss[$f|$name]:-0} > rss_kb ? ${rss[$f|$name]:-0} : rss_kb ))
             found[$f|$name]=$bad
-        done < <(tools_for "$f")
+        done
     done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
