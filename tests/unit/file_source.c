@@ -1,7 +1,7 @@
 /* file_source.c - see file_source.h. */
 #include "file_source.h"
 
-#include <stdlib.h> /* realloc */
+#include <stdlib.h> /* realloc, mkdtemp, getenv, system */
 #include <string.h> /* memcpy, memset */
 
 #include "input.h"
@@ -59,4 +59,21 @@ void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *
     memcpy(g->err, r.err, sizeof g->err);
     r.ops->close(&r);
     fclose(src.f);
+}
+
+int fs_make_dir(const char *name, char *dir, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+void fs_remove_dir(const char *dir)
+{
+    if (getenv("KEEP_FIXTURES"))
+        return;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        printf("# could not remove %s\n", dir);
 }

@@ -34,4 +34,11 @@ struct got {
 void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
                  const struct la_config *cfg, struct got *g);
 
+/** fs_make_dir() : a fresh folder NAME.XXXXXX under $TMPDIR (or /tmp) in dir.
+ *  @return 0, or -1. */
+int fs_make_dir(const char *name, char *dir, size_t len);
+
+/** fs_remove_dir() : remove it and its files, unless KEEP_FIXTURES is set. */
+void fs_remove_dir(const char *dir);
+
 #endif

@@ -465,9 +465,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/test_npy.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir) || fx_write_all(dir) != 0) {
+    if (fs_make_dir("test_npy", dir, sizeof dir) != 0 || fx_write_all(dir) != 0) {
         printf("Bail out! cannot write the fixtures\n");
         return 99;
     }
@@ -479,11 +477,6 @@ int main(void)
     test_shapes();
     test_fortran();
     test_errors();
-    if (!getenv("KEEP_FIXTURES")) {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("# could not remove %s\n", dir);
-    }
+    fs_remove_dir(dir);
     return tap_done();
 }

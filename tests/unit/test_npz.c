@@ -232,9 +232,7 @@ static void test_member_lies(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/test_npz.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir) || fx_write_all(dir) != 0) {
+    if (fs_make_dir("test_npz", dir, sizeof dir) != 0 || fx_write_all(dir) != 0) {
         printf("Bail out! cannot write the fixtures\n");
         return 99;
     }
@@ -243,11 +241,6 @@ int main(void)
     test_fortran();
     test_corrupt();
     test_member_lies();
-    if (!getenv("KEEP_FIXTURES")) {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            printf("# could not remove %s\n", dir);
-    }
+    fs_remove_dir(dir);
     return tap_done();
 }
