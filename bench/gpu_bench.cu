@@ -249,20 +249,7 @@ static void host_scan(const struct la_chunk *c, const struct la_rule *r, struct 
 
 // ---- checks ------------------------------------------------------------------------
 
-struct setup {
-    const char *name;
-    struct la_rule rule;
-    int64_t nc;
-    uint64_t hist_len;
-    int64_t above_base;
-};
-
-static const struct setup setups[] = {
-    { "ce N=10", { 0, 1, -100, 1, 10 }, 10, 10, 10 },
-    { "ce N=20000", { 0, 1, -100, 1, 20000 }, 20000, 20000, 20000 },
-    { "ce no N", { 0, 0, 0, 0, 0 }, 300, LA_HIST_MAX, 1 },
-    { "bce", { 1, 0, 0, 0, 0 }, 2, 0, 1 },
-};
+#include "../tests/unit/scan_setups.h" /* struct setup, setups[]: the test's cases */
 
 typedef int (*scan_fn)(struct la_scan_backend *b, const struct la_chunk *c,
                        const struct la_rule *r, struct la_stats *s);
@@ -301,7 +288,7 @@ static int check_all(scan_fn fn, struct la_scan_backend *b, const char *label)
                 total += sizes[k];
             void *buf = malloc(total * elem);
             rng_state = 99 + (uint64_t)dt + 1000 * si;
-            fill(buf, (enum la_dtype)dt, total, st->nc, si == 2 ? 400 : 30);
+            fill(buf, (enum la_dtype)dt, total, st->n_classes, si == 2 ? 400 : 30);
             struct la_stats sc, sg;
             la_stats_init(&sc, 3, 50000, st->hist_len, st->above_base);
             la_stats_init(&sg, 3, 50000, st->hist_len, st->above_base);

@@ -236,24 +236,8 @@ static int stats_same(const struct la_stats *a, const struct la_stats *b, const 
 
 // ---- the rules -----------------------------------------------------------------
 
-struct setup {
-    const char *name;
-    struct la_rule rule;
-    int64_t n_classes;   /* range the generator draws valid labels from */
-    uint64_t hist_len;
-    int64_t above_base;
-};
+#include "scan_setups.h" /* struct setup, setups[] */
 
-static const struct setup setups[] = {
-    /* ce, 10 classes, ignore -100: shared-memory histogram */
-    { "ce N=10", { 0, 1, -100, 1, 10 }, 10, 10, 10 },
-    /* ce, 20000 classes: histogram in global memory */
-    { "ce N=20000", { 0, 1, -100, 1, 20000 }, 20000, 20000, 20000 },
-    /* no --num-classes, no ignore index: the histogram at its cap */
-    { "ce no N", { 0, 0, 0, 0, 0 }, 300, LA_HIST_MAX, 1 },
-    /* bce: no histogram, fractions valid */
-    { "bce", { 1, 0, 0, 0, 0 }, 2, 0, 1 },
-};
 #define N_SETUPS ((int)(sizeof setups / sizeof *setups))
 
 static int init_stats(struct la_stats *s, const struct setup *st, uint64_t stride,
