@@ -17,6 +17,7 @@
 #include <unistd.h>   /* pread, sysconf */
 
 #include "msg.h"
+#include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
 {
@@ -154,14 +155,10 @@ struct slot {
     uint64_t raw_offset;        /* file bytes consumed when the chunk was read */
 };
 
-struct ring {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+struct piped {
+    struct la_ring ring;
     struct slot slot[RING_SLOTS];
-    uint64_t head, tail;        /* chunks produced, chunks scanned */
-    int end;                    /* the reader is done: its last next() returned rc */
-    int rc;
-    int stop;                   /* the scan failed: the reader stops early */
+    int rc;                     /* the reader's last next(), once the ring is done */
     int oom;
     struct la_reader *rd;
 };
@@ -197,28 +194,19 @@ static int slot_fill(struct slot *s, const struct la_chunk *c, uint64_t raw_offs
 
 static void *reader_main(void *arg)
 {
-    struct ring *g = arg;
+    struct piped *g = arg;
     struct la_reader *rd = g->rd;
-    for (;;) {
-        pthread_mutex_lock(&g->mu);
-        while (g->head - g->tail == RING_SLOTS && !g->stop)
-            pthread_cond_wait(&g->cv, &g->mu);
-        int stop = g->stop;
-        pthread_mutex_unlock(&g->mu);
+    long k;
+    while ((k = la_ring_wait_free(&g->ring)) >= 0) {
         struct la_chunk c;
-        int rc = stop ? 0 : rd->ops->next(rd, &c);
-        int oom = rc == 1 && slot_fill(&g->slot[g->head % RING_SLOTS], &c,
-                                       la_source_raw_offset(rd->src)) != 0;
-        pthread_mutex_lock(&g->mu);
-        if (rc == 1 && !oom)
-            g->head++;
-        else
-            g->end = 1, g->rc = rc, g->oom = oom;
-        pthread_cond_broadcast(&g->cv);
-        pthread_mutex_unlock(&g->mu);
-        if (rc != 1 || oom)
-            return NULL;
+        g->rc = rd->ops->next(rd, &c);
+        g->oom = g->rc == 1 && slot_fill(&g->slot[k], &c, la_source_raw_offset(rd->src)) != 0;
+        if (g->rc != 1 || g->oom)
+            break;
+        la_ring_fill(&g->ring, 1);
     }
+    la_ring_fill(&g->ring, 0);
+    return NULL;
 }
 
 /* Fold one chunk. @return 0, or -2 when the backend failed. */
@@ -233,30 +221,21 @@ static int scan_chunk(const struct la_chunk *c, struct la_file_report *r,
 }
 
 /* Scan chunks as the reader thread hands them over. @return as scan_run. */
-static int scan_piped(struct ring *g, struct la_file_report *r, const struct la_rule *rule,
+static int scan_piped(struct piped *g, struct la_file_report *r, const struct la_rule *rule,
                       struct la_scan_backend *b, struct la_progress *prog)
 {
-    int rc = 0;
-    for (;;) {
-        pthread_mutex_lock(&g->mu);
-        while (g->tail == g->head && !g->end)
-            pthread_cond_wait(&g->cv, &g->mu);
-        int empty = g->tail == g->head;
-        pthread_mutex_unlock(&g->mu);
-        if (empty)
-            break;
-        struct slot *s = &g->slot[g->tail % RING_SLOTS];
-        rc = scan_chunk(&s->chunk, r, rule, b);
+    long k;
+    while ((k = la_ring_wait_filled(&g->ring)) >= 0) {
+        struct slot *s = &g->slot[k];
+        int rc = scan_chunk(&s->chunk, r, rule, b);
         la_progress_update(prog, s->raw_offset);
-        pthread_mutex_lock(&g->mu);
-        g->tail++;
-        g->stop = rc != 0;
-        pthread_cond_broadcast(&g->cv);
-        pthread_mutex_unlock(&g->mu);
-        if (rc != 0)
-            break;
+        if (rc != 0) {
+            la_ring_quit(&g->ring);   /* the scan failed: the reader stops early */
+            return rc;
+        }
+        la_ring_take(&g->ring);
     }
-    return rc;
+    return 0;
 }
 
 /* Pull chunks on this thread alone: the fallback when no thread can start. */
@@ -282,12 +261,16 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
                          const struct la_rule *rule, struct la_scan_backend *b,
                          struct la_progress *prog)
 {
-    struct ring g = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .rd = rd };
+    struct piped g = { .rd = rd };
     pthread_t tid;
-    if (pthread_create(&tid, NULL, reader_main, &g) != 0)
+    la_ring_init(&g.ring, RING_SLOTS);
+    if (pthread_create(&tid, NULL, reader_main, &g) != 0) {
+        la_ring_destroy(&g.ring);
         return scan_serial(rd, r, rule, b, prog);
+    }
     int rc = scan_piped(&g, r, rule, b, prog);
     pthread_join(tid, NULL);     /* after this, rd (its err and info) is ours again */
+    la_ring_destroy(&g.ring);
     for (int i = 0; i < RING_SLOTS; i++) {
         free(g.slot[i].values);
         free(g.slot[i].text);

@@ -20,6 +20,8 @@
 #include <unistd.h>    /* read, close */
 #include <zlib.h>      /* inflate */
 
+#include "ring.h"       /* the inflater hands blocks over */
+
 #define RAW_BUF_LEN (1u << 20)
 /* Inflated data waiting for the reader: GZ_SLOTS blocks of GZ_SLOT_LEN bytes. */
 #define GZ_SLOTS 4
@@ -28,14 +30,12 @@
 /* The inflater thread and the blocks it hands over, oldest first. */
 struct gz_ahead {
     pthread_t tid;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    struct la_ring ring;
     unsigned char *slot[GZ_SLOTS];
     size_t len[GZ_SLOTS];
     uint64_t raw_end[GZ_SLOTS];  /* compressed bytes read when the block was done */
-    uint64_t filled, taken;      /* blocks produced; blocks the reader has finished */
-    int end, failed, quit;       /* after the last block: the end, or an error in err */
-    size_t pos;                  /* reader's position in block taken % GZ_SLOTS */
+    int failed;                  /* the inflater stopped on an error, in err */
+    size_t pos;                  /* reader's position in its current block */
     uint64_t raw_seen;           /* raw_end of the block the reader is in */
 };
 
@@ -197,29 +197,19 @@ static void *gz_main(void *arg)
 {
     struct la_source *s = arg;
     struct gz_ahead *a = s->ahead;
-    for (;;) {
-        pthread_mutex_lock(&a->mu);
-        while (a->filled - a->taken == GZ_SLOTS && !a->quit)
-            pthread_cond_wait(&a->cv, &a->mu);
-        int quit = a->quit;
-        pthread_mutex_unlock(&a->mu);
-        if (quit)
-            return NULL;
-        size_t k = (size_t)(a->filled % GZ_SLOTS);
+    long k;
+    while ((k = la_ring_wait_free(&a->ring)) >= 0) {
         ssize_t got = read_gzip(s, a->slot[k], GZ_SLOT_LEN);
-        pthread_mutex_lock(&a->mu);
-        if (got > 0) {
-            a->len[k] = (size_t)got;
-            a->raw_end[k] = s->raw_offset;
-            a->filled++;
+        if (got <= 0) {
+            a->failed = got < 0;
+            break;
         }
-        a->end = got == 0;
-        a->failed = got < 0;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        if (got <= 0)
-            return NULL;
+        a->len[k] = (size_t)got;
+        a->raw_end[k] = s->raw_offset;
+        la_ring_fill(&a->ring, 1);
     }
+    la_ring_fill(&a->ring, 0);
+    return NULL;
 }
 
 static void gz_stop(struct la_source *s)
@@ -227,15 +217,11 @@ static void gz_stop(struct la_source *s)
     struct gz_ahead *a = s->ahead;
     if (!a)
         return;
-    pthread_mutex_lock(&a->mu);
-    a->quit = 1;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
+    la_ring_quit(&a->ring);
     pthread_join(a->tid, NULL);
     for (int i = 0; i < GZ_SLOTS; i++)
         free(a->slot[i]);
-    pthread_mutex_destroy(&a->mu);
-    pthread_cond_destroy(&a->cv);
+    la_ring_destroy(&a->ring);
     free(a);
     s->ahead = NULL;
 }
@@ -249,15 +235,13 @@ static int gz_start(struct la_source *s)
     for (int i = 0; i < GZ_SLOTS; i++)
         if (!(a->slot[i] = malloc(GZ_SLOT_LEN)))
             goto fail;
-    pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
+    la_ring_init(&a->ring, GZ_SLOTS);
     a->raw_seen = s->raw_offset;
     s->ahead = a;
     if (pthread_create(&a->tid, NULL, gz_main, s) == 0)
         return 0;
     s->ahead = NULL;
-    pthread_mutex_destroy(&a->mu);
-    pthread_cond_destroy(&a->cv);
+    la_ring_destroy(&a->ring);
 fail:
     for (int i = 0; i < GZ_SLOTS; i++)
         free(a->slot[i]);
@@ -269,15 +253,9 @@ fail:
 static ssize_t gz_read_ahead(struct la_source *s, unsigned char *buf, size_t n)
 {
     struct gz_ahead *a = s->ahead;
-    pthread_mutex_lock(&a->mu);
-    while (a->filled == a->taken && !a->end && !a->failed)
-        pthread_cond_wait(&a->cv, &a->mu);
-    int have = a->filled > a->taken;
-    int failed = a->failed;
-    pthread_mutex_unlock(&a->mu);
-    if (!have)
-        return failed ? -1 : 0;   /* err was written before failed was set */
-    size_t k = (size_t)(a->taken % GZ_SLOTS);
+    long k = la_ring_wait_filled(&a->ring);
+    if (k < 0)
+        return a->failed ? -1 : 0;   /* err was written before the ring finished */
     size_t left = a->len[k] - a->pos;
     n = n < left ? n : left;
     memcpy(buf, a->slot[k] + a->pos, n);
@@ -285,10 +263,7 @@ static ssize_t gz_read_ahead(struct la_source *s, unsigned char *buf, size_t n)
     a->raw_seen = a->raw_end[k];
     if (a->pos == a->len[k]) {
         a->pos = 0;
-        pthread_mutex_lock(&a->mu);
-        a->taken++;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        la_ring_take(&a->ring);
     }
     return (ssize_t)n;
 }
