@@ -17,6 +17,7 @@
 #include <unistd.h>   /* pread, sysconf */
 
 #include "msg.h"
+#include "util.h"   /* la_mul_overflow */
 #include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
@@ -35,7 +36,7 @@ static uint64_t sample_stride(const struct la_array_info *info)
 {
     uint64_t stride = 1;
     for (int d = 1; d < info->ndim; d++)
-        if (__builtin_mul_overflow(stride, info->shape[d], &stride))
+        if (la_mul_overflow(stride, info->shape[d], &stride))
             return 1;
     return stride ? stride : 1;
 }

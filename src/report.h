@@ -22,11 +22,4 @@ int la_report_json(FILE *out, const struct la_file_report *files, int n,
 int la_report_text(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum);
 
-/** la_verdict_of_code() : whether a bad entry's verdict belongs to a finding. */
-int la_bad_belongs(enum la_code code, int verdict);
-
-/** la_format_position() : "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
-void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
-                        size_t len);
-
 #endif

@@ -9,7 +9,8 @@
 
 #include "msg.h"
 
-int la_bad_belongs(enum la_code code, int verdict)
+/* Whether a bad entry's verdict belongs to a finding. */
+static int bad_belongs(enum la_code code, int verdict)
 {
     switch (code) {
     case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
@@ -45,8 +46,9 @@ static void format_inner(const struct la_file_report *r, uint64_t index, char *b
     snprintf(buf, len, "(%s)", inner);
 }
 
-void la_format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
-                        size_t len)
+/* "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
+static void format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
+                            size_t len)
 {
     if (is_table(r)) {
         snprintf(buf, len, "row %llu", (unsigned long long)b->index);
@@ -142,10 +144,10 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
     uint64_t shown = 0;
     for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
-        if (!la_bad_belongs(code, b->verdict))
+        if (!bad_belongs(code, b->verdict))
             continue;
         char pos[320], val[64];
-        la_format_position(r, b, pos, sizeof pos);
+        format_position(r, b, pos, sizeof pos);
         if (b->text)
             quote_cell(val, sizeof val, b->text);
         else

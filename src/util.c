@@ -2,8 +2,7 @@
 #include "util.h"
 
 #include <ctype.h>   /* isspace */
-#include <errno.h>   /* errno */
-#include <stdlib.h>  /* strtoll, strtod, calloc */
+#include <stdlib.h>  /* strtod */
 #include <string.h>  /* memcpy */
 #include <unistd.h>  /* sysconf */
 
@@ -78,11 +77,6 @@ int la_strtoi64(const char *s, int64_t *out)
     if (!s || !*s || parse_int64(s, strlen(s), out) != 0)
         return -1;
     return 0;
-}
-
-void *la_calloc_array(size_t n, size_t size)
-{
-    return calloc(n ? n : 1, size ? size : 1);
 }
 
 int la_online_cpus(void)

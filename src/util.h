@@ -27,9 +27,6 @@ enum la_cell la_parse_number(const char *s, size_t len, struct la_num *out);
 int la_strtou64(const char *s, uint64_t *out);
 int la_strtoi64(const char *s, int64_t *out);
 
-/** la_xmalloc() family : allocate or return NULL; callers report "out of memory". */
-void *la_calloc_array(size_t n, size_t size);
-
 /** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
 int la_online_cpus(void);
 
