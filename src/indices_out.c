@@ -2,6 +2,7 @@
 #include "indices_out.h"
 
 #include <errno.h>   /* errno */
+#include <signal.h>  /* sigaction, raise */
 #include <fcntl.h>   /* open */
 #include <stdio.h>   /* FILE, fprintf */
 #include <stdlib.h>  /* malloc, mkstemp, realpath */
@@ -57,6 +58,35 @@ oom:
     return -1;
 }
 
+// ---- interrupted runs ---------------------------------------------------------
+
+/* The temporary file of the run in progress: a Ctrl-C or kill must not leave it
+ * behind. Only the path is kept, so the handler calls nothing but unlink(). */
+static const char *volatile g_pending_tmp;
+
+static void remove_pending_and_die(int sig)
+{
+    const char *tmp = g_pending_tmp;
+    if (tmp)
+        unlink(tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A signal the caller ignores (nohup, a shell's background job) stays ignored. */
+static void watch_signals(const char *tmp)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    g_pending_tmp = tmp;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp ? remove_pending_and_die : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+}
+
 struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t errlen)
 {
     struct la_indices_out *io = calloc(1, sizeof *io);
@@ -86,6 +116,7 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
         }
         goto fail;
     }
+    watch_signals(io->tmp);         /* NULL for a device: already unlinked */
     return io;
 fail:
     free(io->target);
@@ -167,6 +198,7 @@ int la_indices_out_close(struct la_indices_out *io, int commit, char *err, size_
     }
     if ((rc != 0 || !commit) && io->tmp)
         unlink(io->tmp);
+    watch_signals(NULL);
     free(io->target);
     free(io->tmp);
     free(io);
