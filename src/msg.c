@@ -52,8 +52,9 @@ const char *la_c_off(void) { return g_color_on ? "\033[0m" : ""; }
 
 // ---- progress ------------------------------------------------------------------
 
-/* Inputs below this size finish in well under a second: no bar. */
-#define PROGRESS_MIN_BYTES (256u << 20)
+/* The bar appears once a file has taken this long (a quick file never
+ * flickers one), and is redrawn at most 5 times a second. */
+#define PROGRESS_DELAY 1.0
 #define PROGRESS_INTERVAL 0.2
 
 static double now(void)
@@ -71,10 +72,10 @@ void la_progress_begin(struct la_progress *p, const struct la_config *cfg, const
     p->total = total_bytes;
     if (cfg->quiet || cfg->progress == LA_NO)
         return;
-    if (cfg->progress == LA_AUTO &&
-        (!isatty(2) || total_bytes < (int64_t)PROGRESS_MIN_BYTES))
+    if (cfg->progress == LA_AUTO && (!isatty(2) || cfg->json))
         return;
     p->on = 1;
+    p->delay = cfg->progress == LA_YES ? 0 : PROGRESS_DELAY;
     p->start = p->last = now();
 }
 
@@ -83,7 +84,7 @@ void la_progress_update(struct la_progress *p, uint64_t done)
     if (!p->on)
         return;
     double t = now();
-    if (t - p->last < PROGRESS_INTERVAL)
+    if (t - p->last < PROGRESS_INTERVAL || t - p->start < p->delay)
         return;
     p->last = t;
     double secs = t - p->start, mbs = secs > 0 ? (double)done / 1e6 / secs : 0;

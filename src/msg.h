@@ -31,10 +31,12 @@ struct la_progress {
     const char *path;
     int64_t total;          /* bytes, -1 unknown */
     double start, last;
+    double delay;           /* seconds before the first draw */
     int drawn;
 };
 
-/** la_progress_begin() : decide whether to draw (--progress, a terminal, a large input). */
+/** la_progress_begin() : decide whether to draw: --progress, or a terminal on standard
+ *  error without --json, for a file that takes over a second. */
 void la_progress_begin(struct la_progress *p, const struct la_config *cfg, const char *path,
                        int64_t total_bytes);
 /** la_progress_update() : redraw at most a few times a second. */
