@@ -198,8 +198,8 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
-        fprintf(out, "  classes: %llu seen as 0..%llu; pass -n %llu if that is the class count\n",
-                (unsigned long long)r->hist_n, (unsigned long long)r->hist_n - 1,
+        fprintf(out, "  classes: labels span 0..%llu; pass -n %llu (or the model's class count) "
+                "to check them\n", (unsigned long long)r->hist_n - 1,
                 (unsigned long long)r->hist_n);
     if (r->has_batching) {
         char text[1024];
