@@ -9,7 +9,7 @@
 #include <fcntl.h>    /* posix_fadvise */
 #include <pthread.h>  /* pthread_create, pthread_cond_wait */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* malloc, realloc, free */
+#include <stdlib.h>   /* malloc, free */
 #include <string.h>   /* memset, memcpy, strerror */
 #include <errno.h>    /* errno */
 #include <sys/mman.h> /* mmap, munmap */
@@ -17,7 +17,7 @@
 #include <unistd.h>   /* pread, sysconf */
 
 #include "msg.h"
-#include "util.h"   /* la_mul_overflow */
+#include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
@@ -171,23 +171,15 @@ static int slot_fill(struct slot *s, const struct la_chunk *c, uint64_t raw_offs
     s->raw_offset = raw_offset;
     if (c->unparsable) {
         size_t n = strlen(c->unparsable) + 1;
-        if (n > s->text_cap) {
-            char *t = realloc(s->text, n);
-            if (!t)
-                return -1;
-            s->text = t, s->text_cap = n;
-        }
+        if (la_grow(&s->text, &s->text_cap, n, 256) != 0)
+            return -1;
         memcpy(s->text, c->unparsable, n);
         s->chunk.unparsable = s->text;
         return 0;
     }
     size_t bytes = c->count * la_dtype_info(c->dtype)->size;
-    if (bytes > s->cap) {
-        void *v = realloc(s->values, bytes);
-        if (!v)
-            return -1;
-        s->values = v, s->cap = bytes;
-    }
+    if (la_grow(&s->values, &s->cap, bytes, 1 << 16) != 0)
+        return -1;
     memcpy(s->values, c->values, bytes);
     s->chunk.values = s->values;
     return 0;

@@ -29,7 +29,7 @@
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
 #include <pthread.h> /* the helper that parses half of each block */
 #include <stdio.h>   /* snprintf */
-#include <stdlib.h>  /* malloc, realloc, free, getenv */
+#include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
 #include <strings.h> /* strcasecmp */
 
@@ -95,7 +95,7 @@ struct csv {
     char *row0;               /* the cells, each NUL-terminated */
     size_t row0_len, row0_cap;
     size_t *row0_off;
-    size_t row0_n, row0_offcap;
+    size_t row0_n, row0_offcap;  /* cells; bytes allocated for row0_off */
 
     /* pending values: vals[head..tail) as int64 or double, kinds[] says which */
     void *vals;
@@ -176,16 +176,9 @@ static void push_bad(struct csv *s, const char *p, size_t n)
     if (nul)
         n = (size_t)(nul - p);
     n = cut_utf8(p, n, TEXT_MAX);
-    if (s->text_len + n + 1 > s->text_cap) {
-        size_t cap = s->text_cap ? s->text_cap * 2 : 4096;
-        while (cap < s->text_len + n + 1)
-            cap *= 2;
-        char *t = realloc(s->texts, cap);
-        if (!t) {
-            FAIL(s, "out of memory");
-            return;
-        }
-        s->texts = t, s->text_cap = cap;
+    if (la_grow(&s->texts, &s->text_cap, s->text_len + n + 1, 4096) != 0) {
+        FAIL(s, "out of memory");
+        return;
     }
     if (n)
         memcpy(s->texts + s->text_len, p, n);
@@ -260,25 +253,11 @@ static void row0_add(struct csv *s, const char *p, size_t n)
         FAIL(s, "line %llu: first row longer than 16 MiB", (unsigned long long)s->row_line);
         return;
     }
-    if (s->row0_len + n + 1 > s->row0_cap) {
-        size_t cap = s->row0_cap ? s->row0_cap : 256;
-        while (cap < s->row0_len + n + 1)
-            cap *= 2;
-        char *b = realloc(s->row0, cap);
-        if (!b) {
-            FAIL(s, "out of memory");
-            return;
-        }
-        s->row0 = b, s->row0_cap = cap;
-    }
-    if (s->row0_n == s->row0_offcap) {
-        size_t cap = s->row0_offcap ? s->row0_offcap * 2 : 16;
-        size_t *o = realloc(s->row0_off, cap * sizeof *o);
-        if (!o) {
-            FAIL(s, "out of memory");
-            return;
-        }
-        s->row0_off = o, s->row0_offcap = cap;
+    if (la_grow(&s->row0, &s->row0_cap, s->row0_len + n + 1, 256) != 0 ||
+        la_grow(&s->row0_off, &s->row0_offcap, (s->row0_n + 1) * sizeof *s->row0_off,
+                16 * sizeof *s->row0_off) != 0) {
+        FAIL(s, "out of memory");
+        return;
     }
     if (n)
         memcpy(s->row0 + s->row0_len, p, n);

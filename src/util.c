@@ -2,7 +2,8 @@
 #include "util.h"
 
 #include <ctype.h>   /* isspace */
-#include <stdlib.h>  /* strtod */
+#include <stdint.h>  /* SIZE_MAX */
+#include <stdlib.h>  /* strtod, realloc */
 #include <string.h>  /* memcpy */
 #include <unistd.h>  /* sysconf */
 
@@ -76,6 +77,22 @@ int la_strtoi64(const char *s, int64_t *out)
 {
     if (!s || !*s || parse_int64(s, strlen(s), out) != 0)
         return -1;
+    return 0;
+}
+
+int la_grow(void *bufp, size_t *cap, size_t need, size_t min)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap > min ? *cap : min;
+    while (n < need)
+        n = n > SIZE_MAX / 2 ? need : n * 2;
+    void *old, *p;
+    memcpy(&old, bufp, sizeof old);     /* the caller's pointer, whatever its type */
+    if (!(p = realloc(old, n)))
+        return -1;
+    memcpy(bufp, &p, sizeof p);
+    *cap = n;
     return 0;
 }
 

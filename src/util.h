@@ -27,6 +27,12 @@ enum la_cell la_parse_number(const char *s, size_t len, struct la_num *out);
 int la_strtou64(const char *s, uint64_t *out);
 int la_strtoi64(const char *s, int64_t *out);
 
+/** la_grow() : make the buffer hold at least need bytes, doubling its capacity
+ *  *cap (from at least min) so that appending stays linear. bufp is the address
+ *  of the caller's pointer, of any object type; the pointer may be NULL.
+ *  @return 0, or -1 when out of memory (then the buffer and *cap are unchanged). */
+int la_grow(void *bufp, size_t *cap, size_t need, size_t min);
+
 /** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
 int la_online_cpus(void);
 
