@@ -57,7 +57,7 @@ const char *la_severity_name(enum la_severity sev);
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */
 void la_diagnose(struct la_file_report *r, const struct la_config *cfg);
 
-/** la_report_counts() : errors and warnings over all files, and the exit status
+/** la_report_exit_status() : errors and warnings over all files, and the exit status
  *  the SPEC gives them (0, 1, or 3 when a file could not be read). */
 int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,
                           uint64_t *errors, uint64_t *warnings);
