@@ -22,6 +22,7 @@
  */
 #include "scan_cuda.cu" // the backend itself: kernels, launchers, apply_chunk
 
+#include <stdarg.h> // va_list
 #include <time.h>   // clock_gettime
 #include <unistd.h> // sysconf
 
@@ -273,11 +274,24 @@ static int scan_backend(struct la_scan_backend *b, const struct la_chunk *c,
     return 0;
 }
 
+/* One TAP line per comparison, so `make check` (tests/cuda-host.sh) counts
+ * each and names the one that differs. */
+static int tap_runs, tap_failures;
+static void tap(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%sok %d - ", ok ? "" : "not ", ++tap_runs);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    tap_failures += !ok;
+}
+
 /* Every dtype and setup, several chunk sizes (spanning sub-chunks), plus
  * chunks with more bad entries than BAD_CAP. @return failures. */
 static int check_all(scan_fn fn, struct la_scan_backend *b, const char *label)
 {
-    int failures = 0, runs = 0;
     for (size_t si = 0; si < sizeof setups / sizeof *setups; si++) {
         const struct setup *st = &setups[si];
         for (int dt = 0; dt < LA_DT_COUNT; dt++) {
@@ -301,17 +315,16 @@ static int check_all(scan_fn fn, struct la_scan_backend *b, const char *label)
                 rc = fn(b, &c, &st->rule, &sg);
                 at += sizes[k];
             }
-            runs++;
-            if (rc != 0 || digest(&sc) != digest(&sg)) {
-                failures++;
-                printf("MISMATCH %s: %s, %s: bad %llu/%llu n_bad %zu/%zu min kind %d/%d "
+            int same = rc == 0 && digest(&sc) == digest(&sg);
+            tap(same, "%s: %s, %s: stats identical to the CPU reference", label,
+                la_dtype_info((enum la_dtype)dt)->name, st->name);
+            if (!same)
+                printf("# cpu/%s: bad %llu/%llu n_bad %zu/%zu min kind %d/%d "
                        "hist_hi %llu/%llu beyond %llu/%llu\n", label,
-                       la_dtype_info((enum la_dtype)dt)->name, st->name,
                        (unsigned long long)sc.bad_total, (unsigned long long)sg.bad_total,
                        sc.n_bad, sg.n_bad, sc.min.kind, sg.min.kind,
                        (unsigned long long)sc.hist_hi, (unsigned long long)sg.hist_hi,
                        (unsigned long long)sc.hist_beyond, (unsigned long long)sg.hist_beyond);
-            }
             la_stats_free(&sc);
             la_stats_free(&sg);
             free(buf);
@@ -334,12 +347,9 @@ static int check_all(scan_fn fn, struct la_scan_backend *b, const char *label)
                 struct la_chunk c = { (enum la_dtype)dt, buf, sign < 0 ? 20000 : n, 0, NULL };
                 la_scan_chunk_cpu_ref(&c, &setups[2].rule, &sc);
                 int rc = fn(b, &c, &setups[2].rule, &sg);
-                runs++;
-                if (rc != 0 || digest(&sc) != digest(&sg)) {
-                    failures++;
-                    printf("MISMATCH %s: %s signed zeros, case %d/%d\n", label,
-                           la_dtype_info((enum la_dtype)dt)->name, sign, k);
-                }
+                tap(rc == 0 && digest(&sc) == digest(&sg),
+                    "%s: %s, signed zeros, case %d/%d: the first zero is min/max", label,
+                    la_dtype_info((enum la_dtype)dt)->name, sign, k);
                 la_stats_free(&sc);
                 la_stats_free(&sg);
             }
@@ -357,17 +367,14 @@ static int check_all(scan_fn fn, struct la_scan_backend *b, const char *label)
     struct la_chunk c = { LA_DT_INT8, q, n, 0, NULL };
     la_scan_chunk_cpu_ref(&c, &setups[0].rule, &sc);
     int rc = fn(b, &c, &setups[0].rule, &sg);
-    runs++;
-    if (rc != 0 || digest(&sc) != digest(&sg) || sc.bad_total <= BAD_CAP) {
-        failures++;
-        printf("MISMATCH %s: overflowing chunk\n", label);
-    }
+    tap(rc == 0 && digest(&sc) == digest(&sg) && sc.bad_total > BAD_CAP,
+        "%s: more bad entries than BAD_CAP: exact after the CPU rescan", label);
     la_stats_free(&sc);
     la_stats_free(&sg);
     free(q);
-    printf("%s check: %d of %d runs identical to the CPU reference\n", label, runs - failures,
-           runs);
-    return failures;
+    printf("# %s check: %d of %d runs identical to the CPU reference\n", label,
+           tap_runs - tap_failures, tap_runs);
+    return tap_failures;
 }
 
 // ---- timing ------------------------------------------------------------------------
@@ -555,8 +562,11 @@ static int bench(double startup_s)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--host-check") == 0)
-        return check_all(scan_host, NULL, "host emulation") ? 1 : 0;
+    if (argc > 1 && strcmp(argv[1], "--host-check") == 0) {
+        int failures = check_all(scan_host, NULL, "host emulation");
+        printf("1..%d\n", tap_runs);
+        return failures ? 1 : 0;
+    }
     char why[256];
     double t0 = now_s();
     struct la_scan_backend g;
