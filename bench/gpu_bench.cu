@@ -140,50 +140,41 @@ static uint64_t digest(const struct la_stats *s)
 
 // ---- host emulation of the kernel ------------------------------------------------------
 
-/* One sub-chunk, folded by THREADS emulated threads that each take every
- * THREADS-th element (as the grid-stride loop does), so bad entries land out of
- * order and the partials are merged as the block reduction merges them. */
+/* One sub-chunk, folded by THREADS emulated threads of one block that each
+ * take every THREADS-th element (as the grid-stride loop does), so bad entries
+ * land out of order. The rest is the kernel's own code: the shared-bin clear
+ * and flush, the fold's packing and reduction identities and operators, and
+ * the block's fold into the accumulator; only the warp shuffles and the
+ * atomics (plain adds on the host) are not exercised. */
 #define THREADS 7
 template <typename S, int K>
 static void host_fold_typed(const struct scan_args *a)
 {
-    static unsigned sh_hist[SHARED_HIST_MAX];
+    static unsigned sh_hist_mem[SHARED_HIST_MAX];
     unsigned sh_out[2 * LA_OUTLIER_BINS];
-    unsigned *hist = a->hist_len && a->hist_len <= SHARED_HIST_MAX ? sh_hist : NULL;
-    memset(sh_hist, 0, sizeof sh_hist);
-    memset(sh_out, 0, sizeof sh_out);
+    unsigned *sh_hist = hist_in_shared(a) ? sh_hist_mem : NULL;
+    clear_shared_bins(a, sh_hist, sh_out, 0, 1);
     const S *v = (const S *)a->values;
-    struct acc *g = a->acc;
+    unsigned long long block[NRED];
+    for (int k = 0; k < NRED; k++)
+        block[k] = reduce_identity(k);
     for (size_t t = THREADS; t-- > 0;) {
         struct fold f;
         fold_init(&f);
         for (size_t i = t; i < a->n; i += THREADS) {
             bool bad = false;
-            int verdict = fold_one<S, K>(a, &f, hist, sh_out, v[i], a->offset + i, &bad);
-            for (int k = 0; k < LA_V_UNPARSABLE; k++)
-                f.cnt[k] += verdict == k;
-            if (bad && g->bad_count++ < BAD_CAP)
-                a->bad[g->bad_count - 1] = (unsigned long long)(a->offset + i) << 3 | verdict;
+            int verdict = fold_one<S, K>(a, &f, sh_hist, sh_out, v[i], a->offset + i, &bad);
+            count_verdict(&f, verdict);
+            if (bad && a->acc->bad_count++ < BAD_CAP)
+                a->bad[a->acc->bad_count - 1] = bad_entry(a->offset + i, verdict);
         }
-        for (int k = 0; k < LA_V_UNPARSABLE; k++)
-            g->n_verdict[k] += f.cnt[k];
-        g->hist_beyond += f.beyond;
-        g->hist_hi = f.hist_hi > g->hist_hi ? f.hist_hi : g->hist_hi;
-        if (f.any) {
-            g->any = 1;
-            g->key_hi = f.hi > g->key_hi ? f.hi : g->key_hi;
-            g->key_lo = f.lo < g->key_lo ? f.lo : g->key_lo;
-        }
-        for (int z = 0; z < 2; z++)
-            g->zero_first[z] = f.zero_first[z] < g->zero_first[z] ? f.zero_first[z]
-                                                                  : g->zero_first[z];
+        unsigned long long x[NRED];
+        fold_pack(&f, x);
+        for (int k = 0; k < NRED; k++)
+            block[k] = reduce_pair(k, block[k], x[k]);
     }
-    for (int i = 0; i < LA_OUTLIER_BINS; i++) {
-        g->below[i] += sh_out[i];
-        g->above[i] += sh_out[LA_OUTLIER_BINS + i];
-    }
-    for (uint64_t i = 0; hist && i < a->hist_len; i++)
-        a->hist[i] += hist[i];
+    acc_add_block(a->acc, block);
+    flush_shared_bins(a, sh_hist, sh_out, 0, 1);
 }
 
 static void host_fold(enum la_dtype dt, const struct scan_args *a)

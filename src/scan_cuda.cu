@@ -111,6 +111,33 @@ FOLD_HD void bump64(unsigned long long *p)
 #endif
 }
 
+FOLD_HD void add64(unsigned long long *p, unsigned long long v)
+{
+#ifdef __CUDA_ARCH__
+    atomicAdd(p, v);
+#else
+    *p += v;
+#endif
+}
+
+FOLD_HD void max64(unsigned long long *p, unsigned long long v)
+{
+#ifdef __CUDA_ARCH__
+    atomicMax(p, v);
+#else
+    *p = v > *p ? v : *p;
+#endif
+}
+
+FOLD_HD void min64(unsigned long long *p, unsigned long long v)
+{
+#ifdef __CUDA_ARCH__
+    atomicMin(p, v);
+#else
+    *p = v < *p ? v : *p;
+#endif
+}
+
 FOLD_HD unsigned long long bits_of(double x)
 {
 #ifdef __CUDA_ARCH__
@@ -254,34 +281,110 @@ FOLD_HD int fold_one(const struct scan_args *a, struct fold *f, unsigned *sh_his
     return v;
 }
 
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x)
+// The verdict's count; unrolled so that f stays in registers (a computed index
+// would put it in local memory).
+FOLD_HD void count_verdict(struct fold *f, int verdict)
 {
-    for (int d = 16; d > 0; d >>= 1)
-        x += __shfl_down_sync(0xffffffffu, x, d);
-    return x;
-}
-__device__ __forceinline__ unsigned long long warp_min(unsigned long long x)
-{
-    for (int d = 16; d > 0; d >>= 1) {
-        unsigned long long y = __shfl_down_sync(0xffffffffu, x, d);
-        x = y < x ? y : x;
-    }
-    return x;
-}
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long x)
-{
-    for (int d = 16; d > 0; d >>= 1) {
-        unsigned long long y = __shfl_down_sync(0xffffffffu, x, d);
-        x = y > x ? y : x;
-    }
-    return x;
+#pragma unroll
+    for (int k = 0; k < LA_V_UNPARSABLE; k++)
+        f->cnt[k] += verdict == k;
 }
 
-// Fields of struct fold reduced per block: sums, then maxima, then minima.
+// A bad entry as the device buffer holds it: chunk offset and verdict in one word.
+FOLD_HD unsigned long long bad_entry(uint64_t off, int verdict)
+{
+    return (unsigned long long)off << 3 | (unsigned)verdict;
+}
+
+// ---- block reduction, shared with the host emulation --------------------------------
+//
+// A struct fold travels as a vector of NRED words: the sums first, then the
+// maxima, then the minima, so a word's position says how two are combined.
 #define NSUM (LA_V_UNPARSABLE + 1)  // cnt[], beyond
 #define NMAX 3                      // hist_hi, any, hi
 #define NMIN 3                      // lo, zero_first[2]
 #define NRED (NSUM + NMAX + NMIN)
+
+FOLD_HD void fold_pack(const struct fold *f, unsigned long long x[NRED])
+{
+    for (int k = 0; k < LA_V_UNPARSABLE; k++)
+        x[k] = f->cnt[k];
+    x[NSUM - 1] = f->beyond;
+    x[NSUM] = f->hist_hi;
+    x[NSUM + 1] = f->any;
+    x[NSUM + 2] = f->hi;
+    x[NSUM + NMAX] = f->lo;
+    x[NSUM + NMAX + 1] = f->zero_first[0];
+    x[NSUM + NMAX + 2] = f->zero_first[1];
+}
+
+// What word k of a thread that saw nothing holds.
+FOLD_HD unsigned long long reduce_identity(int k)
+{
+    return k < NSUM + NMAX ? 0ull : ~0ull;
+}
+
+FOLD_HD unsigned long long reduce_pair(int k, unsigned long long x, unsigned long long y)
+{
+    if (k < NSUM)
+        return x + y;
+    if (k < NSUM + NMAX)
+        return x > y ? x : y;
+    return x < y ? x : y;
+}
+
+// Fold one block's reduced vector into the chunk's accumulator.
+FOLD_HD void acc_add_block(struct acc *g, const unsigned long long x[NRED])
+{
+    for (int k = 0; k < LA_V_UNPARSABLE; k++)
+        if (x[k])
+            add64(&g->n_verdict[k], x[k]);
+    if (x[NSUM - 1])
+        add64(&g->hist_beyond, x[NSUM - 1]);
+    max64(&g->hist_hi, x[NSUM]);
+    if (x[NSUM + 1]) {
+        max64(&g->any, 1ull);
+        max64(&g->key_hi, x[NSUM + 2]);
+        min64(&g->key_lo, x[NSUM + NMAX]);
+    }
+    min64(&g->zero_first[0], x[NSUM + NMAX + 1]);
+    min64(&g->zero_first[1], x[NSUM + NMAX + 2]);
+}
+
+// The block's shared bins, each handled by thread `first` onwards in steps of `step`.
+FOLD_HD void clear_shared_bins(const struct scan_args *a, unsigned *sh_hist, unsigned *sh_out,
+                               unsigned first, unsigned step)
+{
+    for (unsigned i = first; sh_hist && i < a->hist_len; i += step)
+        sh_hist[i] = 0;
+    for (unsigned i = first; i < 2 * LA_OUTLIER_BINS; i += step)
+        sh_out[i] = 0;
+}
+
+FOLD_HD void flush_shared_bins(const struct scan_args *a, const unsigned *sh_hist,
+                               const unsigned *sh_out, unsigned first, unsigned step)
+{
+    for (unsigned i = first; i < 2 * LA_OUTLIER_BINS; i += step)
+        if (sh_out[i])
+            add64(i < LA_OUTLIER_BINS ? &a->acc->below[i] : &a->acc->above[i - LA_OUTLIER_BINS],
+                  sh_out[i]);
+    for (unsigned i = first; sh_hist && i < a->hist_len; i += step)
+        if (sh_hist[i])
+            add64(&a->hist[i], sh_hist[i]);
+}
+
+// Whether the block counts the histogram in shared memory (else: global atomics).
+FOLD_HD bool hist_in_shared(const struct scan_args *a)
+{
+    return a->hist_len && a->hist_len <= SHARED_HIST_MAX;
+}
+
+__device__ __forceinline__ unsigned long long warp_reduce(int k, unsigned long long x)
+{
+    for (int d = 16; d > 0; d >>= 1)
+        x = reduce_pair(k, x, __shfl_down_sync(0xffffffffu, x, d));
+    return x;
+}
 
 // One kernel per element type: a grid-stride loop whose trip count is the
 // same for every lane of a warp, so the warp-wide ballot below is legal.
@@ -292,11 +395,8 @@ __global__ void scan_kernel(struct scan_args a)
     __shared__ unsigned sh_out[2 * LA_OUTLIER_BINS];
     __shared__ unsigned long long sh_red[BLOCK / 32][NRED];
 
-    unsigned *sh_hist = a.hist_len && a.hist_len <= SHARED_HIST_MAX ? sh_hist_dyn : NULL;
-    for (unsigned i = threadIdx.x; sh_hist && i < a.hist_len; i += blockDim.x)
-        sh_hist[i] = 0;
-    for (unsigned i = threadIdx.x; i < 2 * LA_OUTLIER_BINS; i += blockDim.x)
-        sh_out[i] = 0;
+    unsigned *sh_hist = hist_in_shared(&a) ? sh_hist_dyn : NULL;
+    clear_shared_bins(&a, sh_hist, sh_out, threadIdx.x, blockDim.x);
     __syncthreads();
 
     struct fold f;
@@ -312,9 +412,7 @@ __global__ void scan_kernel(struct scan_args a)
         int verdict = LA_V_VALID;
         if (i < a.n) {
             verdict = fold_one<S, K>(&a, &f, sh_hist, sh_out, v[i], a.offset + i, &bad);
-#pragma unroll
-            for (int k = 0; k < LA_V_UNPARSABLE; k++)
-                f.cnt[k] += verdict == k;
+            count_verdict(&f, verdict);
         }
         // Warp-aggregated append: one atomic per warp, each lane at its rank.
         unsigned mask = __ballot_sync(0xffffffffu, bad);
@@ -325,63 +423,30 @@ __global__ void scan_kernel(struct scan_args a)
             base = __shfl_sync(0xffffffffu, base, 0);
             unsigned long long pos = base + __popc(mask & ((1u << lane) - 1u));
             if (bad && pos < BAD_CAP)
-                a.bad[pos] = (unsigned long long)(a.offset + i) << 3 | (unsigned)verdict;
+                a.bad[pos] = bad_entry(a.offset + i, verdict);
         }
     }
 
     // Block reduction: warps by shuffles, then warp 0 over the warps' results.
     unsigned long long x[NRED];
-    for (int k = 0; k < LA_V_UNPARSABLE; k++)
-        x[k] = f.cnt[k];
-    x[NSUM - 1] = f.beyond;
-    x[NSUM] = f.hist_hi;
-    x[NSUM + 1] = f.any;
-    x[NSUM + 2] = f.hi;
-    x[NSUM + NMAX] = f.lo;
-    x[NSUM + NMAX + 1] = f.zero_first[0];
-    x[NSUM + NMAX + 2] = f.zero_first[1];
+    fold_pack(&f, x);
     const unsigned warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
 #pragma unroll
     for (int k = 0; k < NRED; k++) {
-        unsigned long long y = k < NSUM ? warp_sum(x[k])
-                             : k < NSUM + NMAX ? warp_max(x[k]) : warp_min(x[k]);
+        unsigned long long y = warp_reduce(k, x[k]);
         if (lane == 0)
             sh_red[warp][k] = y;
     }
     __syncthreads();
     if (warp == 0) {
 #pragma unroll
-        for (int k = 0; k < NRED; k++) {
-            unsigned long long y = lane < nwarps ? sh_red[lane][k]
-                                 : k < NSUM + NMAX ? 0ull : ~0ull;
-            x[k] = k < NSUM ? warp_sum(y) : k < NSUM + NMAX ? warp_max(y) : warp_min(y);
-        }
-        if (lane == 0) {
-            struct acc *g = a.acc;
-            for (int k = 0; k < LA_V_UNPARSABLE; k++)
-                if (x[k])
-                    atomicAdd(&g->n_verdict[k], x[k]);
-            if (x[NSUM - 1])
-                atomicAdd(&g->hist_beyond, x[NSUM - 1]);
-            atomicMax(&g->hist_hi, x[NSUM]);
-            if (x[NSUM + 1]) {
-                atomicMax(&g->any, 1ull);
-                atomicMax(&g->key_hi, x[NSUM + 2]);
-                atomicMin(&g->key_lo, x[NSUM + NMAX]);
-            }
-            atomicMin(&g->zero_first[0], x[NSUM + NMAX + 1]);
-            atomicMin(&g->zero_first[1], x[NSUM + NMAX + 2]);
-        }
+        for (int k = 0; k < NRED; k++)
+            x[k] = warp_reduce(k, lane < nwarps ? sh_red[lane][k] : reduce_identity(k));
+        if (lane == 0)
+            acc_add_block(a.acc, x);
     }
-    // Flush the block's shared bins; the __syncthreads above ordered all updates.
-    for (unsigned i = threadIdx.x; i < 2 * LA_OUTLIER_BINS; i += blockDim.x)
-        if (sh_out[i])
-            atomicAdd(i < LA_OUTLIER_BINS ? &a.acc->below[i]
-                                          : &a.acc->above[i - LA_OUTLIER_BINS],
-                      (unsigned long long)sh_out[i]);
-    for (unsigned i = threadIdx.x; sh_hist && i < a.hist_len; i += blockDim.x)
-        if (sh_hist[i])
-            atomicAdd(&a.hist[i], (unsigned long long)sh_hist[i]);
+    // The __syncthreads above ordered every update of the shared bins.
+    flush_shared_bins(&a, sh_hist, sh_out, threadIdx.x, blockDim.x);
 }
 
 // ---- launchers -----------------------------------------------------------------
@@ -389,8 +454,7 @@ __global__ void scan_kernel(struct scan_args a)
 template <typename S, int K>
 static cudaError_t launch_typed(const struct scan_args *a, int grid, cudaStream_t st)
 {
-    size_t shmem = a->hist_len && a->hist_len <= SHARED_HIST_MAX
-                 ? (size_t)a->hist_len * sizeof(unsigned) : 0;
+    size_t shmem = hist_in_shared(a) ? (size_t)a->hist_len * sizeof(unsigned) : 0;
     scan_kernel<S, K><<<grid, BLOCK, shmem, st>>>(*a);
     return cudaGetLastError();
 }
