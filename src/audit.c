@@ -367,3 +367,34 @@ void la_file_report_free(struct la_file_report *r)
 {
     la_stats_free(&r->stats);
 }
+
+/* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
+ * the file is audited again from its start (the GPU is only chosen when every
+ * input is a regular file, so it can be read again). Not with --indices-out,
+ * whose temporary file already holds part of the file's entries. */
+static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *b,
+                            struct la_indices_out *io, struct la_file_report *r)
+{
+    if (cfg->backend != LA_BACKEND_AUTO || io || strcmp(b->ops->name, "gpu") != 0)
+        return -1;
+    la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
+    la_scan_close(b);
+    la_scan_cpu_open(b, cfg->threads);
+    la_file_report_free(r);
+    return la_audit_file(r->path, cfg, b, io, r);
+}
+
+int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
+                   struct la_indices_out *io, struct la_file_report *files)
+{
+    for (int i = 0; i < cfg->nfiles; i++) {
+        if (la_audit_file(cfg->files[i], cfg, b, io, &files[i]) != 0 &&
+            fall_back_to_cpu(cfg, b, io, &files[i]) != 0) {
+            la_err(cfg->files[i], "scan failed: %s", files[i].error);
+            return -1;
+        }
+        if (!files[i].read_ok)
+            la_err(cfg->files[i], "%s", files[i].error);
+    }
+    return 0;
+}

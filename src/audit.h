@@ -16,6 +16,13 @@ struct la_rule la_rule_from_config(const struct la_config *cfg);
 int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r);
 
+/** la_audit_files() : la_audit_file() for each of cfg->files into files[], with
+ *  each unreadable file's reason on stderr. When --backend=auto's GPU fails
+ *  mid-run, b becomes the CPU backend and the file is audited again.
+ *  @return 0, or -1 when the scan failed for good (reason on stderr). */
+int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
+                   struct la_indices_out *io, struct la_file_report *files);
+
 /** la_file_report_free() : release what la_audit_file() allocated. */
 void la_file_report_free(struct la_file_report *r);
 

@@ -20,13 +20,16 @@
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
 
-/* Bytes the run will scan, for --backend=auto; -1 when a size is unknown. */
+/* Bytes the run will scan, for --backend=auto; -1 when a size is unknown:
+ * standard input, a pipe or a device, none of which could be read a second
+ * time if the GPU failed mid-run and the CPU had to start the file over. */
 static int64_t total_input_bytes(const struct la_config *cfg)
 {
     int64_t total = 0;
     for (int i = 0; i < cfg->nfiles; i++) {
         struct stat st;
-        if (strcmp(cfg->files[i], "-") == 0 || stat(cfg->files[i], &st) != 0)
+        if (strcmp(cfg->files[i], "-") == 0 || stat(cfg->files[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
             return -1;
         total += (int64_t)st.st_size;
     }
@@ -43,37 +46,6 @@ static int render(const struct la_file_report *files, const struct la_config *cf
     if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
         la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
         return -1;
-    }
-    return 0;
-}
-
-/* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
- * the file is audited again from its start. Not with --indices-out, whose
- * temporary file already holds part of the file's entries. */
-static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *backend,
-                            struct la_indices_out *io, struct la_file_report *r)
-{
-    if (cfg->backend != LA_BACKEND_AUTO || io || strcmp(backend->ops->name, "gpu") != 0)
-        return -1;
-    la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
-    la_scan_close(backend);
-    la_scan_cpu_open(backend, cfg->threads);
-    la_file_report_free(r);
-    return la_audit_file(r->path, cfg, backend, io, r);
-}
-
-/* Audit every file; one that cannot be read is reported and the rest go on. */
-static int audit_all(const struct la_config *cfg, struct la_scan_backend *backend,
-                     struct la_indices_out *io, struct la_file_report *files)
-{
-    for (int i = 0; i < cfg->nfiles; i++) {
-        if (la_audit_file(cfg->files[i], cfg, backend, io, &files[i]) != 0 &&
-            fall_back_to_cpu(cfg, backend, io, &files[i]) != 0) {
-            la_err(cfg->files[i], "scan failed: %s", files[i].error);
-            return -1;
-        }
-        if (!files[i].read_ok)
-            la_err(cfg->files[i], "%s", files[i].error);
     }
     return 0;
 }
@@ -146,7 +118,7 @@ int main(int argc, char **argv)
         close_indices(io, &cfg, "out of memory");
         return EXIT_UNREADABLE;
     }
-    int failed = audit_all(&cfg, &backend, io, files) != 0;
+    int failed = la_audit_files(&cfg, &backend, io, files) != 0;
     struct la_summary sum = { cfg.nfiles, 0, 0, 0, backend.ops->name };
     sum.exit_status = la_report_exit_status(files, cfg.nfiles, &cfg, &sum.errors, &sum.warnings);
     const char *skip = failed ? "the scan failed"
