@@ -32,6 +32,7 @@
  *   nvcc -arch=all-major -O3 -std=c++17 -D_GNU_SOURCE -Isrc -c src/scan_cuda.cu
  */
 #include <cuda_runtime.h> // cudaMalloc, cudaMemcpyAsync, streams, events
+#include <dlfcn.h>        // dlopen: is there an NVIDIA driver at all
 
 extern "C" {
 #include "scan.h"    // la_scan_backend, la_gpu_probe, la_scan_chunk_cpu_ref
@@ -760,12 +761,32 @@ static void gpu_close(struct la_scan_backend *b)
 
 static const struct la_scan_backend_ops gpu_ops = { "gpu", gpu_scan, gpu_close };
 
+/* The runtime's reason, made specific where it is vague: cudart says "driver
+ * version is insufficient" both for an old driver and for none at all. */
+static void explain_no_gpu(cudaError_t e, char *why, size_t whylen)
+{
+    int len = snprintf(why, whylen, "%s", cudaGetErrorString(e));
+    size_t at = len < 0 ? 0 : (size_t)len < whylen ? (size_t)len : whylen;
+    if (e != cudaErrorInsufficientDriver)
+        return;
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    int drv = 0, rt = 0;
+    if (!driver) {
+        snprintf(why + at, whylen - at, ": no NVIDIA driver is installed, libcuda.so.1 not found");
+        return;
+    }
+    dlclose(driver);
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && cudaRuntimeGetVersion(&rt) == cudaSuccess)
+        snprintf(why + at, whylen - at, ": the driver supports CUDA %d.%d, this build needs %d.%d",
+                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+}
+
 extern "C" int la_gpu_probe(char *why, size_t whylen)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) { // no driver, no device, ...: all mean "no GPU" here
-        snprintf(why, whylen, "%s", cudaGetErrorString(e));
+        explain_no_gpu(e, why, whylen);
         cudaGetLastError();
         return 0;
     }

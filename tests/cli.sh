@@ -202,6 +202,12 @@ echo "# --- backends"
 run --backend=gpu -n 10 "$s/clean-10.csv"
 if [ "$rc" -eq 3 ]; then
     expect_err "no CUDA device available (" "--backend=gpu without a GPU explains why"
+    # where no NVIDIA driver exists at all, cudart's "insufficient driver" says so
+    if "$LABELAUDIT" --version | grep -q "CUDA backend: yes" &&
+        ! PATH="$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+        expect_err "no NVIDIA driver is installed, libcuda.so.1 not found" \
+            "--backend=gpu without a driver says the driver is missing"
+    fi
 else
     expect_status 0 "--backend=gpu runs on a GPU"
 fi
