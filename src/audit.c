@@ -63,15 +63,17 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
 
 // ---- file runs: mapped windows, scanned in place ------------------------------
 
-/* Bytes mapped at a time: large enough that mmap, munmap and waking the scan
- * threads cost little per byte, small enough to bound resident memory (mapped
- * file pages count in RSS until they are unmapped). */
+/* Bytes mapped at a time, unless the backend asks for another size: large
+ * enough that mmap, munmap and waking the scan threads cost little per byte,
+ * small enough to bound resident memory (mapped file pages count in RSS until
+ * they are unmapped). */
 #define RUN_WINDOW ((size_t)8 << 20)
 
 struct window {
+    size_t size;        /* bytes at most per window */
     void *map;          /* the mapping, or NULL when buf holds a pread() copy */
     size_t maplen;
-    char *buf;          /* fallback buffer of RUN_WINDOW bytes (mmap refused) */
+    char *buf;          /* fallback buffer of size bytes (mmap refused) */
 };
 
 /* Make file bytes [off, off + len) readable. @return them, or NULL with r->error. */
@@ -91,7 +93,7 @@ static const char *window_open(struct window *w, int fd, uint64_t off, size_t le
     if (w->map != MAP_FAILED)
         return (const char *)w->map + (off - base);
     w->map = NULL;
-    if (!w->buf && !(w->buf = malloc(RUN_WINDOW))) {
+    if (!w->buf && !(w->buf = malloc(w->size))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return NULL;
     }
@@ -120,11 +122,11 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
 {
     const struct la_file_run *run = &rd->run;
     size_t esz = la_dtype_info(run->dtype)->size;
-    struct window w = { 0 };
+    struct window w = { .size = b->window_bytes ? b->window_bytes : RUN_WINDOW };
     int rc = 0;
     posix_fadvise(run->fd, (off_t)run->offset, 0, POSIX_FADV_SEQUENTIAL);
     for (uint64_t done = 0; done < run->count && rc == 0;) {
-        uint64_t n = RUN_WINDOW / esz;
+        uint64_t n = w.size / esz;
         n = n < run->count - done ? n : run->count - done;
         uint64_t off = run->offset + done * esz;
         const char *values = window_open(&w, run->fd, off, (size_t)n * esz, r);

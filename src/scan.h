@@ -29,6 +29,7 @@ struct la_scan_backend_ops {
 struct la_scan_backend {
     const struct la_scan_backend_ops *ops;
     int threads;        /* CPU threads (-j) */
+    size_t window_bytes; /* bytes of a mapped file per scan() call (0: the caller's) */
     void *state;
 };
 

@@ -638,6 +638,7 @@ int la_scan_cpu_open(struct la_scan_backend *b, int threads)
 {
     b->ops = &cpu_ops;
     b->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    b->window_bytes = 0;
     b->state = pool_open(b->threads);
     return 0;
 }

@@ -58,6 +58,11 @@ extern "C" {
 #define SHARED_HIST_MAX 8192u
 #define BLOCK 256
 #define NSTREAMS 2
+// Bytes of a mapped file per scan() call: 16 sub-chunks, so the copy of one
+// overlaps the kernel of the one before for all but the first and last, and
+// the synchronisation and read-back at the end of each call are paid once
+// every 64 MiB (the CPU's 8 MiB windows would give only 2 sub-chunks).
+#define GPU_WINDOW_BYTES ((size_t)64 << 20)
 
 // What every kernel folds into (device), and what the host reads back per chunk.
 // Min/max are kept as order-preserving uint64 keys whatever the dtype.
@@ -834,6 +839,7 @@ extern "C" int la_scan_gpu_open(struct la_scan_backend *b, char *err, size_t err
                          cudaHostAllocDefault));
     b->ops = &gpu_ops;
     b->threads = 1;
+    b->window_bytes = GPU_WINDOW_BYTES;
     b->state = g;
     return 0;
 fail:

@@ -1,14 +1,18 @@
-/* test_fallback.c - --backend=auto survives a GPU that fails mid-run.
+/* test_audit_backend.c - how the audit drives a scan backend. No GPU needed.
  *
- * TAP. No GPU is needed: a fake backend named "gpu" folds each chunk twice
- * (so whatever it leaves behind is wrong) and then reports a failure, as a
- * device lost halfway through a file would. la_audit_files() must then
- * discard the half-scanned file, switch to the CPU backend, audit the file
- * again and go on with the next one, while --backend=gpu, and auto with
- * --indices-out, stop with the CUDA-side reason instead. */
+ * TAP. Two things the CUDA backend relies on, checked with fake backends:
+ * - --backend=auto survives a GPU that fails mid-run. A fake backend named
+ *   "gpu" folds each chunk twice (so whatever it leaves behind is wrong) and
+ *   then reports a failure, as a device lost halfway through a file would.
+ *   la_audit_files() must then discard the half-scanned file, switch to the
+ *   CPU backend, audit the file again and go on with the next one, while
+ *   --backend=gpu, and auto with --indices-out, stop with the CUDA-side reason.
+ * - a backend's window_bytes sets how much of a mapped file each scan() call
+ *   gets (the GPU asks for more than the CPU), and the report does not change. */
 #include "audit.h"   /* la_audit_files, la_file_report_free */
 #include "options.h" /* la_options_parse */
 #include "scan.h"    /* la_scan_backend, la_scan_cpu_open */
+#include "dtype.h"   /* la_dtype_info */
 #include "tap.h"
 
 #include <stdio.h>  /* tmpfile, fgets */
@@ -42,9 +46,26 @@ static void open_fake_gpu(struct la_scan_backend *b)
 {
     b->ops = &fake_gpu_ops;
     b->threads = 1;
+    b->window_bytes = 0;
     b->state = NULL;
     fake_scans = fake_closes = 0;
 }
+
+/* A backend that scans like the CPU reference and records the chunks it gets. */
+static size_t window_calls, window_largest;
+
+static int window_scan(struct la_scan_backend *b, const struct la_chunk *c,
+                       const struct la_rule *r, struct la_stats *s, char *err, size_t errlen)
+{
+    (void)b, (void)err, (void)errlen;
+    window_calls++;
+    size_t bytes = c->count * la_dtype_info(c->dtype)->size;
+    window_largest = bytes > window_largest ? bytes : window_largest;
+    la_scan_chunk_cpu_ref(c, r, s);
+    return 0;
+}
+
+static const struct la_scan_backend_ops window_ops = { "window", window_scan, NULL };
 
 /* Run la_audit_files() with the arguments of a command line (after the
  * program name), stderr captured into err. @return its result. */
@@ -157,6 +178,34 @@ int main(void)
         la_indices_out_close(io, 0, err, sizeof err);
     unlink(target);
     la_scan_close(&b);
+    la_file_report_free(&got[0]);
+
+    /* window_bytes: 40000 int32 labels (one in 97 is -1) in windows of 4 KiB */
+    char raw[] = "/tmp/labelaudit-window-XXXXXX";
+    fd = mkstemp(raw);
+    FILE *f = fdopen(fd, "wb");
+    for (int32_t i = 0; i < 40000; i++) {
+        int32_t v = i % 97 == 5 ? -1 : i % 10;
+        fwrite(&v, sizeof v, 1, f);
+    }
+    fclose(f);
+    char *raw_argv[] = { "labelaudit", "-n", "10", "--format=raw", "--dtype=int32", raw, NULL };
+    struct la_scan_backend cpu;
+    la_scan_cpu_open(&cpu, 1);
+    la_file_report_free(&want[0]);
+    memset(&want[0], 0, sizeof want[0]);
+    audit(&cpu, NULL, want, &cfg, err, sizeof err, raw_argv, 6);
+    la_scan_close(&cpu);
+    struct la_scan_backend wb = { &window_ops, 1, 4096, NULL };
+    window_calls = window_largest = 0;
+    memset(&got[0], 0, sizeof got[0]);
+    rc = audit(&wb, NULL, got, &cfg, err, sizeof err, raw_argv, 6);
+    TAP_OK(rc == 0 && got[0].read_ok, "window_bytes: the raw file is audited");
+    TAP_OK(window_largest == 4096 && window_calls == 40, "window_bytes: 40 calls of 4096 bytes"
+           " (got %zu, largest %zu)", window_calls, window_largest);
+    TAP_OK(want[0].stats.bad_total == 413 && same_scan(&got[0], &want[0]),
+           "window_bytes: the report is the one 8 MiB windows give");
+    unlink(raw);
     la_file_report_free(&got[0]);
     la_file_report_free(&want[0]);
     la_file_report_free(&want[1]);
