@@ -18,6 +18,9 @@
 #   6. bench/gpu_bench: the fold checked on the host and on the GPU, then GB/s of
 #      the kernel alone and end to end against the PCIe and HBM bandwidth measured
 #      on the spot, and the input size where the GPU starts to beat the CPU.
+#   7. the labelaudit binary on .npy files of 64 MiB to 4 GiB, cpu against gpu:
+#      wall times, what auto picks, and identical reports (GPU_CHECK_E2E_MIB="64"
+#      for a quick run).
 #
 # Usage: sh tests/gpu-check.sh   (from the source tree). Exit 0 when all passed.
 set -u
@@ -167,6 +170,38 @@ limit 60 host-check ./gpu_bench --host-check > hostcheck.out 2>&1
 grep -E "^(not ok|# )" hostcheck.out
 limit 150 bench ./gpu_bench > bench.out 2>&1
 grep -v "^ok " bench.out
+
+step "7. the tool itself: --backend=cpu vs gpu on int64 .npy files in the page cache"
+# What --backend=auto's threshold (LA_GPU_MIN_BYTES in src/scan.h) should be:
+# whole runs of the binary, CUDA start-up included, best of three; the two
+# --json reports must be identical but for "backend".
+ms_of() { # ms_of CMD...: run it, print its wall time in ms
+    t0=$(date +%s%N)
+    "$@" > /dev/null 2>&1
+    echo $((($(date +%s%N) - t0) / 1000000))
+}
+printf '%8s %10s %10s %8s %s\n' MiB "cpu ms" "gpu ms" auto reports
+for mib in ${GPU_CHECK_E2E_MIB:-64 256 1024 4096}; do
+    f=$work/e2e-$mib.npy
+    limit 60 "gen-$mib" ./bench/gen npy-int64 "$f" $((mib * 131072)) 1000 > /dev/null || break
+    cat "$f" > /dev/null
+    for be in cpu gpu; do
+        best=999999999
+        for rep in 1 2 3; do
+            t=$(ms_of ./labelaudit --backend=$be -n 1000 -q "$f")
+            [ "$t" -lt "$best" ] && best=$t
+        done
+        eval "t_$be=$best"
+        ./labelaudit --backend=$be -n 1000 --json "$f" 2> /dev/null |
+            sed 's/"backend":[[:space:]]*"[a-z]*",\{0,1\}[[:space:]]*//' > "e2e.$be.json"
+    done
+    auto=$(./labelaudit -n 1000 --json "$f" 2> /dev/null |
+        sed -n 's/.*"backend":[[:space:]]*"\([a-z]*\)".*/\1/p' | head -1)
+    same=identical
+    cmp -s e2e.cpu.json e2e.gpu.json || { same=DIFFER; failed="$failed e2e-$mib"; }
+    printf '%8s %10s %10s %8s %s\n' "$mib" "$t_cpu" "$t_gpu" "$auto" "$same"
+    rm -f "$f"
+done
 
 step "done"
 # keep the logs where the caller can read them ($OUT on the device machine)
