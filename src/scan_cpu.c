@@ -11,8 +11,8 @@
  * persistent pool; each part folds into the thread's own la_stats and the
  * parts are merged in index order, so reports are the same for any -j. */
 #include "scan.h"
+#include "pool.h"    /* the threads a chunk's parts are folded on */
 
-#include <pthread.h> /* pthread_create, pthread_cond_wait */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* calloc, free */
 #include <string.h>  /* memset */
@@ -395,15 +395,13 @@ static void fold_fast(const struct la_chunk *c, const struct la_rule *r, struct 
     }
 }
 
-// ---- the thread pool ----------------------------------------------------------
+// ---- the threads ---------------------------------------------------------------
 //
-// Threads are started once, when the backend opens, and wait on a condition
-// variable between chunks: starting threads per chunk cost more than scanning
-// a chunk. Part t of a chunk always goes to thread t (the caller is thread 0),
-// and the parts are merged in order by the caller, so the result does not
-// depend on which thread finishes first.
+// A chunk is cut into one contiguous part per thread of a persistent pool
+// (pool.h): part t folds into its own la_stats, and the caller merges the
+// parts in order, so the result does not depend on which thread finishes first.
 
-#define MAX_THREADS 64
+#define MAX_THREADS LA_POOL_MAX
 /* Below this many values per thread, waking a thread costs more than it saves. */
 #define MIN_VALUES_PER_THREAD (1u << 16)
 /* Bad entries a part keeps; a part with more than it may need is folded again
@@ -417,117 +415,51 @@ struct part {
     struct fast fast;
 };
 
-struct pool;
-struct worker {
-    struct pool *pool;
-    int idx;
-};
-
-struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t go;          /* a new round (gen changed) or quit */
-    pthread_cond_t idle;        /* pending reached 0 */
-    uint64_t gen;
-    int pending;                /* threads still folding this round */
-    int nparts;
-    int quit;
-    const struct la_rule *rule;
-    int nthreads;               /* the caller and the workers started */
-    pthread_t tids[MAX_THREADS];
-    struct worker workers[MAX_THREADS];
+/* The backend's state: the pool, and one part per thread that has its bins. */
+struct cpu {
+    struct la_pool *pool;
+    int nthreads;               /* parts usable: min(pool size, bins allocated) */
+    const struct la_rule *rule; /* of the chunk being folded */
     struct part parts[MAX_THREADS];
 };
 
-static void fold_part(struct pool *p, int t)
+static void fold_part(void *ctx, int t)
 {
+    struct cpu *p = ctx;
     struct part *pt = &p->parts[t];
     fold_fast(&pt->chunk, p->rule, &pt->stats, &pt->fast);
 }
 
-static void *worker_main(void *arg)
+static void cpu_free(struct cpu *p)
 {
-    struct worker *w = arg;
-    struct pool *p = w->pool;
-    uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->gen == seen && !p->quit)
-            pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit)
-            break;
-        seen = p->gen;
-        if (w->idx >= p->nparts)
-            continue;
-        pthread_mutex_unlock(&p->mu);
-        fold_part(p, w->idx);
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0)
-            pthread_cond_signal(&p->idle);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/* Fold parts[0..nparts) at once: the caller takes part 0. */
-static void run_parts(struct pool *p, int nparts, const struct la_rule *r)
-{
-    pthread_mutex_lock(&p->mu);
-    p->rule = r;
-    p->nparts = nparts;
-    p->pending = nparts - 1;
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    fold_part(p, 0);
-    pthread_mutex_lock(&p->mu);
-    while (p->pending > 0)
-        pthread_cond_wait(&p->idle, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static struct pool *pool_open(int threads)
-{
-    struct pool *p = calloc(1, sizeof *p);
     if (!p)
-        return NULL;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->idle, NULL);
-    for (int t = 0; t < MAX_THREADS; t++)
-        p->parts[t].fast.bins = NULL;
-    p->nthreads = 1;
-    if (!(p->parts[0].fast.bins = calloc(FAST_SUBS * (FAST_BINS + 2), sizeof(uint32_t)))) {
-        free(p);
-        return NULL;
-    }
-    for (int t = 1; t < threads && t < MAX_THREADS; t++) {
-        p->parts[t].fast.bins = calloc(FAST_SUBS * (FAST_BINS + 2), sizeof(uint32_t));
-        p->workers[t] = (struct worker){ p, t };
-        if (!p->parts[t].fast.bins ||
-            pthread_create(&p->tids[t], NULL, worker_main, &p->workers[t]) != 0)
-            break;   /* fewer threads: the scan is still complete */
-        p->nthreads = t + 1;
-    }
-    return p;
-}
-
-static void pool_close(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (int t = 1; t < p->nthreads; t++)
-        pthread_join(p->tids[t], NULL);
+        return;
+    la_pool_close(p->pool);
     for (int t = 0; t < MAX_THREADS; t++) {
         if (p->parts[t].ready)
             la_stats_free(&p->parts[t].stats);
         free(p->parts[t].fast.bins);
     }
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->idle);
     free(p);
+}
+
+static struct cpu *cpu_alloc(int threads)
+{
+    struct cpu *p = calloc(1, sizeof *p);
+    if (!p || !(p->pool = la_pool_open(threads))) {
+        free(p);
+        return NULL;
+    }
+    for (int t = 0; t < la_pool_size(p->pool); t++) {
+        if (!(p->parts[t].fast.bins = calloc(FAST_SUBS * (FAST_BINS + 2), sizeof(uint32_t))))
+            break;   /* fewer threads: the scan is still complete */
+        p->nthreads = t + 1;
+    }
+    if (p->nthreads == 0) {
+        cpu_free(p);
+        return NULL;
+    }
+    return p;
 }
 
 // ---- parts -----------------------------------------------------------------------
@@ -581,7 +513,7 @@ static void reset_part(struct la_stats *ps)
 
 /* Merge the parts into s in index order. A part that dropped bad entries s
  * would still keep (or a sink must see) is folded again here, serially. */
-static void merge_parts(struct pool *p, int nparts, const struct la_rule *r, struct la_stats *s)
+static void merge_parts(struct cpu *p, int nparts, const struct la_rule *r, struct la_stats *s)
 {
     for (int t = 0; t < nparts; t++) {
         struct la_stats *ps = &p->parts[t].stats;
@@ -600,7 +532,7 @@ static void merge_parts(struct pool *p, int nparts, const struct la_rule *r, str
 static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
                     const struct la_rule *r, struct la_stats *s, char *err, size_t errlen)
 {
-    struct pool *p = b->state;
+    struct cpu *p = b->state;
     if (!p) {                       /* the pool could not be allocated: stay correct */
         la_scan_chunk_cpu_ref(c, r, s);
         return 0;
@@ -620,15 +552,15 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
             return -1;
         }
     }
-    run_parts(p, nparts, r);
+    p->rule = r;
+    la_pool_run(p->pool, nparts, fold_part, p);
     merge_parts(p, nparts, r, s);
     return 0;
 }
 
 static void cpu_close(struct la_scan_backend *b)
 {
-    if (b->state)
-        pool_close(b->state);
+    cpu_free(b->state);
     b->state = NULL;
 }
 
@@ -639,6 +571,6 @@ int la_scan_cpu_open(struct la_scan_backend *b, int threads)
     b->ops = &cpu_ops;
     b->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
     b->window_bytes = 0;
-    b->state = pool_open(b->threads);
+    b->state = cpu_alloc(b->threads);
     return 0;
 }
