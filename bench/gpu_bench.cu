@@ -9,6 +9,8 @@
  *                            in a scrambled order like a grid-stride loop, through
  *                            the backend's own host assembly (apply_chunk), and
  *                            compares the stats with la_scan_chunk_cpu_ref.
+ *   gpu_bench --copy         no GPU needed: GB/s of the host-side staging copy
+ *                            (stage(), out of a mapped file) on 1 to 8 threads.
  *   gpu_bench                on a GPU: the same check on the device, then
  *                            PCIe host->device and HBM device->device bandwidth
  *                            (cudaMemcpy), the kernel alone on device-resident
@@ -16,13 +18,16 @@
  *                            chunks, and the CPU/GPU crossover for --backend=auto.
  *
  * Build (tests/gpu-check.sh does this):
- *   gcc -std=c11 -O2 -D_GNU_SOURCE -Isrc -c src/stats.c src/scan_cpu.c src/dtype.c
+ *   gcc -std=c11 -O2 -D_GNU_SOURCE -Isrc -c src/stats.c src/scan_cpu.c src/pool.c \
+ *       src/util.c src/dtype.c
  *   nvcc -O3 -std=c++17 -arch=native -D_GNU_SOURCE -Isrc bench/gpu_bench.cu \
- *        stats.o scan_cpu.o dtype.o -o gpu_bench
+ *        stats.o scan_cpu.o pool.o util.o dtype.o -lpthread -o gpu_bench
+ * (make check builds it too, as bench/gpu_bench, when CUDA is configured.)
  */
 #include "scan_cuda.cu" // the backend itself: kernels, launchers, apply_chunk
 
 #include <stdarg.h> // va_list
+#include <sys/mman.h> // mmap: the copy benchmark maps a file as the tool does
 #include <time.h>   // clock_gettime
 #include <unistd.h> // sysconf
 
@@ -197,12 +202,18 @@ static void host_fold(enum la_dtype dt, const struct scan_args *a)
 }
 
 /* gpu_scan() with the device replaced by host_fold: same sub-chunks, same
- * accumulator, same overflow rule, same apply_chunk(). */
+ * staging copy (on 3 threads), same accumulator, same overflow rule, same
+ * apply_chunk(). */
 static void host_scan(const struct la_chunk *c, const struct la_rule *r, struct la_stats *s)
 {
     static unsigned long long *bad;
-    if (!bad)
+    static char *staging;          // stands in for pinned memory
+    static struct la_pool *copiers;
+    if (!bad) {
         bad = (unsigned long long *)malloc(BAD_CAP * sizeof *bad);
+        staging = (char *)malloc(SUB_BYTES);
+        copiers = la_pool_open(3);
+    }
     if (c->count == 0) {
         la_scan_chunk_cpu_ref(c, r, s);
         return;
@@ -214,6 +225,7 @@ static void host_scan(const struct la_chunk *c, const struct la_rule *r, struct 
         (unsigned long long *)calloc(hist_len ? hist_len : 1, sizeof *hist);
     struct gpu g;
     memset(&g, 0, sizeof g);
+    g.copiers = copiers;
     g.host_acc = &h;
     g.host_hist = hist;
     g.host_bad = bad;
@@ -227,8 +239,12 @@ static void host_scan(const struct la_chunk *c, const struct la_rule *r, struct 
     a.bad = bad;
     size_t elem = la_dtype_info(c->dtype)->size, per_sub = SUB_BYTES / elem;
     for (size_t lo = 0; lo < c->count; lo += per_sub) {
-        a.values = (const char *)c->values + lo * elem;
         a.n = c->count - lo < per_sub ? c->count - lo : per_sub;
+        // through the backend's own staging copy; poisoned first, so a byte it
+        // missed changes the stats
+        memset(staging, 0xa5, SUB_BYTES);
+        stage(&g, staging, (const char *)c->values + lo * elem, a.n * elem);
+        a.values = staging;
         a.offset = lo;
         host_fold(c->dtype, &a);
     }
@@ -511,7 +527,7 @@ static int bench(double startup_s)
     fill(host, LA_DT_INT64, big / 8, 1000, 1);
     struct la_scan_backend gb, cb;
     char err[256];
-    if (la_scan_gpu_open(&gb, err, sizeof err) != 0) {
+    if (la_scan_gpu_open(&gb, (int)sysconf(_SC_NPROCESSORS_ONLN), err, sizeof err) != 0) {
         fprintf(stderr, "gpu_bench: %s\n", err);
         return 1;
     }
@@ -551,8 +567,59 @@ static int bench(double startup_s)
     return 0;
 }
 
+/* The host half of the pipeline alone, no GPU needed: stage() from a freshly
+ * mapped file in the page cache (its page faults included, as in the tool)
+ * into a staging buffer, in sub-chunks, with 1, 2, 4 and 8 copy threads. */
+static int copy_bench(void)
+{
+    const size_t bytes = (size_t)512 << 20;
+    char path[] = "/tmp/gpu_bench-copy-XXXXXX";
+    int fd = mkstemp(path);
+    char *block = (char *)malloc(SUB_BYTES), *staging[2];
+    staging[0] = (char *)malloc(SUB_BYTES);
+    staging[1] = (char *)malloc(SUB_BYTES);
+    if (fd < 0 || !block || !staging[0] || !staging[1])
+        return 1;
+    memset(block, 7, SUB_BYTES);
+    memset(staging[0], 0, SUB_BYTES);
+    memset(staging[1], 0, SUB_BYTES);
+    for (size_t at = 0; at < bytes; at += SUB_BYTES)
+        if (write(fd, block, SUB_BYTES) != (ssize_t)SUB_BYTES)
+            return 1;
+    printf("staging copy of a mapped %zu MiB file in %zu MiB sub-chunks:\n", bytes >> 20,
+           SUB_BYTES >> 20);
+    for (int threads = 1; threads <= COPY_THREADS_MAX; threads *= 2) {
+        struct gpu g;
+        memset(&g, 0, sizeof g);
+        g.copiers = la_pool_open(threads);
+        double best = 1e30;
+        for (int rep = 0; rep < 3; rep++) {
+            void *map = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (map == MAP_FAILED)
+                return 1;
+            double t0 = now_s();
+            for (size_t at = 0, k = 0; at < bytes; at += SUB_BYTES, k++)
+                stage(&g, staging[k % 2], (const char *)map + at, SUB_BYTES);
+            double t = now_s() - t0;
+            best = t < best ? t : best;
+            munmap(map, bytes);
+        }
+        printf("  %d thread%s: %5.1f GB/s\n", threads, threads > 1 ? "s" : " ",
+               (double)bytes / best / 1e9);
+        la_pool_close(g.copiers);
+    }
+    close(fd);
+    unlink(path);
+    free(block);
+    free(staging[0]);
+    free(staging[1]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--copy") == 0)
+        return copy_bench();
     if (argc > 1 && strcmp(argv[1], "--host-check") == 0) {
         int failures = check_all(scan_host, NULL, "host emulation");
         printf("1..%d\n", tap_runs);
@@ -565,7 +632,7 @@ int main(int argc, char **argv)
         printf("no GPU: %s\n", why);
         return 77;
     }
-    if (la_scan_gpu_open(&g, why, sizeof why) != 0) {
+    if (la_scan_gpu_open(&g, (int)sysconf(_SC_NPROCESSORS_ONLN), why, sizeof why) != 0) {
         printf("gpu open: %s\n", why);
         return 1;
     }

@@ -12,11 +12,11 @@ int la_scan_choose(struct la_scan_backend *b, int choice, int threads, int64_t e
             snprintf(err, errlen, "no CUDA device available (%s)", why);
             return -1;
         }
-        return la_scan_gpu_open(b, err, errlen);
+        return la_scan_gpu_open(b, threads, err, errlen);
     }
     /* auto: the GPU pays for its start-up and transfers only on large inputs */
     if (choice == LA_BACKEND_AUTO && expected_bytes >= (int64_t)LA_GPU_MIN_BYTES &&
-        la_gpu_probe(why, sizeof why) && la_scan_gpu_open(b, why, sizeof why) == 0)
+        la_gpu_probe(why, sizeof why) && la_scan_gpu_open(b, threads, why, sizeof why) == 0)
         return 0;
     return la_scan_cpu_open(b, threads);
 }

@@ -40,8 +40,9 @@ int la_scan_cpu_open(struct la_scan_backend *b, int threads);
  *  reason in why ("built without CUDA support", "no CUDA-capable device is detected"). */
 int la_gpu_probe(char *why, size_t whylen);
 
-/** la_scan_gpu_open() : the CUDA backend. @return 0, or -1 with the reason in err. */
-int la_scan_gpu_open(struct la_scan_backend *b, char *err, size_t errlen);
+/** la_scan_gpu_open() : the CUDA backend; threads (-j) bounds the host threads
+ *  that copy labels into pinned memory. @return 0, or -1 with the reason in err. */
+int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err, size_t errlen);
 
 /* Below this many input bytes, --backend=auto stays on the CPU. Not yet
  * measured on a GPU (tests/gpu-check.sh prints the crossover): creating a CUDA

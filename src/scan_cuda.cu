@@ -35,6 +35,7 @@
 #include <dlfcn.h>        // dlopen: is there an NVIDIA driver at all
 
 extern "C" {
+#include "pool.h"    // la_pool: the threads that copy into pinned memory
 #include "scan.h"    // la_scan_backend, la_gpu_probe, la_scan_chunk_cpu_ref
 #include "stats.h"   // la_stats, la_stats_add_bad, la_stats_note_minmax
 #include "verdict.h" // la_verdict_*, la_half_to_float (host and device)
@@ -63,6 +64,12 @@ extern "C" {
 // the synchronisation and read-back at the end of each call are paid once
 // every 64 MiB (the CPU's 8 MiB windows would give only 2 sub-chunks).
 #define GPU_WINDOW_BYTES ((size_t)64 << 20)
+// Host threads that copy a sub-chunk into pinned memory. One core copying out
+// of a freshly mapped file (page faults included) moves a few GB/s, well below
+// PCIe; a few cores reach it, and beyond 8 the host memory bus is the limit.
+#define COPY_THREADS_MAX 8
+// The least a copy thread is given: waking one costs microseconds.
+#define COPY_MIN_BYTES ((size_t)512 << 10)
 
 // What every kernel folds into (device), and what the host reads back per chunk.
 // Min/max are kept as order-preserving uint64 keys whatever the dtype.
@@ -507,6 +514,7 @@ static cudaError_t launch_scan(enum la_dtype dt, const struct scan_args *a, int 
     } while (0)
 
 struct gpu {
+    struct la_pool *copiers;        // NULL: the scanning thread copies alone
     cudaStream_t stream[NSTREAMS];
     cudaEvent_t staged[NSTREAMS];   // the DMA out of pinned[s] has finished
     cudaEvent_t done1;              // stream 1's work of this chunk is queued before this
@@ -526,6 +534,37 @@ static void acc_reset(struct acc *h)
     memset(h, 0, sizeof *h);
     h->key_lo = ~0ull;
     h->zero_first[0] = h->zero_first[1] = ~0ull;
+}
+
+// ---- staging: host labels into pinned memory, on several threads ----------------
+
+struct copy_job {
+    char *dst;
+    const char *src;
+    size_t bytes, per;   // per: bytes a part copies, a multiple of 64 (cache lines)
+};
+
+static void copy_part(void *ctx, int t)
+{
+    const struct copy_job *j = (const struct copy_job *)ctx;
+    size_t lo = (size_t)t * j->per;
+    if (lo < j->bytes)
+        memcpy(j->dst + lo, j->src + lo, j->bytes - lo < j->per ? j->bytes - lo : j->per);
+}
+
+/* stage() : copy bytes from src to dst (pinned), split over the copy threads. */
+static void stage(const struct gpu *g, void *dst, const void *src, size_t bytes)
+{
+    size_t parts = g->copiers ? (size_t)la_pool_size(g->copiers) : 1;
+    if (parts > bytes / COPY_MIN_BYTES)
+        parts = bytes / COPY_MIN_BYTES;
+    if (parts <= 1) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    struct copy_job j = { (char *)dst, (const char *)src, bytes,
+                          ((bytes + parts - 1) / parts + 63) & ~(size_t)63 };
+    la_pool_run(g->copiers, (int)parts, copy_part, &j);
 }
 
 static void gpu_free(struct gpu *g)
@@ -550,6 +589,7 @@ static void gpu_free(struct gpu *g)
     cudaFreeHost(g->host_bad);
     cudaFree(g->dev_hist);
     cudaFreeHost(g->host_hist);
+    la_pool_close(g->copiers);
     free(g);
 }
 
@@ -715,7 +755,7 @@ static int gpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
         size_t n = c->count - lo < per_sub ? c->count - lo : per_sub;
         // pinned[st] is free once its previous DMA is done (the kernel reads dev_in).
         CU_TRY(cudaEventSynchronize(g->staged[st]));
-        memcpy(g->pinned[st], (const char *)c->values + lo * elem, n * elem);
+        stage(g, g->pinned[st], (const char *)c->values + lo * elem, n * elem);
         CU_TRY(cudaMemcpyAsync(g->dev_in[st], g->pinned[st], n * elem, cudaMemcpyHostToDevice,
                                g->stream[st]));
         CU_TRY(cudaEventRecord(g->staged[st], g->stream[st]));
@@ -810,7 +850,8 @@ extern "C" int la_gpu_probe(char *why, size_t whylen)
     return 1;
 }
 
-extern "C" int la_scan_gpu_open(struct la_scan_backend *b, char *err, size_t errlen)
+extern "C" int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err,
+                                size_t errlen)
 {
     struct gpu *g = (struct gpu *)calloc(1, sizeof *g);
     int dev = 0, sms = 0;
@@ -818,6 +859,8 @@ extern "C" int la_scan_gpu_open(struct la_scan_backend *b, char *err, size_t err
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    // without the pool (out of memory) the scanning thread copies alone: slower, not wrong
+    g->copiers = la_pool_open(threads < COPY_THREADS_MAX ? threads : COPY_THREADS_MAX);
     CU_TRY(cudaGetDevice(&dev));
     CU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     // Enough resident blocks to hide latency; the loop strides over the rest.

@@ -9,9 +9,9 @@ int la_gpu_probe(char *why, size_t whylen)
     return 0;
 }
 
-int la_scan_gpu_open(struct la_scan_backend *b, char *err, size_t errlen)
+int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err, size_t errlen)
 {
-    (void)b;
+    (void)b, (void)threads;
     snprintf(err, errlen, "built without CUDA support");
     return -1;
 }

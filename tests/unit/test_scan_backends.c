@@ -510,7 +510,7 @@ static void test_gpu(void)
 {
     char why[512] = "";
     struct la_scan_backend g;
-    if (!la_gpu_probe(why, sizeof why) || la_scan_gpu_open(&g, why, sizeof why) != 0) {
+    if (!la_gpu_probe(why, sizeof why) || la_scan_gpu_open(&g, 4, why, sizeof why) != 0) {
         printf("# no GPU: %s\n", why);
         for (int k = 0; k < N_GPU_TESTS; k++)
             skip("no GPU", "gpu against cpu");
