@@ -559,8 +559,8 @@ static int bench(double startup_s)
     printf("crossover, GPU already initialised: %s%zu MiB\n", cross_warm ? "" : "> ",
            (cross_warm ? cross_warm : big) >> 20);
     printf("crossover, counting CUDA start-up (what --backend=auto pays): %s%zu MiB "
-           "(LA_GPU_MIN_BYTES is %u MiB)\n", cross ? "" : "> ", (cross ? cross : big) >> 20,
-           LA_GPU_MIN_BYTES >> 20);
+           "(LA_GPU_MIN_BYTES is %llu MiB)\n", cross ? "" : "> ", (cross ? cross : big) >> 20,
+           (unsigned long long)LA_GPU_MIN_BYTES >> 20);
     la_scan_close(&gb);
     la_scan_close(&cb);
     free(host);

@@ -298,7 +298,9 @@ FOLD_HD int fold_one(const struct scan_args *a, struct fold *f, unsigned *sh_his
 // would put it in local memory).
 FOLD_HD void count_verdict(struct fold *f, int verdict)
 {
+#ifdef __CUDA_ARCH__ // the host compiler does not know the pragma
 #pragma unroll
+#endif
     for (int k = 0; k < LA_V_UNPARSABLE; k++)
         f->cnt[k] += verdict == k;
 }
