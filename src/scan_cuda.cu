@@ -2,8 +2,9 @@
  *
  * scan() is one synchronous call per chunk. Inside it the chunk is cut into
  * sub-chunks of SUB_BYTES that are pipelined over two streams: the host copies
- * sub-chunk k+1 into a pinned staging buffer while sub-chunk k is in flight
- * (DMA to the device, then the kernel). Every kernel folds into one device
+ * sub-chunk k+1 into a pinned staging buffer (on up to 8 threads, stage())
+ * while sub-chunk k is in flight (DMA to the device, then the kernel). Mapped
+ * files come in windows of GPU_WINDOW_BYTES, so most copies overlap. Every kernel folds into one device
  * accumulator (struct acc) and one device histogram with atomics, so the two
  * streams never need to be merged. At the end of the chunk the host reads the
  * accumulator, the histogram bins that were touched, and the bad entries.
