@@ -23,11 +23,11 @@
  *
  * LABELAUDIT_CSV_SLOW=1 in the environment (read by open) sends the whole file
  * through libcsv; the unit test uses it to compare the two paths. */
+#include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
-#include <pthread.h> /* the helper that parses half of each block */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
@@ -57,15 +57,13 @@ struct half {
     const char *stop;         /* the first line not parsed (end when all were) */
 };
 
-/* The helper thread: woken per block to parse the second half. */
+/* The helper thread (a pool of two: this one and one worker), which parses
+ * the second half of a block into its own buffers while this thread parses
+ * the first. */
 struct helper {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int busy;                 /* a half is given and not yet parsed */
-    int quit;
-    const struct csv *s;      /* read only while busy */
-    struct half h;
+    struct la_pool *pool;
+    const struct csv *s;      /* of the block being parsed */
+    struct half halves[2];    /* [1] owns vals/kinds; [0] points into the csv's */
 };
 
 struct csv {
@@ -576,29 +574,17 @@ static void quick_lines(const struct csv *s, struct half *h)
     h->stop = p;
 }
 
-static void *helper_main(void *arg)
+static void parse_half(void *ctx, int t)
 {
-    struct helper *hp = arg;
-    pthread_mutex_lock(&hp->mu);
-    for (;;) {
-        while (!hp->busy && !hp->quit)
-            pthread_cond_wait(&hp->cv, &hp->mu);
-        if (hp->quit)
-            break;
-        pthread_mutex_unlock(&hp->mu);
-        quick_lines(hp->s, &hp->h);
-        pthread_mutex_lock(&hp->mu);
-        hp->busy = 0;
-        pthread_cond_broadcast(&hp->cv);
-    }
-    pthread_mutex_unlock(&hp->mu);
-    return NULL;
+    struct helper *hp = ctx;
+    quick_lines(hp->s, &hp->halves[t]);
 }
 
 static void helper_free(struct helper *hp)
 {
-    free(hp->h.vals);
-    free(hp->h.kinds);
+    la_pool_close(hp->pool);
+    free(hp->halves[1].vals);
+    free(hp->halves[1].kinds);
     free(hp);
 }
 
@@ -608,24 +594,11 @@ static int helper_start(struct csv *s)
     struct helper *hp = calloc(1, sizeof *hp);
     if (!hp)
         return -1;
-    hp->h.vals = malloc(CHUNK * sizeof(int64_t));
-    hp->h.kinds = malloc(CHUNK);
-    if (!hp->h.vals || !hp->h.kinds) {
-        helper_free(hp);
-        return -1;
-    }
-    if (pthread_mutex_init(&hp->mu, NULL) != 0) {
-        helper_free(hp);
-        return -1;
-    }
-    if (pthread_cond_init(&hp->cv, NULL) != 0) {
-        pthread_mutex_destroy(&hp->mu);
-        helper_free(hp);
-        return -1;
-    }
-    if (pthread_create(&hp->thread, NULL, helper_main, hp) != 0) {
-        pthread_cond_destroy(&hp->cv);
-        pthread_mutex_destroy(&hp->mu);
+    hp->halves[1].vals = malloc(CHUNK * sizeof(int64_t));
+    hp->halves[1].kinds = malloc(CHUNK);
+    hp->pool = la_pool_open(2);
+    if (!hp->halves[1].vals || !hp->halves[1].kinds || !hp->pool ||
+        la_pool_size(hp->pool) < 2) {
         helper_free(hp);
         return -1;
     }
@@ -635,17 +608,8 @@ static int helper_start(struct csv *s)
 
 static void helper_stop(struct csv *s)
 {
-    struct helper *hp = s->helper;
-    if (!hp)
-        return;
-    pthread_mutex_lock(&hp->mu);
-    hp->quit = 1;
-    pthread_cond_broadcast(&hp->cv);
-    pthread_mutex_unlock(&hp->mu);
-    pthread_join(hp->thread, NULL);
-    pthread_cond_destroy(&hp->cv);
-    pthread_mutex_destroy(&hp->mu);
-    helper_free(hp);
+    if (s->helper)
+        helper_free(s->helper);
     s->helper = NULL;
 }
 
@@ -683,41 +647,31 @@ static int split_parse(struct csv *s, const char **pp, const char *last)
     }
 
     struct helper *hp = s->helper;
-    pthread_mutex_lock(&hp->mu);
+    struct half *a = &hp->halves[0], *b = &hp->halves[1];
     hp->s = s;
-    hp->h.p = cut, hp->h.end = end, hp->h.cap = CHUNK;
-    hp->busy = 1;
-    pthread_cond_broadcast(&hp->cv);
-    pthread_mutex_unlock(&hp->mu);
-
-    struct half a = {
+    *a = (struct half){
         .p = p, .end = cut, .cap = room,
         .vals = (char *)s->vals + s->tail * sizeof(int64_t), .kinds = s->kinds + s->tail,
     };
-    quick_lines(s, &a);
+    b->p = cut, b->end = end, b->cap = CHUNK;
+    la_pool_run(hp->pool, 2, parse_half, hp);
 
-    pthread_mutex_lock(&hp->mu);
-    while (hp->busy)
-        pthread_cond_wait(&hp->cv, &hp->mu);
-    pthread_mutex_unlock(&hp->mu);
-
-    s->tail += a.rows;
-    s->line += a.lines;
-    s->fast_lines += a.lines;
-    if (a.stop == cut) {
-        const struct half *b = &hp->h;
+    s->tail += a->rows;
+    s->line += a->lines;
+    s->fast_lines += a->lines;
+    if (a->stop == cut) {
         memcpy((char *)s->vals + s->tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
         memcpy(s->kinds + s->tail, b->kinds, b->rows);
         s->tail += b->rows;
         s->line += b->lines;
         s->fast_lines += b->lines;
-        a.stop = b->stop;
-    } else if (a.rows < room) {
+        a->stop = b->stop;
+    } else if (a->rows < room) {
         s->split_after = s->line + CHUNK;   /* the helper's half was wasted: back off */
     }
-    s->fast_bytes += (uint64_t)(a.stop - p);
-    *pp = a.stop;
-    return a.stop == end;
+    s->fast_bytes += (uint64_t)(a->stop - p);
+    *pp = a->stop;
+    return a->stop == end;
 }
 
 /* Parse the complete lines in buf[pos..len) until the run at head is complete. */
