@@ -102,9 +102,10 @@ struct scan_args {
 
 // ---- GPU kernels ---------------------------------------------------------------
 
-// The per-element fold below is __host__ __device__ (FOLD_HD) so that it can be
-// run serially on a machine without a GPU and checked against scan_cpu.c
-// (bench/gpu_bench.cu --host-check). Only these helpers differ between the two.
+// The per-element fold and the block reduction below are __host__ __device__
+// (FOLD_HD) so that a machine without a GPU can run them, emulating the kernel
+// on a fake CUDA runtime, and check them against scan_cpu.c
+// (tests/cuda/test_fake_device.cu). Only these helpers differ between the two.
 #define FOLD_HD __host__ __device__ __forceinline__
 
 FOLD_HD void bump32(unsigned *p)

@@ -1,0 +1,324 @@
+/* test_fake_device.cu - the CUDA backend's own host code, on the CPU. No GPU needed.
+ *
+ * TAP. This program includes src/scan_cuda.cu and links fake_cudart.c instead
+ * of the CUDA runtime, so la_scan_gpu_open(), gpu_scan() and gpu_close() run
+ * for real: the staging copy on the pool, sub-chunks over two "streams", the
+ * device histogram and its clearing, the BAD_CAP overflow rescan, the read-back
+ * and apply_chunk(). A kernel launch runs an emulation of the kernel built from
+ * its own __host__ __device__ pieces (fold_one, the block reduction, the
+ * shared-bin flush); only the warp shuffles, the ballot and the atomics are
+ * not the device's.
+ *
+ * Then every CUDA call the backend makes is failed in turn: the error must
+ * name the call and the runtime's message, leave the stats as they were,
+ * leak nothing, and leave the backend able to scan on. And --backend choice
+ * with a "device" present: auto takes it for large inputs only, and the audit
+ * of real files on it gives the CPU's reports. */
+#include "scan_cuda.cu" // the backend: kernels, launchers, gpu_scan, apply_chunk
+
+extern "C" {
+#include "audit.h"       // la_audit_files
+#include "options.h"     // la_options_parse
+}
+#include "fake_cudart.h" // fake_cuda_*
+
+#include <getopt.h> // optind
+#include <unistd.h> // unlink
+#include <stdarg.h> // va_list
+
+#include "checks.h" // fill, digest, tap, check_all
+
+// ---- the kernel, emulated on the host ------------------------------------------------
+
+/* One sub-chunk, folded by THREADS emulated threads of one block that each
+ * take every THREADS-th element (as the grid-stride loop does), so bad entries
+ * land out of order. The rest is the kernel's own code: the shared-bin clear
+ * and flush, the fold's packing and reduction identities and operators, and
+ * the block's fold into the accumulator; only the warp shuffles and the
+ * atomics (plain adds on the host) are not exercised. */
+#define THREADS 7
+template <typename S, int K>
+static void host_fold_typed(const struct scan_args *a)
+{
+    static unsigned sh_hist_mem[SHARED_HIST_MAX];
+    unsigned sh_out[2 * LA_OUTLIER_BINS];
+    unsigned *sh_hist = hist_in_shared(a) ? sh_hist_mem : NULL;
+    clear_shared_bins(a, sh_hist, sh_out, 0, 1);
+    const S *v = (const S *)a->values;
+    unsigned long long block[NRED];
+    for (int k = 0; k < NRED; k++)
+        block[k] = reduce_identity(k);
+    for (size_t t = THREADS; t-- > 0;) {
+        struct fold f;
+        fold_init(&f);
+        for (size_t i = t; i < a->n; i += THREADS) {
+            bool bad = false;
+            int verdict = fold_one<S, K>(a, &f, sh_hist, sh_out, v[i], a->offset + i, &bad);
+            count_verdict(&f, verdict);
+            if (bad && a->acc->bad_count++ < BAD_CAP)
+                a->bad[a->acc->bad_count - 1] = bad_entry(a->offset + i, verdict);
+        }
+        unsigned long long x[NRED];
+        fold_pack(&f, x);
+        for (int k = 0; k < NRED; k++)
+            block[k] = reduce_pair(k, block[k], x[k]);
+    }
+    acc_add_block(a->acc, block);
+    flush_shared_bins(a, sh_hist, sh_out, 0, 1);
+}
+
+/* Run the launch of kernel (scan_kernel<S, K>'s host address) if it is this one. */
+template <typename S, int K>
+static bool run_if(const void *kernel, void **args)
+{
+    if (kernel != (const void *)scan_kernel<S, K>)
+        return false;
+    host_fold_typed<S, K>((const struct scan_args *)args[0]);
+    return true;
+}
+
+static int unknown_launches;
+
+static void launch_on_host(const void *kernel, void **args)
+{
+    if (!(run_if<uint8_t, EK_INT>(kernel, args) || run_if<int8_t, EK_INT>(kernel, args) ||
+          run_if<int16_t, EK_INT>(kernel, args) || run_if<uint16_t, EK_INT>(kernel, args) ||
+          run_if<int32_t, EK_INT>(kernel, args) || run_if<uint32_t, EK_INT>(kernel, args) ||
+          run_if<int64_t, EK_INT>(kernel, args) || run_if<uint64_t, EK_U64>(kernel, args) ||
+          run_if<uint16_t, EK_HALF>(kernel, args) || run_if<float, EK_FLOAT>(kernel, args) ||
+          run_if<double, EK_FLOAT>(kernel, args)))
+        unknown_launches++;
+}
+
+// ---- every CUDA call, failing --------------------------------------------------------
+
+#define FAULT_CHUNKS 3
+
+/* int32 labels under -n 10, bad ones scattered, in chunks of 2.5 sub-chunks. */
+struct fault_input {
+    int32_t *values;
+    size_t per_chunk;
+    struct la_rule rule;
+    uint64_t want;      // digest of the CPU reference over all chunks
+};
+
+static void fault_stats(struct la_stats *s)
+{
+    la_stats_init(s, 1, 1000, 10, 10);
+}
+
+static struct la_chunk fault_chunk(const struct fault_input *in, int k)
+{
+    struct la_chunk c = { LA_DT_INT32, in->values + (size_t)k * in->per_chunk, in->per_chunk,
+                          (uint64_t)k * in->per_chunk, NULL };
+    return c;
+}
+
+enum fault_place { IN_OPEN, IN_SCAN, IN_CLOSE };
+
+/* What one failure left wrong, or NULL when it was handled as it must be.
+ * *place says where the failing call was; err holds the error reported. */
+static const char *one_fault(const struct fault_input *in, long at, char *err, size_t errlen,
+                             enum fault_place *place)
+{
+    struct la_scan_backend g;
+    fake_cuda_calls = 0;
+    fake_cuda_fail_at = at;
+    fake_cuda_failed = NULL;
+    *place = IN_OPEN;
+    err[0] = '\0';
+    if (la_scan_gpu_open(&g, 2, err, errlen) != 0)
+        return fake_cuda_live != 0 ? "a failed open leaked" : NULL;
+    *place = IN_SCAN;
+    struct la_stats s;
+    fault_stats(&s);
+    const char *wrong = NULL;
+    for (int k = 0; k < FAULT_CHUNKS && !wrong; k++) {
+        struct la_chunk c = fault_chunk(in, k);
+        uint64_t before = digest(&s);
+        char e[256];
+        if (g.ops->scan(&g, &c, &in->rule, &s, e, sizeof e) == 0)
+            continue;
+        snprintf(err, errlen, "%s", e);
+        if (digest(&s) != before)
+            wrong = "a failed scan changed the stats";
+        else if (g.ops->scan(&g, &c, &in->rule, &s, e, sizeof e) != 0)
+            wrong = "the scan after a failure failed too";
+    }
+    if (!wrong && digest(&s) != in->want)
+        wrong = "after a failure and a retry, the stats are not the CPU's";
+    la_stats_free(&s);
+    if (at > fake_cuda_calls)
+        *place = IN_CLOSE;  // cleanup goes on through errors: nothing to report
+    la_scan_close(&g);
+    if (!wrong && fake_cuda_live != 0)
+        wrong = "close after a failure leaked";
+    return wrong;
+}
+
+static void test_faults(void)
+{
+    struct fault_input in;
+    in.per_chunk = SUB_BYTES / 4 * 5 / 2;
+    in.values = (int32_t *)malloc(FAULT_CHUNKS * in.per_chunk * sizeof *in.values);
+    rng_state = 4242;
+    fill(in.values, LA_DT_INT32, FAULT_CHUNKS * in.per_chunk, 10, 20);
+    in.rule = (struct la_rule){ 0, 1, -100, 1, 10 };
+    struct la_stats ref;
+    fault_stats(&ref);
+    for (int k = 0; k < FAULT_CHUNKS; k++) {
+        struct la_chunk c = fault_chunk(&in, k);
+        la_scan_chunk_cpu_ref(&c, &in.rule, &ref);
+    }
+    in.want = digest(&ref);
+    la_stats_free(&ref);
+
+    char err[256];
+    enum fault_place place;
+    const char *wrong = one_fault(&in, 0, err, sizeof err, &place);
+    long total = fake_cuda_calls;
+    tap(!wrong && !err[0], "fake device: %ld CUDA calls to open, scan %d chunks and close",
+        total, FAULT_CHUNKS);
+
+    long named = 0, handled = 0, where[3] = { 0, 0, 0 };
+    for (long at = 1; at <= total; at++) {
+        wrong = one_fault(&in, at, err, sizeof err, &place);
+        where[place]++;
+        handled += !wrong;
+        // CU_TRY names the call as written: the launch is wrapped in launch_scan();
+        // close reports nothing
+        char want[128] = "";
+        if (place != IN_CLOSE)
+            snprintf(want, sizeof want, "%s: " FAKE_CUDA_MESSAGE,
+                     fake_cuda_failed && strcmp(fake_cuda_failed, "kernel launch") == 0
+                         ? "launch_scan" : fake_cuda_failed ? fake_cuda_failed : "?");
+        named += strcmp(err, want) == 0;
+        if (wrong || strcmp(err, want) != 0)
+            printf("# failing call %ld (%s): %s; error \"%s\"\n", at,
+                   fake_cuda_failed ? fake_cuda_failed : "none", wrong ? wrong : "ok", err);
+    }
+    fake_cuda_fail_at = 0;
+    tap(total > 20 && where[IN_OPEN] > 5 && where[IN_SCAN] > 20 && named == total,
+        "each of the %ld calls, failing, gives \"call: message\" (%ld in open, %ld in scan; "
+        "%ld in close, which goes on)", total, where[IN_OPEN], where[IN_SCAN], where[IN_CLOSE]);
+    tap(handled == total,
+        "each failure leaves the stats as they were, leaks nothing, and the backend scans on "
+        "(%ld of %ld)", handled, total);
+    free(in.values);
+}
+
+// ---- choosing the backend, and whole audits on the fake device ------------------------
+
+static void test_choice(void)
+{
+    char why[256], err[256];
+    fake_cuda_calls = 0;
+    tap(la_gpu_probe(why, sizeof why) == 1, "probe: the fake device is found");
+    for (const char *name : { "cudaGetDeviceCount", "cudaFuncGetAttributes" }) {
+        long at;
+        for (at = 1; at < 10; at++) { // find the call's number
+            fake_cuda_calls = 0;
+            fake_cuda_fail_at = at;
+            fake_cuda_failed = NULL;
+            int found = la_gpu_probe(why, sizeof why);
+            if (fake_cuda_failed && strcmp(fake_cuda_failed, name) == 0) {
+                tap(!found && strcmp(why, FAKE_CUDA_MESSAGE) == 0,
+                    "probe: a failing %s means no device, with the runtime's reason", name);
+                break;
+            }
+        }
+        if (at == 10)
+            tap(0, "probe: %s is called", name);
+    }
+    fake_cuda_fail_at = 0;
+
+    struct la_scan_backend b;
+    int rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, (int64_t)LA_GPU_MIN_BYTES, err, sizeof err);
+    tap(rc == 0 && strcmp(b.ops->name, "gpu") == 0, "auto, %llu MiB: the GPU",
+        (unsigned long long)LA_GPU_MIN_BYTES >> 20);
+    la_scan_close(&b);
+    rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, (int64_t)LA_GPU_MIN_BYTES - 1, err, sizeof err);
+    tap(rc == 0 && strcmp(b.ops->name, "cpu") == 0, "auto, 1 byte less: the CPU");
+    la_scan_close(&b);
+    rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, -1, err, sizeof err);
+    tap(rc == 0 && strcmp(b.ops->name, "cpu") == 0, "auto, size unknown (a pipe): the CPU");
+    la_scan_close(&b);
+    rc = la_scan_choose(&b, LA_BACKEND_GPU, 2, 1, err, sizeof err);
+    tap(rc == 0 && strcmp(b.ops->name, "gpu") == 0, "--backend=gpu, 1 byte: the GPU");
+    la_scan_close(&b);
+    tap(fake_cuda_live == 0, "nothing leaked by opening and closing");
+}
+
+/* Audit path with argv on backend b. @return la_audit_files()'s result. */
+static int audit(struct la_scan_backend *b, struct la_file_report *r, char **argv, int argc)
+{
+    struct la_config cfg;
+    optind = 0; // GNU getopt: start over on a new argv
+    if (la_options_parse(argc, argv, &cfg) != LA_OPT_OK)
+        return -99;
+    cfg.threads = 2;
+    memset(r, 0, sizeof *r);
+    return la_audit_files(&cfg, b, NULL, r);
+}
+
+static void test_audits(void)
+{
+    const char *srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
+    char csv[4096], raw[] = "/tmp/labelaudit-fake-XXXXXX";
+    snprintf(csv, sizeof csv, "%s/samples/stray-10.csv", srcdir);
+    // a raw int16 file of 40 MiB: mapped in windows, several sub-chunks each
+    int fd = mkstemp(raw);
+    FILE *f = fdopen(fd, "wb");
+    for (int32_t i = 0; i < 20 << 20; i++) {
+        int16_t v = (int16_t)(i % 1001 == 7 ? -1 : i % 4099 == 3 ? 10 : i % 10);
+        fwrite(&v, sizeof v, 1, f);
+    }
+    fclose(f);
+    char *csv_argv[] = { (char *)"labelaudit", (char *)"-n", (char *)"10", csv, NULL };
+    char *raw_argv[] = { (char *)"labelaudit", (char *)"-n", (char *)"10",
+                         (char *)"--format=raw", (char *)"--dtype=int16", raw, NULL };
+    struct { char **argv; int argc; const char *what; } runs[] = {
+        { csv_argv, 4, "samples/stray-10.csv (read on a thread, small chunks)" },
+        { raw_argv, 6, "40 MiB raw int16 (mapped, 64 MiB windows)" },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        struct la_scan_backend cpu, gpu;
+        struct la_file_report want, got;
+        char err[256];
+        la_scan_cpu_open(&cpu, 2);
+        int rc_cpu = audit(&cpu, &want, runs[i].argv, runs[i].argc);
+        int rc_gpu = la_scan_gpu_open(&gpu, 2, err, sizeof err) == 0
+                   ? audit(&gpu, &got, runs[i].argv, runs[i].argc) : -98;
+        tap(rc_cpu == 0 && rc_gpu == 0 && got.read_ok && want.stats.bad_total > 0 &&
+                digest(&got.stats) == digest(&want.stats) && got.n_findings == want.n_findings,
+            "audit on the fake device = on the CPU: %s, %llu bad", runs[i].what,
+            (unsigned long long)want.stats.bad_total);
+        la_file_report_free(&want);
+        if (rc_gpu != -98)
+            la_file_report_free(&got);
+        la_scan_close(&cpu);
+        la_scan_close(&gpu);
+    }
+    unlink(raw);
+    tap(fake_cuda_live == 0, "whole audits leak nothing");
+}
+
+int main(void)
+{
+    fake_cuda_launch = launch_on_host;
+    struct la_scan_backend g;
+    char err[256];
+    if (la_scan_gpu_open(&g, 3, err, sizeof err) != 0) {
+        printf("Bail out! the fake device does not open: %s\n", err);
+        return 1;
+    }
+    check_all(&g, "fake device");
+    la_scan_close(&g);
+    tap(unknown_launches == 0 && fake_cuda_live == 0,
+        "every launch ran a known kernel; everything allocated was freed");
+    test_faults();
+    test_choice();
+    test_audits();
+    printf("1..%d\n", tap_runs);
+    return tap_failures ? 1 : 0;
+}
