@@ -299,6 +299,27 @@ static void test_audits(void)
         la_scan_close(&cpu);
         la_scan_close(&gpu);
     }
+
+    // auto, and the device fails in the middle of the raw file: the CPU takes over
+    struct la_scan_backend cpu, gpu;
+    struct la_file_report want, got;
+    char err[256];
+    la_scan_cpu_open(&cpu, 2);
+    audit(&cpu, &want, raw_argv, 6);
+    la_scan_close(&cpu);
+    la_scan_gpu_open(&gpu, 2, err, sizeof err);
+    fake_cuda_calls = 0;
+    fake_cuda_fail_at = 20; // a few sub-chunks in
+    fflush(stdout);
+    int rc = audit(&gpu, &got, raw_argv, 6);
+    tap(rc == 0 && fake_cuda_failed && strcmp(gpu.ops->name, "cpu") == 0 &&
+            digest(&got.stats) == digest(&want.stats),
+        "auto: %s failing mid-file on the real backend, the CPU audits the file again",
+        fake_cuda_failed ? fake_cuda_failed : "(no call)");
+    fake_cuda_fail_at = 0;
+    la_file_report_free(&want);
+    la_file_report_free(&got);
+    la_scan_close(&gpu);
     unlink(raw);
     tap(fake_cuda_live == 0, "whole audits leak nothing");
 }
