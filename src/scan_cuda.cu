@@ -526,7 +526,8 @@ struct gpu {
     void *dev_in[NSTREAMS];         // device copies, SUB_BYTES each
     struct acc *dev_acc, *host_acc; // host_acc is pinned
     unsigned long long *dev_bad, *host_bad;
-    unsigned long long *dev_hist, *host_hist;
+    unsigned long long *dev_hist;   // atomics need unsigned long long
+    uint64_t *host_hist;            // read back: la_stats' type
     uint64_t hist_cap;              // bins allocated in dev_hist/host_hist
     int max_grid;
     int n_streams, n_events;        // how many were created, for close
@@ -605,7 +606,8 @@ static int ensure_hist(struct gpu *g, uint64_t bins, char *err, size_t errlen)
         return 0;
     cudaFree(g->dev_hist);
     cudaFreeHost(g->host_hist);
-    g->dev_hist = g->host_hist = NULL;
+    g->dev_hist = NULL;
+    g->host_hist = NULL;
     g->hist_cap = 0;
     CU_TRY(cudaMalloc((void **)&g->dev_hist, bins * sizeof *g->dev_hist));
     CU_TRY(cudaMemset(g->dev_hist, 0, bins * sizeof *g->dev_hist));
@@ -683,24 +685,32 @@ static struct la_num key_to_num(enum la_dtype dt, unsigned long long k,
 }
 
 /* Fold the accumulator, touched bins and sorted bad entries of one chunk into s,
- * in the order scan_cpu.c would. */
-static void apply_chunk(struct gpu *g, const struct la_chunk *c, const struct la_rule *r,
-                        struct la_stats *s, uint64_t hist_bins)
+ * in the order scan_cpu.c would: the counts merge as a CPU part's do
+ * (la_stats_merge), the bad entries are replayed one by one in index order. */
+static void apply_chunk(struct gpu *g, const struct la_chunk *c, struct la_stats *s)
 {
     const struct acc *h = g->host_acc;
-    (void)r;
-    s->count += c->count;
+    struct la_stats part;
+    memset(&part, 0, sizeof part);
+    part.count = c->count;
     for (int k = 0; k < LA_V_COUNT; k++)
-        s->n_verdict[k] += h->n_verdict[k];
-    for (uint64_t b = 0; b < hist_bins; b++)
-        s->hist[b] += g->host_hist[b];
-    if (h->hist_hi > s->hist_hi)
-        s->hist_hi = h->hist_hi;
-    s->hist_beyond += h->hist_beyond;
-    for (int k = 0; k < LA_OUTLIER_BINS; k++) {
-        s->outlier_below[k] += h->below[k];
-        s->outlier_above[k] += h->above[k];
+        part.n_verdict[k] = h->n_verdict[k];
+    part.has_minmax = h->any != 0;
+    if (part.has_minmax) {
+        part.min = key_to_num(c->dtype, h->key_lo, h->zero_first);
+        part.max = key_to_num(c->dtype, h->key_hi, h->zero_first);
     }
+    part.saw_float = la_dtype_is_float(c->dtype);
+    part.hist = g->host_hist;   // its first min(hist_hi, hist_len) bins were read back
+    part.hist_len = s->hist_len;
+    part.hist_hi = h->hist_hi;
+    part.hist_beyond = h->hist_beyond;
+    for (int k = 0; k < LA_OUTLIER_BINS; k++) {
+        part.outlier_below[k] = h->below[k];
+        part.outlier_above[k] = h->above[k];
+    }
+    la_stats_merge(s, &part);
+
     size_t nbad = (size_t)h->bad_count;
     int sorted = 1;
     for (size_t i = 1; i < nbad && sorted; i++)
@@ -712,12 +722,6 @@ static void apply_chunk(struct gpu *g, const struct la_chunk *c, const struct la
         la_stats_add_bad(s, c->first_index + off, (int)(g->host_bad[i] & 7u),
                          bad_value(c, off), NULL);
     }
-    if (h->any) {
-        la_stats_note_minmax(s, key_to_num(c->dtype, h->key_lo, h->zero_first));
-        la_stats_note_minmax(s, key_to_num(c->dtype, h->key_hi, h->zero_first));
-    }
-    if (la_dtype_is_float(c->dtype))
-        s->saw_float = 1;
 }
 
 static int gpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
@@ -792,7 +796,7 @@ static int gpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
         if (overflow)
             la_scan_chunk_cpu_ref(c, r, s); // too many bad entries to keep: CPU rescan
         else
-            apply_chunk(g, c, r, s, bins);
+            apply_chunk(g, c, s);
     }
     return 0;
 fail:
