@@ -1,0 +1,64 @@
+#!/bin/sh
+# docs.sh - the documentation cannot drift from the binary:
+#  1. every long option --help prints is documented in the man page, and every
+#     option the man page documents is in --help (an option added to one and
+#     not the other fails here, not in a user's terminal);
+#  2. every command in the man page's EXAMPLES section runs, on stand-in files
+#     made from samples/, and exits as the example says (0 or 1: never a usage
+#     error or an unreadable file; "exits 0" where its comment says so).
+. "$srcdir/tests/setup.sh"
+man="$srcdir/man/labelaudit.1"
+
+# --- 1. --help and the man page list the same long options
+"$LABELAUDIT" --help >"$d/help"
+ok $? "--help runs"
+grep -o -e '--[a-z][a-z-]*' "$d/help" | sort -u >"$d/help.opts"
+# In roff the man page writes --num-classes as \-\-num\-classes, in .BR/.TP lines.
+sed -n '/^\.SH OPTIONS/,/^\.SH FINDINGS/p' "$man" | grep '^\.\(TP\|BR\|B\) \|^\.BR\? ' |
+    sed 's/\\-/-/g' | grep -o -e '--[a-z][a-z-]*' | sort -u >"$d/man.opts"
+[ -s "$d/help.opts" ] && [ -s "$d/man.opts" ]
+ok $? "both lists of options are non-empty"
+for opt in $(comm -23 "$d/help.opts" "$d/man.opts"); do
+    ok 1 "$opt is in --help but not documented in the man page's OPTIONS"
+done
+for opt in $(comm -13 "$d/help.opts" "$d/man.opts"); do
+    ok 1 "$opt is documented in the man page but missing from --help"
+done
+n_common=$(comm -12 "$d/help.opts" "$d/man.opts" | wc -l)
+[ "$n_common" -ge 20 ]
+ok $? "--help and the man page agree on $n_common long options"
+
+# --- 2. the man page's examples run
+# Stand-ins for the file names the examples use, made from the bundled samples.
+s="$srcdir/samples"
+mkdir -p "$d/ex/data"
+cp "$s/stray-10.csv" "$d/ex/train.csv"
+cp "$s/clean-10.csv" "$d/ex/data/train.csv"
+cp "$s/clean-10.csv" "$d/ex/data/val.csv"
+cp "$s/stray-10.csv.gz" "$d/ex/train.csv.gz"
+cp "$s/masks.npy" "$d/ex/masks.npy"
+cp "$s/data.npz" "$d/ex/data.npz"
+# One command a line: the .nf/.fi blocks of EXAMPLES, roff escapes undone.
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$man" |
+    awk '/^\.nf/ { on = 1; next } /^\.fi/ { on = 0; next } on' |
+    sed -e 's/\\-/-/g' -e 's/\\(lq/"/g' -e 's/\\(rq/"/g' -e 's/\\e/\\/g' |
+    sed -n 's/^[[:space:]]*labelaudit /labelaudit /p' >"$d/examples"
+n=0
+while IFS= read -r line; do
+    n=$((n + 1))
+    # $^ is make's list of prerequisites in the Makefile example
+    cmd=$(printf '%s\n' "$line" | sed -e 's|\$^|data/train.csv data/val.csv|' \
+        -e 's| && touch \$@||' -e 's/^labelaudit /"$LABELAUDIT" /' -e 's/| *jq /| jq /')
+    (cd "$d/ex" && LABELAUDIT="$LABELAUDIT" sh -c "$cmd") >"$d/ex.out" 2>"$d/ex.err"
+    st=$?
+    case $line in
+    *"exits 0"*) [ "$st" -eq 0 ] ;;
+    *"|| {"*) [ "$st" -eq 0 ] || grep -q "fix the labels" "$d/ex.out" ;;
+    *) [ "$st" -eq 0 ] || [ "$st" -eq 1 ] ;;
+    esac
+    ok $? "man example $n runs (exit $st): $line"
+    [ -s "$d/ex.err" ] && sed 's/^/# err: /' "$d/ex.err" | head -3
+done <"$d/examples"
+[ "$n" -ge 5 ]
+ok $? "the man page has $n example commands"
+finish
