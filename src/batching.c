@@ -56,39 +56,52 @@ static uint64_t last_of(uint64_t spr, uint64_t b)
     return spr % b != 0 ? spr % b : b;
 }
 
+/* What the DataLoader makes of one rank's spr samples in batches of b. */
+struct loader_result {
+    uint64_t batches;
+    uint64_t last;              /* 0 when there are no batches */
+    uint64_t dropped;           /* by drop_last */
+};
+
+static struct loader_result run_loader(uint64_t spr, uint64_t b, int drop_last)
+{
+    if (drop_last)
+        return (struct loader_result){ spr / b, spr / b > 0 ? b : 0, spr % b };
+    return (struct loader_result){ ceil_div(spr, b), last_of(spr, b), 0 };
+}
+
 /* The DataLoader over one rank's spr samples. */
 static void loader(struct la_batching *r)
 {
-    uint64_t spr = r->samples_per_rank, b = r->p.batch_size;
+    struct loader_result l = run_loader(r->samples_per_rank, r->p.batch_size, r->p.drop_last);
 
-    if (r->p.drop_last) {
-        r->batches_per_rank = spr / b;
-        r->last_batch = r->batches_per_rank > 0 ? b : 0;
-        r->dropped_by_loader = spr % b;
-    } else {
-        r->batches_per_rank = ceil_div(spr, b);
-        r->last_batch = last_of(spr, b);
-        r->dropped_by_loader = 0;
-    }
+    r->batches_per_rank = l.batches;
+    r->last_batch = l.last;
+    r->dropped_by_loader = l.dropped;
 }
 
 // ---- suggestions
 
-/* A candidate fixes the finding when its last batch holds at least min_batch.
- * SPEC.md also accepts a "full" last batch; a full batch of B' >= M samples
- * passes this test anyway, and a full batch of B' < M would raise the same
- * tiny-last-batch finding again, so it is not worth suggesting. */
-static int fixes(uint64_t last, uint64_t min_batch)
+/* Whether batch size c, simulated with the run's own drop_last over the same
+ * rank, fixes the finding: at least one batch, and none of fewer than
+ * min_batch samples. Every batch but the last holds c >= last, so the last one
+ * decides; with drop_last every batch holds c, so c fixes it exactly when
+ * min_batch <= c <= spr. *last is the candidate's last batch. */
+static int fixes(const struct la_batching *r, uint64_t c, uint64_t *last)
 {
-    return last >= min_batch;
+    struct loader_result l = run_loader(r->samples_per_rank, c, r->p.drop_last);
+
+    *last = l.last;
+    return l.batches > 0 && l.last >= r->p.min_batch;
 }
 
-/* The nearest sizes on one side of b (below it when !above) within a factor of
- * two, b / 2 <= b' <= 2b, that fix the finding; nearest first, at most max.
+/* The nearest sizes on one side of B (below it when !above) within a factor of
+ * two, B / 2 <= B' <= 2B, that fix the finding; nearest first, at most max.
  * Returns how many were found. */
-static size_t scan_side(uint64_t spr, uint64_t b, uint64_t min_batch, int above,
+static size_t scan_side(const struct la_batching *r, int above,
                         struct la_batch_suggestion *out, size_t max)
 {
+    uint64_t b = r->p.batch_size;
     /* Below: 2 (b - d) >= b means d <= b / 2, which also keeps b' >= 1.
      * Above: d <= b, and b + d must not wrap around. */
     uint64_t reach = above ? (b <= UINT64_MAX - b ? b : UINT64_MAX - b) : b / 2;
@@ -97,10 +110,9 @@ static size_t scan_side(uint64_t spr, uint64_t b, uint64_t min_batch, int above,
     if (reach > SCAN_LIMIT)
         reach = SCAN_LIMIT;
     for (uint64_t d = 1; d <= reach && n < max; d++) {
-        uint64_t c = above ? b + d : b - d;
-        uint64_t last = last_of(spr, c);
+        uint64_t c = above ? b + d : b - d, last;
 
-        if (fixes(last, min_batch)) {
+        if (fixes(r, c, &last)) {
             out[n].batch_size = c;
             out[n].last_batch = last;
             n++;
@@ -120,9 +132,9 @@ static uint64_t distance(uint64_t a, uint64_t b)
 static void suggest(struct la_batching *r)
 {
     struct la_batch_suggestion lo[LA_MAX_SUGGESTIONS], hi[LA_MAX_SUGGESTIONS];
-    uint64_t b = r->p.batch_size, m = r->p.min_batch, spr = r->samples_per_rank;
-    size_t nlo = scan_side(spr, b, m, 0, lo, LA_MAX_SUGGESTIONS);
-    size_t nhi = scan_side(spr, b, m, 1, hi, LA_MAX_SUGGESTIONS);
+    uint64_t b = r->p.batch_size;
+    size_t nlo = scan_side(r, 0, lo, LA_MAX_SUGGESTIONS);
+    size_t nhi = scan_side(r, 1, hi, LA_MAX_SUGGESTIONS);
     size_t half = LA_MAX_SUGGESTIONS / 2;
     size_t klo = nlo < half ? nlo : half, khi = nhi < half ? nhi : half;
     size_t i = 0, j = 0;

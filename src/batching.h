@@ -36,7 +36,9 @@ struct la_batching {
     int tiny_last_batch;        /* 0 < last_batch < min_batch */
     int no_batches;             /* batches_per_rank == 0 */
     /* Filled when tiny_last_batch: batch sizes near B (within a factor of two),
-     * nearest first, whose last batch is full or holds at least min_batch. */
+     * nearest first, that simulated with the same drop_last and sampler give at
+     * least one batch and no batch of fewer than min_batch samples (with
+     * drop_last: min_batch <= B' <= samples_per_rank). */
     size_t n_suggestions;
     struct la_batch_suggestion suggestions[LA_MAX_SUGGESTIONS];
 };

@@ -24,6 +24,7 @@
 struct model {
     uint64_t spr, padded, dropped_by_sampler;
     uint64_t batches, last, dropped_by_loader;
+    uint64_t smallest;          /* the smallest batch; 0 when there is none */
     int ranks_agree;
 };
 
@@ -65,7 +66,7 @@ static void simulate(uint64_t s, uint64_t b, uint64_t w, int dl, int sdl, struct
     m->spr = n0;
     m->padded = w * n0 > s ? w * n0 - s : 0;
     m->dropped_by_sampler = s > w * n0 ? s - w * n0 : 0;
-    m->batches = m->last = m->dropped_by_loader = 0;
+    m->batches = m->last = m->dropped_by_loader = m->smallest = 0;
     for (uint64_t i = 0; i < n0; i += b) {
         uint64_t size = n0 - i < b ? n0 - i : b;
 
@@ -75,6 +76,8 @@ static void simulate(uint64_t s, uint64_t b, uint64_t w, int dl, int sdl, struct
         }
         m->batches++;
         m->last = size;
+        if (m->smallest == 0 || size < m->smallest)
+            m->smallest = size;
     }
     free(idx);
 }
@@ -101,10 +104,19 @@ static int same_numbers(const struct la_batching *got, const struct model *m)
         && got->dropped_by_loader == m->dropped_by_loader;
 }
 
+/* SPEC.md: a batch size fixes a tiny last batch when, run with the same
+ * drop_last and sampler, it gives at least one batch and none below min_batch. */
+static int model_fixes(uint64_t s, uint64_t c, uint64_t w, int dl, int sdl, uint64_t min_batch,
+                       struct model *mc)
+{
+    simulate(s, c, w, dl, sdl, mc);
+    return mc->batches > 0 && mc->smallest >= min_batch;
+}
+
 /* Suggestions are checked by brute force over every size in [B/2, 2B]: each one
  * is valid and correct, the order is by distance then size, each side holds the
  * nearest valid sizes of that side, and no side is starved when it has some. */
-static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, int sdl)
+static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, int dl, int sdl)
 {
     uint64_t b = r->p.batch_size, m = r->p.min_batch;
     size_t valid_lo = 0, valid_hi = 0, got_lo = 0, got_hi = 0;
@@ -116,8 +128,7 @@ static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, i
 
         if (c == b)
             continue;
-        simulate(s, c, w, 0, sdl, &mc);
-        if (mc.last >= m)
+        if (model_fixes(s, c, w, dl, sdl, m, &mc))
             *(c < b ? &valid_lo : &valid_hi) += 1;
     }
     for (size_t i = 0; i < r->n_suggestions; i++) {
@@ -125,8 +136,8 @@ static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, i
         uint64_t d = g->batch_size > b ? g->batch_size - b : b - g->batch_size;
         struct model mc;
 
-        simulate(s, g->batch_size, w, 0, sdl, &mc);
-        if (mc.last != g->last_batch || g->last_batch < m || d == 0 || 2 * g->batch_size < b
+        if (!model_fixes(s, g->batch_size, w, dl, sdl, m, &mc) || mc.last != g->last_batch
+            || d == 0 || 2 * g->batch_size < b
             || g->batch_size > 2 * b)
             return 0;
         if (i > 0) {
@@ -150,8 +161,7 @@ static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, i
 
             if (c == 0 || (!side && 2 * c < b))
                 break;
-            simulate(s, c, w, 0, sdl, &mc);
-            if (mc.last < m)
+            if (!model_fixes(s, c, w, dl, sdl, m, &mc))
                 continue;
             for (size_t i = 0; i < r->n_suggestions; i++)
                 found |= r->suggestions[i].batch_size == c;
@@ -167,7 +177,8 @@ static int suggestions_ok(const struct la_batching *r, uint64_t s, uint64_t w, i
 
 static void generated_cases(void)
 {
-    static const uint64_t S[] = { 0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100, 127, 1041 };
+    static const uint64_t S[] = { 0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 43, 64, 100, 127,
+                                  1041 };
     static const uint64_t B[] = { 1, 2, 3, 4, 7, 8, 16, 33 };
     static const uint64_t W[] = { 1, 2, 3, 8 };
     int k = 0;
@@ -189,7 +200,7 @@ static void generated_cases(void)
                 == python_num_samples((int64_t)S[si], (int64_t)W[wi], sdl))
             && r.no_batches == (m.batches == 0)
             && r.tiny_last_batch == (m.last > 0 && m.last < p.min_batch)
-            && suggestions_ok(&r, S[si], W[wi], sdl);
+            && suggestions_ok(&r, S[si], W[wi], dl, sdl);
         tap_ok(pass, "S=%" PRIu64 " B=%" PRIu64 " W=%" PRIu64 " drop_last=%d sampler_drop_last=%d"
            " M=%" PRIu64, S[si], B[bi], W[wi], dl, sdl, p.min_batch);
         if (!pass)
@@ -310,6 +321,17 @@ static void hand_cases(void)
     tap_ok(r.n_suggestions == LA_MAX_SUGGESTIONS && has_suggestion(&r, (UINT64_C(1) << 40) + 1,
                                                                (UINT64_C(1) << 40) + 1),
        "B=2^40: suggestions found quickly, 2^40+1 holds everything");
+    /* issue 11, item 12: suggestions simulated with the run's own drop_last. 6
+     * gives no batch of 5 samples, 4 gives one of 4; with 43 samples and B = 1,
+     * 2 gives 21 batches of 2. */
+    check("5/3 drop_last M=4: one batch of 3", 5, (struct la_batch_params){ 3, 1, 1, 0, 4 },
+          (struct expect){ 5, 0, 0, 1, 3, 2, 1, 0 }, &r);
+    tap_ok(r.n_suggestions == 2 && r.suggestions[0].batch_size == 4
+       && r.suggestions[0].last_batch == 4 && has_suggestion(&r, 5, 5),
+       "5/3 drop_last M=4: suggests 4 and 5, not 6 (no batch at all)");
+    check("43/1 drop_last: 43 batches of 1", 43, (struct la_batch_params){ 1, 1, 1, 0, 2 },
+          (struct expect){ 43, 0, 0, 43, 1, 0, 1, 0 }, &r);
+    tap_ok(r.n_suggestions == 1 && has_suggestion(&r, 2, 2), "43/1 drop_last: suggests 2");
     check("B=0 read as 1, W=0 read as 1", 3, (struct la_batch_params){ 0, 0, 0, 0, 1 },
           (struct expect){ 3, 0, 0, 3, 1, 0, 0, 0 }, NULL);
 }
@@ -426,7 +448,7 @@ static void describe_everywhere(void)
 int main(void)
 {
     /* the plan comes first here, so a case that silently runs no point fails */
-    int planned = 16 * 8 * 4 * 2 * 2 + 30 + 9 + 4 + 1;
+    int planned = 17 * 8 * 4 * 2 * 2 + 34 + 9 + 4 + 1;
     printf("1..%d\n", planned);
     generated_cases();
     hand_cases();
