@@ -66,6 +66,25 @@ struct helper {
     struct half halves[2];    /* [1] owns vals/kinds; [0] points into the csv's */
 };
 
+/* Where the requote filter is in a field (see requote_byte). */
+enum rq_state {
+    RQ_START,     /* before a field's first byte other than padding */
+    RQ_PLAIN,     /* in an unquoted field */
+    RQ_QUOTED,    /* in a quoted field */
+    RQ_QUOTE,     /* a quote in a quoted field: doubled or closing, the next byte says */
+    RQ_TAIL       /* past a closing quote that did not end the field */
+};
+
+/* The bytes given to libcsv, gathered so a call parses OUT_CAP bytes. */
+#define OUT_CAP 8192
+struct requote {
+    enum rq_state state;
+    size_t pads;              /* RQ_TAIL: out ends with this many spaces and tabs,
+                                 dropped if the field ends after them */
+    size_t n;
+    char out[OUT_CAP];
+};
+
 struct csv {
     struct la_reader *r;
     unsigned char delim;
@@ -80,6 +99,7 @@ struct csv {
     int failed;               /* r->err holds the first error */
     struct csv_parser parser;
     int parser_live;
+    struct requote rq;        /* libcsv's input, rewritten to read quotes as Python does */
 
     /* where the parse is */
     uint64_t line;            /* 1 + LF bytes parsed: the line of the next row */
@@ -720,24 +740,110 @@ static int needs_libcsv(const char *p, const char *end)
 
 // ---- libcsv
 
+/* Hand the gathered bytes to libcsv, except the last keep, which move to the
+ * front. @return 0, or -1 with the error set. */
+static int requote_flush(struct csv *s, size_t keep)
+{
+    struct requote *q = &s->rq;
+    size_t n = q->n - keep;
+    size_t used = n ? csv_parse(&s->parser, q->out, n, on_field, on_row, s) : 0;
+    int short_parse = used < n;
+    memmove(q->out, q->out + n, keep);
+    q->n = keep;
+    if (s->failed)
+        return -1;
+    if (short_parse) {
+        int e = csv_error(&s->parser);
+        return FAIL(s, "line %llu: %s", current_row_line(s),
+                    e == CSV_ENOMEM ? "out of memory" : csv_strerror(e));
+    }
+    /* checked per flush, so a 100 MB cell fails having buffered 16 MiB */
+    if (csv_get_buffer_size(&s->parser) > FIELD_MAX)
+        return FAIL(s, "line %llu: field longer than 16 MiB", current_row_line(s));
+    return 0;
+}
+
+static int requote_put(struct csv *s, char c)
+{
+    struct requote *q = &s->rq;
+    q->out[q->n++] = c;
+    if (q->n < OUT_CAP)
+        return 0;
+    q->pads = 0;                         /* a run of padding this long stays in the cell */
+    return requote_flush(s, 0);
+}
+
+/* libcsv and Python's csv module (and pandas) read RFC 4180 alike, but not a
+ * quote that closes a quoted field too early: in '"Great" movie,1' Python
+ * drops that quote and reads the rest as plain text ('Great movie'), where
+ * libcsv keeps the field open until the next quote, rows later, and silently
+ * swallows the rows between. This filter gives libcsv the bytes that make it
+ * read what Python reads: after such a quote the field stays quoted for
+ * libcsv, its quotes doubled, and is closed before the delimiter or newline
+ * that ends it. A quote inside an unquoted field is literal in both. Padding
+ * is libcsv's rule, as on the fast path: spaces and tabs before a field are
+ * skipped (so a quote after them opens a quoted field) and those after it
+ * dropped. */
+static int requote_byte(struct csv *s, char c)
+{
+    struct requote *q = &s->rq;
+    int ends_field = (unsigned char)c == s->delim || c == '\n' || c == '\r';
+
+    switch (q->state) {
+    case RQ_START:
+        if (c == '"')
+            q->state = RQ_QUOTED;
+        else if (!ends_field && !is_pad(s, (unsigned char)c))
+            q->state = RQ_PLAIN;
+        break;
+    case RQ_PLAIN:
+        if (ends_field)
+            q->state = RQ_START;
+        break;
+    case RQ_QUOTED:
+        if (c == '"') {
+            q->state = RQ_QUOTE;
+            return 0;                    /* written once the next byte says what it is */
+        }
+        break;
+    case RQ_QUOTE:
+        if (c == '"' || ends_field) {    /* a doubled quote, or the field's end */
+            q->state = c == '"' ? RQ_QUOTED : RQ_START;
+            return requote_put(s, '"') < 0 ? -1 : requote_put(s, c);
+        }
+        q->state = RQ_TAIL;              /* a quote that does not end the field: dropped */
+        return requote_byte(s, c);
+    case RQ_TAIL:
+        if (ends_field) {
+            q->n -= q->pads;             /* trailing padding is not part of a cell */
+            q->pads = 0;
+            q->state = RQ_START;
+            return requote_put(s, '"') < 0 ? -1 : requote_put(s, c);
+        }
+        if (is_pad(s, (unsigned char)c)) {
+            q->pads++;
+            return requote_put(s, c);
+        }
+        q->pads = 0;                     /* the padding is inside the cell */
+        if (c == '"' && requote_put(s, '"') < 0)
+            return -1;
+        break;
+    }
+    return requote_put(s, c);
+}
+
 /* Feed buf[pos..len) to libcsv a PIECE at a time until the run is complete. */
 static void slow_parse(struct csv *s)
 {
     while (s->pos < s->len && !run_complete(s)) {
         size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
-        size_t used = csv_parse(&s->parser, s->buf + s->pos, n, on_field, on_row, s);
-        s->pos += used;
-        if (used < n) {
-            int e = csv_error(&s->parser);
-            FAIL(s, "line %llu: %s", current_row_line(s),
-                 e == CSV_ENOMEM ? "out of memory" : csv_strerror(e));
+        const char *p = s->buf + s->pos;
+        for (size_t i = 0; i < n; i++)
+            if (requote_byte(s, p[i]) < 0)
+                return;
+        s->pos += n;
+        if (requote_flush(s, s->rq.pads) < 0)   /* the rows of this PIECE, no more, are pending */
             return;
-        }
-        /* checked per PIECE, so a 100 MB cell fails having buffered 16 MiB */
-        if (csv_get_buffer_size(&s->parser) > FIELD_MAX) {
-            FAIL(s, "line %llu: field longer than 16 MiB", current_row_line(s));
-            return;
-        }
     }
 }
 
@@ -752,6 +858,12 @@ static void finish(struct csv *s)
         /* strict only now: it makes csv_fini report a quote that never closed */
         csv_set_opts(&s->parser, (unsigned char)(csv_get_opts(&s->parser) | CSV_STRICT
                                                   | CSV_STRICT_FINI));
+        enum rq_state open = s->rq.state;
+        s->rq.n -= s->rq.pads;
+        s->rq.pads = 0;
+        if ((open == RQ_QUOTE || open == RQ_TAIL) && (requote_put(s, '"') < 0
+                                                    || requote_flush(s, 0) < 0))
+            return;
         unsigned long long line = current_row_line(s);
         if (csv_fini(&s->parser, on_field, on_row, s) != 0)
             FAIL(s, "line %llu: unterminated quoted field", line);

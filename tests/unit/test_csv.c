@@ -390,6 +390,50 @@ static void test_cells(void)
           "label");
 }
 
+/* A quote that does not open a field, or closes one before its end, is read
+ * as Python's csv module and pandas read it (the expected cells below are
+ * theirs): libcsv alone kept the field open to the next quote, swallowing
+ * the rows between (issue 11, item 4). */
+static void test_stray_quotes(void)
+{
+    const struct opts first = { .column = "1", .header = LA_AUTO };
+    check("stray quotes lose no row (the issue's example)",
+          "text,label\n\"Great\" movie,1\nbad film,9\nhe said \"meh\",0\nok,1\n", AUTO,
+          "I0[1 9 0 1]", "label");
+    check("a closing quote that does not end the field is dropped",
+          "text,label\n\"Great\" movie,1\n", first, "U0[Great movie]", "text");
+    check("after it, quotes are literal and padding inside is kept",
+          "text,label\n\"a\" b \"c\" ,2\n", first, "U0[a b \"c\"]", "text");
+    check("a doubled quote after it stays doubled",
+          "text,label\n\"a\"b\"\"c,2\n", first, "U0[ab\"\"c]", "text");
+    check("a quote inside an unquoted field is literal",
+          "text,label\nhe said \"meh,0\nok,1\n", first, "U0[he said \"meh] U1[ok]", "text");
+    check("padding after a closing quote is dropped", "label\n\"1\"  \t\n\"2\"\n", AUTO,
+          "I0[1 2]", "label");
+    check("a label cell with text after its closing quote", "label\n\"1\"x\n2\n", AUTO,
+          "U0[1x] I1[2]", "label");
+    check("text after a closing quote at the end of the file", "label\n1\n\"2\" x", AUTO,
+          "I0[1] U1[2 x]", "label");
+    check("a stray quote in the header row", "\"my\" text,label\n\"a\"b,3\n", AUTO, "I0[3]",
+          "label");
+    check("a quote that closes a field then a CR line end", "label\r\n\"1\"x\r\n2\r\n", AUTO,
+          "U0[1x] I1[2]", "label");
+    check("a quote opening a field after padding still opens it",
+          "text,label\n  \"a,b\" ,4\n", first, "U0[a,b]", "text");
+
+    /* held-back padding across the 4 KiB pieces libcsv is fed */
+    static char wide[3 * 4096];
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = (size_t)snprintf(wide, sizeof wide, "text,label\n\"a\"");
+        memset(wide + n, ' ', 5000);
+        n += 5000;
+        snprintf(wide + n, sizeof wide - n, k ? "z,1\n2,3\n" : ",1\n2,3\n");
+        check(k ? "5000 spaces then text after a closing quote stay in the cell"
+                : "5000 spaces after a closing quote are dropped",
+              wide, AUTO, "I0[1 3]", "label");
+    }
+}
+
 /* The reader's own integer shortcut must agree with la_parse_number. */
 static void test_number_cells(void)
 {
@@ -661,6 +705,7 @@ int main(void)
     test_header();
     test_syntax();
     test_cells();
+    test_stray_quotes();
     test_number_cells();
     test_errors();
     test_long_field();
