@@ -21,7 +21,7 @@
 
 static inline void count_valid(struct la_stats *s, int64_t label)
 {
-    if ((uint64_t)label < s->hist_len) {
+    if (la_hist_fits(label, s->hist_len)) {
         s->hist[label]++;
         if ((uint64_t)label >= s->hist_hi)
             s->hist_hi = (uint64_t)label + 1;
@@ -33,11 +33,11 @@ static inline void count_valid(struct la_stats *s, int64_t label)
 /* Out-of-range integers near the valid range feed the ignore-value hint. */
 static inline void count_outlier(struct la_stats *s, int verdict, int64_t x)
 {
-    if (verdict == LA_V_BELOW && x < 0 && x >= -LA_OUTLIER_BINS)
-        s->outlier_below[-1 - x]++;
-    else if (verdict == LA_V_ABOVE && x >= s->above_base &&
-             x - s->above_base < LA_OUTLIER_BINS)
-        s->outlier_above[x - s->above_base]++;
+    int slot = la_outlier_slot(verdict, x, s->above_base, LA_OUTLIER_BINS);
+    if (slot >= 0 && slot < LA_OUTLIER_BINS)
+        s->outlier_below[slot]++;
+    else if (slot >= LA_OUTLIER_BINS)
+        s->outlier_above[slot - LA_OUTLIER_BINS]++;
 }
 
 static void fold_invalid_int(struct la_stats *s, uint64_t index, int verdict, int64_t x)
@@ -48,9 +48,9 @@ static void fold_invalid_int(struct la_stats *s, uint64_t index, int verdict, in
 
 static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, double x)
 {
-    if (verdict != LA_V_NON_FINITE && verdict != LA_V_NON_INTEGER &&
-        x >= -LA_TWO_63 && x < LA_TWO_63 && (double)(int64_t)x == x)
-        count_outlier(s, verdict, (int64_t)x);
+    int64_t label;
+    if (la_f64_label(x, &label))
+        count_outlier(s, verdict, label);
     la_stats_add_bad(s, index, verdict, (struct la_num){ LA_NUM_F64, { .f = x } }, NULL);
 }
 
@@ -100,8 +100,9 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
                 any = 1;                                                                 \
             }                                                                            \
             if (verdict == LA_V_VALID) {                                                 \
-                if (!r->bce && x < LA_TWO_63) /* larger: only without -n */              \
-                    count_valid(s, (int64_t)x);                                          \
+                int64_t label; /* none: >= 2^63, only without -n */                      \
+                if (!r->bce && la_f64_label(x, &label))                                  \
+                    count_valid(s, label);                                               \
                 else if (!r->bce)                                                        \
                     s->hist_beyond++;                                                    \
             } else {                                                                     \

@@ -8,10 +8,14 @@
 
 #include <stdint.h> /* int64_t, uint16_t */
 
+/* LA_HOST_DEVICE marks a function nvcc compiles for both the host and the
+ * device; it is empty in C. LA_HD is how every helper below is declared. */
 #ifdef __CUDACC__
-#define LA_HD __host__ __device__ __forceinline__
+#define LA_HOST_DEVICE __host__ __device__
+#define LA_HD static __forceinline__ LA_HOST_DEVICE
 #else
-#define LA_HD static inline
+#define LA_HOST_DEVICE
+#define LA_HD static inline LA_HOST_DEVICE
 #endif
 
 /* The order is the SPEC's precedence for a value's one invalid category. */
@@ -71,6 +75,68 @@ LA_HD int la_verdict_f64(double v, const struct la_rule *r)
     if ((double)(int64_t)v != v)
         return LA_V_NON_INTEGER;
     return la_verdict_i64((int64_t)v, r);
+}
+
+// ---- the value rules every backend folds with ------------------------------------
+//
+// A verdict decides what a value is; these decide where it is counted. The CPU
+// scan (scan_cpu.c) and the CUDA kernel (scan_cuda.cu) both call them, so the
+// two cannot drift apart.
+
+/* Histogram: a valid label has a bin when it is below hist_len; the others are
+ * counted as "beyond" (hist_beyond). Negative labels wrap far above hist_len. */
+LA_HD int la_hist_fits(int64_t label, uint64_t hist_len)
+{
+    return (uint64_t)label < hist_len;
+}
+
+/* Float to int64: 1 and the integer in *label when x is a whole number int64
+ * holds exactly (-2^63 <= x < 2^63); else 0 (NaN, +-Inf, fractions, too large),
+ * and x is "beyond" if it was valid. The range test comes first: converting
+ * an out-of-range double is undefined. */
+LA_HD int la_f64_label(double x, int64_t *label)
+{
+    if (!(x >= -LA_TWO_63 && x < LA_TWO_63) || (double)(int64_t)x != x)
+        return 0;
+    *label = (int64_t)x;
+    return 1;
+}
+
+/* Outlier bins (the ignore-value hint): slot k < nbins counts the value -1-k
+ * (below the range), slot nbins + k the value above_base + k (above it).
+ * @return the slot of x with that verdict, or -1 when x has none. */
+LA_HD int la_outlier_slot(int verdict, int64_t x, int64_t above_base, int nbins)
+{
+    if (verdict == LA_V_BELOW && x < 0 && x >= -(int64_t)nbins)
+        return (int)(-1 - x);
+    if (verdict == LA_V_ABOVE && x >= above_base && x - above_base < nbins)
+        return nbins + (int)(x - above_base);
+    return -1;
+}
+
+/* A bad entry as the GPU buffers it: its offset in the chunk and its verdict
+ * in one word, the verdict in the low LA_VERDICT_BITS bits. Sorting the words
+ * sorts the entries by offset. */
+#define LA_VERDICT_BITS 3
+#ifdef __cplusplus
+static_assert(LA_V_COUNT <= (1 << LA_VERDICT_BITS), "a verdict must fit its bits");
+#else
+_Static_assert(LA_V_COUNT <= (1 << LA_VERDICT_BITS), "a verdict must fit its bits");
+#endif
+
+LA_HD uint64_t la_bad_pack(uint64_t offset, int verdict)
+{
+    return offset << LA_VERDICT_BITS | (uint64_t)verdict;
+}
+
+LA_HD uint64_t la_bad_offset(uint64_t packed)
+{
+    return packed >> LA_VERDICT_BITS;
+}
+
+LA_HD int la_bad_verdict(uint64_t packed)
+{
+    return (int)(packed & ((1u << LA_VERDICT_BITS) - 1u));
 }
 
 /* IEEE 754 half to float, exact for every value (subnormals, Inf, NaN). */
