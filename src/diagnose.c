@@ -11,6 +11,7 @@
 static const char *const code_names[LA_F_COUNT] = {
     "out-of-range", "non-finite", "non-integer", "unparsable", "empty", "float-labels",
     "one-based", "ignore-like-value", "missing-classes", "tiny-last-batch", "no-batches",
+    "int-labels-dtype",
 };
 
 const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
@@ -26,6 +27,9 @@ const char *la_severity_name(enum la_severity sev)
 #define PREVENTS_BCE "Loss.cu: Assertion `target_val >= zero && target_val <= one` failed " \
                      "(on the CPU: all elements of target should be between 0 and 1)"
 #define PREVENTS_FLOAT "expected scalar type Long but found Float"
+/* PyTorch 1.x words it the first way, 2.x the second; T is torch's name of the dtype. */
+#define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
+                              "expected target dtype to be Long or Byte, but got " T ")"
 #define PREVENTS_PARSE "ValueError: could not convert string to float"
 #define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
@@ -173,6 +177,27 @@ static int dominant_outlier(const struct la_stats *s, int64_t *value, uint64_t *
     return total > 0 && best * 2 > total;
 }
 
+/* For the integer dtypes that DataLoader's default collate keeps (a tensor of
+ * the same dtype) and cross_entropy/nll_loss refuse, the error they give
+ * (checked with PyTorch 2.15); NULL for the others. int64 is what the losses
+ * want. uint8 is left out, as the SPEC does: nll_loss takes Byte class targets
+ * of one dimension, and uint8 is how segmentation masks are stored (PNG), which
+ * their pipelines turn into int64 (.long()); a warning on every mask dataset
+ * would teach users to ignore it. */
+static const char *int_dtype_kept_by_collate(int dtype)
+{
+    switch (dtype) {
+    case LA_DT_BOOL:   return PREVENTS_INT_DTYPE("Bool");
+    case LA_DT_INT8:   return PREVENTS_INT_DTYPE("Char");
+    case LA_DT_INT16:  return PREVENTS_INT_DTYPE("Short");
+    case LA_DT_UINT16: return PREVENTS_INT_DTYPE("UInt16");
+    case LA_DT_INT32:  return PREVENTS_INT_DTYPE("Int");
+    case LA_DT_UINT32: return PREVENTS_INT_DTYPE("UInt32");
+    case LA_DT_UINT64: return PREVENTS_INT_DTYPE("UInt64");
+    default:           return NULL;
+    }
+}
+
 static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -183,6 +208,14 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
             "class labels are stored as %s; CrossEntropyLoss wants int64 class indices "
             "(recent PyTorch reads float targets as class probabilities)",
             la_dtype_info(r->info.dtype)->name);
+    const char *int_dtype_error = int_dtype_kept_by_collate(r->info.dtype);
+    if (int_dtype_error) {
+        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_INT_LABELS_DTYPE, int_dtype_error,
+            "class labels are stored as %s; the default collate keeps that dtype and "
+            "CrossEntropyLoss wants int64 class indices", la_dtype_info(r->info.dtype)->name);
+        snprintf(f->hint, sizeof f->hint, "store them as int64 (y.astype(np.int64)), or convert "
+                 "in the Dataset (torch.as_tensor(y, dtype=torch.long))");
+    }
     if (one_based(r, cfg)) {
         struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_ONE_BASED, PREVENTS_NLL,
                                    "labels run from 1 to %lld: they look 1-based",

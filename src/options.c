@@ -142,9 +142,37 @@ static int pick(const char *arg, const char *const *choices)
     return -1;
 }
 
-static int parse_count(const char *arg, uint64_t min, uint64_t *out)
+/* Whether arg is written as an integer (an optional sign, then digits), whatever
+ * its size: such an argument that does not parse is out of range, not a typo. */
+static int integer_text(const char *arg)
 {
-    return la_strtou64(arg, out) == 0 && *out >= min ? 0 : -1;
+    if (*arg == '+' || *arg == '-')
+        arg++;
+    if (!*arg)
+        return 0;
+    for (; *arg; arg++)
+        if (*arg < '0' || *arg > '9')
+            return 0;
+    return 1;
+}
+
+/* --NAME=ARG as an integer in [min, max]. A usage error says "out of range" for
+ * a number too large (-b 9223372036854775808), and what was expected for
+ * anything else (a word, a sign where none fits, a number below min). */
+static enum la_opterr parse_count(const char *name, const char *arg, uint64_t min, uint64_t max,
+                                  const char *expected, uint64_t *out)
+{
+    uint64_t u = 0;
+    int parsed = la_strtou64(arg, &u) == 0;
+
+    if (parsed && u >= min && u <= max) {
+        *out = u;
+        return LA_OPT_OK;
+    }
+    if (integer_text(arg) && *arg != '-' && (!parsed || u > max))
+        return bad("invalid --%s '%s' (out of range: at most %llu)", name, arg,
+                   (unsigned long long)max);
+    return bad("invalid --%s '%s' (expected %s)", name, arg, expected);
 }
 
 static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *cfg)
@@ -195,11 +223,12 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
 
 static enum la_opterr parse_number_option(int opt, const char *arg, struct la_config *cfg)
 {
+    const uint64_t most = (uint64_t)INT64_MAX;
     uint64_t u;
     switch (opt) {
     case 'n':
-        if (parse_count(arg, 1, &u) != 0 || u > (uint64_t)INT64_MAX)
-            return bad("invalid --num-classes '%s' (expected a positive integer)", arg);
+        if (parse_count("num-classes", arg, 1, most, "a positive integer", &u) != LA_OPT_OK)
+            return LA_OPT_USAGE;
         cfg->has_num_classes = true;
         cfg->num_classes = (int64_t)u;
         return LA_OPT_OK;
@@ -209,32 +238,28 @@ static enum la_opterr parse_number_option(int opt, const char *arg, struct la_co
             return LA_OPT_OK;
         }
         if (la_strtoi64(arg, &cfg->ignore_index) != 0)
-            return bad("invalid --ignore-index '%s' (expected an integer or none)", arg);
+            return integer_text(arg)
+                ? bad("invalid --ignore-index '%s' (out of range: %lld to %lld)", arg,
+                      (long long)INT64_MIN, (long long)INT64_MAX)
+                : bad("invalid --ignore-index '%s' (expected an integer or none)", arg);
         cfg->has_ignore_index = true;
         return LA_OPT_OK;
     case 'b':
-        if (parse_count(arg, 1, &cfg->batch_size) != 0)
-            return bad("invalid --batch-size '%s' (expected a positive integer)", arg);
         cfg->has_batch_size = true;
-        return LA_OPT_OK;
+        return parse_count("batch-size", arg, 1, most, "a positive integer", &cfg->batch_size);
     case OPT_WORLD_SIZE:
-        if (parse_count(arg, 1, &cfg->world_size) != 0)
-            return bad("invalid --world-size '%s' (expected a positive integer)", arg);
-        return LA_OPT_OK;
+        return parse_count("world-size", arg, 1, most, "a positive integer", &cfg->world_size);
     case OPT_MIN_BATCH:
-        if (parse_count(arg, 0, &cfg->min_batch) != 0)
-            return bad("invalid --min-batch '%s' (expected a non-negative integer)", arg);
-        return LA_OPT_OK;
+        return parse_count("min-batch", arg, 0, most, "a non-negative integer", &cfg->min_batch);
     case 'j':
-        if (parse_count(arg, 1, &u) != 0 || u > 1024)
-            return bad("invalid --threads '%s' (expected 1 to 1024)", arg);
+        if (parse_count("threads", arg, 1, 1024, "1 to 1024", &u) != LA_OPT_OK)
+            return LA_OPT_USAGE;
         cfg->threads = (int)u;
         return LA_OPT_OK;
     case OPT_MAX_REPORT:
-        if (parse_count(arg, 0, &cfg->max_report) != 0)
-            return bad("invalid --max-report '%s' (expected a non-negative integer)", arg);
         cfg->has_max_report = true;
-        return LA_OPT_OK;
+        return parse_count("max-report", arg, 0, most, "a non-negative integer",
+                           &cfg->max_report);
     }
     return LA_OPT_OK;
 }
@@ -312,8 +337,43 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     return LA_OPT_USAGE;
 }
 
+/* The batching options that only shape the simulation -b asks for. */
+static const int batching_only[] = { OPT_WORLD_SIZE, OPT_DROP_LAST, OPT_SAMPLER_DROP_LAST,
+                                     OPT_MIN_BATCH };
+#define N_BATCHING_ONLY (sizeof batching_only / sizeof *batching_only)
+
+static void note_batching_option(int opt, bool given[N_BATCHING_ONLY])
+{
+    for (size_t i = 0; i < N_BATCHING_ONLY; i++)
+        if (batching_only[i] == opt)
+            given[i] = true;
+}
+
+/* --world-size and the rest without -b: nothing is simulated, so say so on
+ * standard error (a note: the run and its exit status are unchanged), rather
+ * than let a user believe the batching was checked. */
+static void note_no_batch_size(const bool given[N_BATCHING_ONLY], const struct la_config *cfg)
+{
+    static const char *const names[N_BATCHING_ONLY] = { "--world-size", "--drop-last",
+                                                        "--sampler-drop-last", "--min-batch" };
+    size_t n = 0, shown = 0;
+
+    for (size_t i = 0; i < N_BATCHING_ONLY; i++)
+        n += given[i];
+    if (n == 0 || cfg->has_batch_size || cfg->quiet)
+        return;
+    fprintf(stderr, "labelaudit: note: ");
+    for (size_t i = 0; i < N_BATCHING_ONLY; i++)
+        if (given[i])
+            fprintf(stderr, "%s%s", shown++ == 0 ? "" : shown == n ? " and " : ", ", names[i]);
+    fprintf(stderr, " %s nothing without -b/--batch-size (no batching is simulated)\n",
+            n == 1 ? "does" : "do");
+}
+
 enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
 {
+    bool batching_given[N_BATCHING_ONLY] = { false };
+
     set_defaults(cfg);
     opterr = 1;
     int opt;
@@ -321,6 +381,7 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         enum la_opterr rc = apply(opt, optarg, cfg);
         if (rc != LA_OPT_OK)
             return rc;
+        note_batching_option(opt, batching_given);
     }
     if (cfg->loss == LA_LOSS_BCE)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
@@ -330,6 +391,7 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         return bad("%s", "missing FILE operand (use - for standard input)");
     cfg->files = argv + optind;
     cfg->nfiles = argc - optind;
+    note_no_batch_size(batching_given, cfg);
     return LA_OPT_OK;
 }
 
