@@ -41,6 +41,8 @@
 #define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
+#define SNIFF_ROWS 20                  /* data rows the header guess compares the first row with */
+#define SNIFF_BYTES ((size_t)1 << 20)  /* ... or fewer, once the kept rows hold this much */
 #define TEXT_MAX 200                   /* bytes of an unparsable cell kept for the report */
 
 enum kind { K_INT, K_FLOAT, K_BAD };
@@ -106,14 +108,19 @@ struct csv {
     uint64_t row_line;        /* libcsv: the line where the current row started */
     size_t field;             /* libcsv: index of the next cell in the current row */
 
-    /* the first row, kept whole until the header and the column are known */
+    /* the first rows, kept whole until the header and the column are known:
+     * the header guess compares the first row with up to SNIFF_ROWS more */
     int resolved;
     size_t col;               /* 0-based label column, once resolved */
-    size_t width;             /* cells in the first row: no later row may have more */
-    char *row0;               /* the cells, each NUL-terminated */
+    size_t width;             /* cells in a data row: no row may have more */
+    char *row0;               /* the cells of the kept rows, each NUL-terminated */
     size_t row0_len, row0_cap;
     size_t *row0_off;
     size_t row0_n, row0_offcap;  /* cells; bytes allocated for row0_off */
+    size_t kept;              /* whole rows in row0 */
+    size_t kept_first[SNIFF_ROWS + 1];   /* a kept row's first cell in row0_off */
+    size_t kept_cells[SNIFF_ROWS + 1];
+    uint64_t kept_line[SNIFF_ROWS + 1];
 
     /* pending values: vals[head..tail) as int64 or double, kinds[] says which */
     void *vals;
@@ -268,7 +275,8 @@ static void push_cell(struct csv *s, const char *p, size_t n)
 static void row0_add(struct csv *s, const char *p, size_t n)
 {
     if (s->row0_len + n + 1 > FIRST_ROW_MAX) {
-        FAIL(s, "line %llu: first row longer than 16 MiB", (unsigned long long)s->row_line);
+        FAIL(s, "line %llu: %s longer than 16 MiB", (unsigned long long)s->row_line,
+             s->kept ? "row" : "first row");
         return;
     }
     if (la_grow(&s->row0, &s->row0_cap, s->row0_len + n + 1, 256) != 0 ||
@@ -284,9 +292,15 @@ static void row0_add(struct csv *s, const char *p, size_t n)
     s->row0_len += n + 1;
 }
 
+/* Cell i of kept row k. */
+static const char *kept_cell(const struct csv *s, size_t k, size_t i)
+{
+    return s->row0 + s->row0_off[s->kept_first[k] + i];
+}
+
 static const char *row0_cell(const struct csv *s, size_t i)
 {
-    return s->row0 + s->row0_off[i];
+    return kept_cell(s, 0, i);
 }
 
 static int is_column_number(const char *column, uint64_t *num)
@@ -305,7 +319,7 @@ static void list_columns(const struct csv *s, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < s->row0_n; i++) {
+    for (size_t i = 0; i < s->kept_cells[0]; i++) {
         const char *cell = row0_cell(s, i);
         if (used + strlen(cell) + 6 > size) {
             snprintf(out + used, size - used, "%s...", i ? ", " : "");
@@ -321,10 +335,10 @@ static void list_columns(const struct csv *s, char *out, size_t size)
 /* --column=NAME: exact match first, then case-insensitive. @return index or -1. */
 static long find_name(const struct csv *s, const char *name)
 {
-    for (size_t i = 0; i < s->row0_n; i++)
+    for (size_t i = 0; i < s->kept_cells[0]; i++)
         if (strcmp(row0_cell(s, i), name) == 0)
             return (long)i;
-    for (size_t i = 0; i < s->row0_n; i++)
+    for (size_t i = 0; i < s->kept_cells[0]; i++)
         if (strcasecmp(row0_cell(s, i), name) == 0)
             return (long)i;
     return -1;
@@ -335,73 +349,146 @@ static long find_default(const struct csv *s)
 {
     static const char *const names[] = { "label", "labels", "target", "targets", "class", "y" };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        for (size_t i = 0; i < s->row0_n; i++)
+        for (size_t i = 0; i < s->kept_cells[0]; i++)
             if (strcasecmp(row0_cell(s, i), names[k]) == 0)
                 return (long)i;
     return -1;
 }
 
-/* Decide the label column and whether row0 is a header. @return 1 header, 0 data, -1 error. */
+/* R's write.table (and write.csv with row names) writes a header one field
+ * shorter than the data rows: the first data column holds the row names,
+ * which pandas reads as the index. @return 1 when every kept data row is one
+ * field wider than the first row. */
+static int is_r_layout(const struct csv *s)
+{
+    if (s->kept < 2)
+        return 0;
+    for (size_t k = 1; k < s->kept; k++)
+        if (s->kept_cells[k] != s->kept_cells[0] + 1)
+            return 0;
+    return 1;
+}
+
+/* The header pandas writes for unnamed columns (pd.Series(y).to_csv(), a
+ * DataFrame built from an array): "0,1,...,k-1", after an empty cell when the
+ * index is written too. */
+static int is_pandas_default_header(const struct csv *s)
+{
+    size_t n = s->kept_cells[0], i = 0;
+    if (s->kept < 2)
+        return 0;                        /* nothing after it: it may as well be a label */
+    if (n > 1 && row0_cell(s, 0)[0] == '\0')
+        i = 1;                           /* the index column's header */
+    for (size_t name = 0; i < n; i++, name++) {
+        char want[24];
+        snprintf(want, sizeof want, "%zu", name);
+        if (strcmp(row0_cell(s, i), want) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* What a cell looks like to the header guess: -1 a number, else its length. */
+static long cell_shape(const char *cell)
+{
+    return is_number(cell) ? -1 : (long)strlen(cell);
+}
+
+/* Python's csv.Sniffer.has_header: each column whose cells look alike in the
+ * kept data rows (all numbers, or all of one length) votes "header" when the
+ * first row's cell does not look like them, "data" when it does; rows of
+ * another width are left out. A tie is "data". @return the vote's sum, and
+ * *voters the columns that voted. */
+static long header_vote(const struct csv *s, size_t *voters)
+{
+    long sum = 0;
+    *voters = 0;
+    for (size_t i = 0; i < s->kept_cells[0]; i++) {
+        long shape = 0;
+        int seen = 0, alike = 1;
+        for (size_t k = 1; k < s->kept && alike; k++) {
+            if (s->kept_cells[k] != s->kept_cells[0])
+                continue;
+            long here = cell_shape(kept_cell(s, k, i));
+            alike = !seen || here == shape;
+            shape = here, seen = 1;
+        }
+        if (!seen || !alike)
+            continue;
+        (*voters)++;
+        sum += cell_shape(row0_cell(s, i)) != shape ? 1 : -1;
+    }
+    return sum;
+}
+
+/* Guess whether the first row is a header from its cells against the next
+ * rows', and say why in info (the report shows the guess). */
+static int guess_header(struct csv *s)
+{
+    struct la_array_info *info = &s->r->info;
+    size_t voters;
+    long vote = header_vote(s, &voters);
+
+    if (is_pandas_default_header(s)) {
+        info->header_why = "the first row is pandas' default column names 0, 1, ...";
+        return 1;
+    }
+    if (voters == 0) {                   /* nothing to compare with: the label cell decides */
+        int text = !is_number(row0_cell(s, s->col));
+        info->header_why = text ? "the label cell of the first row is not a number"
+                                : "the label cell of the first row is a number";
+        return text;
+    }
+    info->header_why = vote > 0 ? "the first row's cells are unlike the next rows' (text "
+                                  "over numbers, or another length)"
+                                : "the first row's cells are like the next rows'";
+    return vote > 0;
+}
+
+/* Decide the label column and whether row0 is a header, from the kept rows.
+ * @return 1 header, 0 data, -1 error. */
 static int choose_column(struct csv *s)
 {
     const struct la_config *cfg = s->r->cfg;
     int header = cfg ? cfg->header : LA_AUTO;
     const char *want = cfg ? cfg->column : NULL;
+    int shift = header != LA_NO && is_r_layout(s);   /* the row names' column */
+    size_t n0 = s->kept_cells[0], width = n0 + (size_t)shift;
     uint64_t num;
     long i;
 
+    s->width = width;
+    s->r->info.header_guessed = header == LA_AUTO;
     if (want && is_column_number(want, &num)) {
         if (num == 0)
             return FAIL(s, "column 0 out of range: columns are numbered from 1");
-        if (num > s->row0_n)
+        if (num > width)
             return FAIL(s, "column %llu out of range: the %s has %zu column%s",
-                        (unsigned long long)num, header == LA_NO ? "first row" : "header",
-                        s->row0_n, s->row0_n == 1 ? "" : "s");
-        s->col = (size_t)(num - 1);
+                        (unsigned long long)num, shift ? "data rows" : header == LA_NO
+                        ? "first row" : "header", width, width == 1 ? "" : "s");
+        s->col = (size_t)(num - 1);      /* counted in the data rows, as cut(1) does */
     } else if (want) {
         if ((i = find_name(s, want)) < 0) {
             char cols[320];
             list_columns(s, cols, sizeof cols);
             return FAIL(s, "no column named '%.100s' (columns: %s)", want, cols);
         }
-        s->col = (size_t)i;
+        s->col = (size_t)i + (size_t)shift;
         return 1;                        /* a name is only found in a header */
     } else if (header != LA_NO && (i = find_default(s)) >= 0) {
-        s->col = (size_t)i;
+        s->col = (size_t)i + (size_t)shift;
         return 1;
     } else {
-        s->col = s->row0_n - 1;
+        s->col = width - 1;
     }
     if (header != LA_AUTO)
         return header == LA_YES;
-    return !is_number(row0_cell(s, s->col));
-}
-
-/* The first row has ended: settle the column, then drop the row or count it. */
-static void resolve(struct csv *s)
-{
-    int header = choose_column(s);
-    if (header < 0)
-        return;
-    s->resolved = 1;
-    const char *cell = row0_cell(s, s->col);
-    if (header) {
-        struct la_array_info *info = &s->r->info;
-        size_t n = cut_utf8(cell, strlen(cell), sizeof info->column - 1);
-        memcpy(info->column, cell, n);
-        info->column[n] = '\0';
-        info->has_column = 1;
-    } else {
-        push_cell(s, cell, strlen(cell));
+    if (shift) {
+        s->r->info.header_why = "the first row is one field short: R's layout, with row names";
+        return 1;
     }
-    s->width = s->row0_n;
-    free(s->row0);
-    free(s->row0_off);
-    s->row0 = NULL, s->row0_off = NULL;
-    s->row0_len = s->row0_cap = s->row0_n = s->row0_offcap = 0;
+    return guess_header(s);
 }
-
-// ---- row handlers shared by both parsers
 
 /* A row wider than the first one is what pandas refuses ("Expected 2 fields in
  * line 3, saw 3"): mostly an unquoted delimiter inside a path, which shifts
@@ -413,13 +500,72 @@ static void check_width(struct csv *s, size_t cells, unsigned long long line)
              "delimiter inside a field?)", line, cells, s->width);
 }
 
+/* A data row: its label cell, or an unparsable empty one when it is too short. */
+static void data_row(struct csv *s, size_t cells, const char *label, unsigned long long line)
+{
+    if (cells <= s->col)
+        push_bad(s, "", 0);              /* too short to have the label cell */
+    else {
+        push_cell(s, label, strlen(label));
+        check_width(s, cells, line);
+    }
+}
+
+static void release_kept(struct csv *s)
+{
+    free(s->row0);
+    free(s->row0_off);
+    s->row0 = NULL, s->row0_off = NULL;
+    s->row0_len = s->row0_cap = s->row0_n = s->row0_offcap = 0;
+    s->kept = 0;
+}
+
+/* The kept rows suffice (or are all there is): settle the header and the
+ * column, then hand out the kept data rows as any later row. */
+static void resolve(struct csv *s)
+{
+    int header = choose_column(s);
+    if (header < 0)
+        return;
+    s->resolved = 1;
+    s->r->info.header_present = header;
+    if (header) {
+        size_t shift = s->width - s->kept_cells[0];      /* 1 in R's layout */
+        const char *cell = s->col >= shift ? row0_cell(s, s->col - shift) : "";
+        struct la_array_info *info = &s->r->info;
+        size_t n = cut_utf8(cell, strlen(cell), sizeof info->column - 1);
+        memcpy(info->column, cell, n);
+        info->column[n] = '\0';
+        info->has_column = 1;
+    }
+    for (size_t k = header ? 1 : 0; k < s->kept && !s->failed; k++) {
+        size_t cells = s->kept_cells[k];
+        data_row(s, cells, s->col < cells ? kept_cell(s, k, s->col) : "",
+                 (unsigned long long)s->kept_line[k]);
+    }
+    release_kept(s);
+}
+
+/* A row kept for the header guess has ended. */
+static void keep_row(struct csv *s, size_t cells)
+{
+    s->kept_first[s->kept] = s->row0_n - cells;
+    s->kept_cells[s->kept] = cells;
+    s->kept_line[s->kept] = s->row_line;
+    s->kept++;
+    if (s->kept == SNIFF_ROWS + 1 || s->row0_len > SNIFF_BYTES)
+        resolve(s);
+}
+
+// ---- row handlers shared by both parsers
+
 /* A row has ended (its cells were given to on_field or parsed in place). */
 static void end_row(struct csv *s, size_t cells)
 {
     if (s->failed)
         return;
     if (!s->resolved)
-        resolve(s);
+        keep_row(s, cells);
     else if (cells <= s->col)
         push_bad(s, "", 0);              /* too short to have the label cell */
     else
@@ -868,6 +1014,8 @@ static void finish(struct csv *s)
         if (csv_fini(&s->parser, on_field, on_row, s) != 0)
             FAIL(s, "line %llu: unterminated quoted field", line);
     }
+    if (!s->resolved && s->kept && !s->failed)
+        resolve(s);                      /* fewer rows than the guess would compare */
     s->done = 1;
 }
 
@@ -997,6 +1145,8 @@ static void init_info(struct la_reader *r)
     r->info.shape_known = 0;
     r->info.column[0] = '\0';
     r->info.has_column = 0;
+    r->info.header_present = r->info.header_guessed = 0;
+    r->info.header_why = NULL;
 }
 
 /* The header decides what row 0 is, so the first row is read before any chunk. */

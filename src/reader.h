@@ -28,6 +28,10 @@ struct la_array_info {
     int fortran_order;         /* npy fortran_order: True */
     char column[256];          /* csv: the label column's header name, or "" */
     int has_column;            /* csv: 1 when column[] names a header cell */
+    int header_present;        /* csv: the first row was a header */
+    int header_guessed;        /* csv: ... or not, guessed (no --header/--no-header) */
+    const char *header_why;    /* csv: why the guess went that way (a static string),
+                                  NULL when a header cell named the label column */
 };
 
 /* One run of consecutive values, or one cell that is not a number. */

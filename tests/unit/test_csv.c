@@ -333,6 +333,54 @@ static void test_header(void)
     check("UTF-8 byte order mark is skipped", "\xEF\xBB\xBFlabel\n1\n", AUTO, "I0[1]", "label");
 }
 
+/* The header guess compares the whole first row with the next rows, as
+ * Python's csv.Sniffer.has_header does (issue 11, item 5). */
+static void test_header_guess(void)
+{
+    check("pd.Series(y).to_csv(index=False): the header '0' is pandas' column name",
+          "0\n1\n2\n3\n", AUTO, "I0[1 2 3]", "0");
+    check("pd.Series(y).to_csv(): ',0' over index and labels", ",0\n0,5\n1,3\n", AUTO,
+          "I0[5 3]", "0");
+    check("DataFrame(array).to_csv(index=False): '0,1,2'", "0,1,2\n7,8,9\n", AUTO, "I0[9]",
+          "2");
+    check("a first row '0' alone is a label", "0\n", AUTO, "I0[0]", "-");
+    check("a first row '1' over numbers is a label", "1\n0\n2\n", AUTO, "I0[1 0 2]", "-");
+    check("an empty first label cell does not make a header",
+          "img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n", AUTO, "U0[] I1[3 4]", "-");
+    check("text over numbers in every column is a header", "a,b\n1,2\n3,4\n", AUTO,
+          "I0[2 4]", "b");
+    check("a text cell of another length over paths is a header",
+          "path,cls\nimg0.jpg,1\nimg1.jpg,2\n", AUTO, "I0[1 2]", "cls");
+    check("rows of another width do not vote", "path,cls\nimg0.jpg,1\nimg1.jpg,2,9\n", AUTO,
+          "ERROR: line 3: 3 fields, but the first row has 2 (an unquoted delimiter inside a "
+          "field?)", NULL);
+    check("a header after more rows than the guess reads",
+          "path,n\nx,1\nx,2\nx,3\nx,4\nx,5\nx,6\nx,7\nx,8\nx,9\nx,10\nx,11\nx,12\nx,13\nx,14\n"
+          "x,15\nx,16\nx,17\nx,18\nx,19\nx,20\nx,21\nx,22\n", AUTO,
+          "I0[1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22]", "n");
+    check("no rows to compare: a text label cell is a header", "path,cls\n", AUTO, "", "cls");
+}
+
+/* R's write.table/write.csv layout: the header lacks the row names' field,
+ * which pandas reads as the index (issue 11, item 9). */
+static void test_r_layout(void)
+{
+    check("R's layout: the label column found by name among the shifted columns",
+          "\"a\",\"label\"\n\"r1\",1,5\n\"r2\",2,6\n", AUTO, "I0[5 6]", "label");
+    check("R's layout: the last column by default", "\"x\",\"cls\"\n\"1\",0.5,3\n\"2\",1,4\n",
+          AUTO, "I0[3 4]", "cls");
+    check("R's layout: --column by name", "a,b\nr1,1,5\nr2,2,6\n",
+          (struct opts){ "a", LA_AUTO, 0, 0 }, "I0[1 2]", "a");
+    check("R's layout: --column by number counts the data fields", "a,b\nr1,1,5\nr2,2,6\n",
+          (struct opts){ "2", LA_AUTO, 0, 0 }, "I0[1 2]", "a");
+    check("not R's layout when a data row has the header's width", "a,label\nr1,1,5\nr2,6\n",
+          AUTO, "ERROR: line 2: 3 fields, but the first row has 2 (an unquoted delimiter "
+          "inside a field?)", NULL);
+    check("not R's layout with --no-header", "a,b\n1,2,3\n", (struct opts){ NULL, LA_NO, 0, 0 },
+          "ERROR: line 2: 3 fields, but the first row has 2 (an unquoted delimiter inside a "
+          "field?)", NULL);
+}
+
 static void test_syntax(void)
 {
     check("quoted fields: delimiters, newlines, doubled quotes",
@@ -703,6 +751,8 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_columns();
     test_header();
+    test_header_guess();
+    test_r_layout();
     test_syntax();
     test_cells();
     test_stray_quotes();
