@@ -53,6 +53,8 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
     if (la_stats_init(&r->stats, sample_stride(&r->info), cap > 1u << 24 ? 1u << 24 : cap,
                       hist_len, above_base) != 0)
         return -1;
+    if (la_pos_counts_start(&r->pos, cfg, &r->info) != 0)
+        return -1;
     if (io) {
         la_indices_out_begin_file(io, r->path, r->info.dtype);
         r->stats.sink = la_indices_out_sink;
@@ -137,6 +139,7 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         struct la_chunk chunk = { run->dtype, values, (size_t)n, done, NULL };
         if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
             rc = -2;
+        la_pos_counts_fold(&r->pos, &chunk);
         window_close(&w);
         done += n;
         la_progress_update(prog, off + n * esz);
@@ -208,6 +211,7 @@ static void *reader_main(void *arg)
 static int scan_chunk(const struct la_chunk *c, struct la_file_report *r,
                       const struct la_rule *rule, struct la_scan_backend *b)
 {
+    la_pos_counts_fold(&r->pos, c);
     if (c->unparsable) {
         la_stats_add_unparsable(&r->stats, c->first_index, c->unparsable);
         return 0;
@@ -368,6 +372,7 @@ done:
 void la_file_report_free(struct la_file_report *r)
 {
     la_stats_free(&r->stats);
+    la_pos_counts_free(&r->pos);
 }
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and

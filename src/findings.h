@@ -10,6 +10,7 @@
 #include "options.h"
 #include "reader.h"
 #include "stats.h"
+#include "weights.h"
 
 enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
 
@@ -46,6 +47,7 @@ struct la_file_report {
     uint64_t hist_n;              /* N of the histogram */
     int has_batching;
     struct la_batching batching;
+    struct la_pos_counts pos;     /* bce matrices (S, C): the counts of pos_weight */
     struct la_finding findings[LA_F_COUNT];
     size_t n_findings;
 };

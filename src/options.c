@@ -19,6 +19,7 @@ enum long_only {
     OPT_ENDIAN, OPT_ARRAY, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
+    OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +50,9 @@ static const struct option long_options[] = {
     { "quiet", no_argument, NULL, 'q' },
     { "color", required_argument, NULL, OPT_COLOR },
     { "colour", required_argument, NULL, OPT_COLOR },
+    { "histogram", no_argument, NULL, OPT_HISTOGRAM },
+    { "junit", required_argument, NULL, OPT_JUNIT },
+    { "annotations", required_argument, NULL, OPT_ANNOTATIONS },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -98,6 +102,13 @@ static void usage(FILE *out)
           "      --fail-on=LEVEL        error, warning or never: what makes the exit status 1\n"
           "  -q, --quiet                print nothing; the exit status answers\n"
           "      --color=WHEN           auto, always or never (honours NO_COLOR)\n"
+          "      --histogram            draw the class histogram as bars in the text report,\n"
+          "                             with the class weights ready to paste\n"
+          "      --junit=FILE           also write a JUnit XML report (a testcase per file\n"
+          "                             and check) for CI test reporters\n"
+          "      --annotations=WHERE    github: GitHub Actions annotations on standard output\n"
+          "                             (standard error with --json); gitlab:FILE: a GitLab\n"
+          "                             Code Quality report\n"
           "  -h, --help                 show this help and exit\n"
           "  -V, --version              show the version and exit\n"
           "\n"
@@ -292,6 +303,21 @@ static enum la_opterr parse_input_option(int opt, const char *arg, struct la_con
     return LA_OPT_OK;
 }
 
+/* --annotations=github or gitlab:FILE. */
+static enum la_opterr parse_annotations(const char *arg, struct la_config *cfg)
+{
+    if (strcmp(arg, "github") == 0) {
+        cfg->annotations = LA_ANNOT_GITHUB;
+        return LA_OPT_OK;
+    }
+    if (strncmp(arg, "gitlab:", 7) == 0 && arg[7]) {
+        cfg->annotations = LA_ANNOT_GITLAB;
+        cfg->annotations_file = arg + 7;
+        return LA_OPT_OK;
+    }
+    return bad("invalid --annotations '%s' (expected github or gitlab:FILE)", arg);
+}
+
 static void set_defaults(struct la_config *cfg)
 {
     *cfg = (struct la_config){ 0 };
@@ -320,6 +346,9 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_NO_PROGRESS:       cfg->progress = LA_NO; return LA_OPT_OK;
     case OPT_JSON:              cfg->json = true; return LA_OPT_OK;
     case OPT_INDICES_OUT:       cfg->indices_out = arg; return LA_OPT_OK;
+    case OPT_HISTOGRAM:         cfg->histogram = true; return LA_OPT_OK;
+    case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
+    case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
     case 'h':                   usage(stdout); return LA_OPT_EXIT_OK;
     case 'V':                   version(); return LA_OPT_EXIT_OK;

@@ -12,6 +12,7 @@ enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
 enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
 enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
+enum la_annotations { LA_ANNOT_NONE, LA_ANNOT_GITHUB, LA_ANNOT_GITLAB };
 
 struct la_config {
     /* what is checked */
@@ -52,6 +53,12 @@ struct la_config {
     enum la_fail_on fail_on;
     bool quiet;
     int color;                     /* LA_AUTO, LA_NO, LA_YES */
+
+    /* for CI systems and for people */
+    bool histogram;                /* --histogram: bars and class weights in the text report */
+    const char *junit;             /* --junit=FILE, or NULL */
+    int annotations;               /* enum la_annotations */
+    const char *annotations_file;  /* --annotations=gitlab:FILE */
 
     char **files;
     int nfiles;

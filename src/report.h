@@ -22,4 +22,11 @@ int la_report_json(FILE *out, const struct la_file_report *files, int n,
 int la_report_text(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum);
 
+/** la_report_histogram() : --histogram's bars for one file's classes, and the
+ *  class_weights / pos_weight line ready to paste (text report). */
+void la_report_histogram(FILE *out, const struct la_file_report *r, const struct la_config *cfg);
+
+/** la_locale_is_utf8() : whether LC_ALL / LC_CTYPE / LANG name UTF-8. */
+int la_locale_is_utf8(void);
+
 #endif

@@ -133,6 +133,35 @@ static cJSON *histogram_array(const struct la_file_report *r, int zeros_only)
     return a;
 }
 
+/* A weight: a JSON number that reads back to the same double. */
+static cJSON *json_f64(double w)
+{
+    return json_num((struct la_num){ .kind = LA_NUM_F64, .v.f = w }, LA_DT_FLOAT64);
+}
+
+/* class_weights (SPEC): total / (N_present * count[c]) per class, 0 for an absent one. */
+static cJSON *class_weights_array(const struct la_file_report *r)
+{
+    uint64_t total, present;
+    la_hist_totals(r->stats.hist, r->stats.hist_len, r->hist_n, &total, &present);
+    cJSON *a = cJSON_CreateArray();
+    for (uint64_t c = 0; c < r->hist_n; c++)
+        cJSON_AddItemToArray(a, json_f64(la_class_weight(r->stats.hist, r->stats.hist_len,
+                                                         r->hist_n, c, total, present)));
+    return a;
+}
+
+/* pos_weight (SPEC): negatives / positives per column, null for a column with no positive. */
+static cJSON *pos_weight_array(const struct la_pos_counts *pc)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (uint64_t c = 0; c < pc->cols; c++) {
+        double w;
+        cJSON_AddItemToArray(a, la_pos_weight(pc, c, &w) == 0 ? json_f64(w) : cJSON_CreateNull());
+    }
+    return a;
+}
+
 static cJSON *batching_object(const struct la_batching *b)
 {
     cJSON *o = cJSON_CreateObject();
@@ -185,6 +214,18 @@ static cJSON *null_or(int present, cJSON *item)
     return cJSON_CreateNull();
 }
 
+/* CSV/TSV: whether the first row was a header, whether that was guessed, and
+ * why ("why" is null when a header cell named the label column). */
+static cJSON *header_object(const struct la_array_info *info)
+{
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddItemToObject(h, "present", cJSON_CreateBool(info->header_present));
+    cJSON_AddItemToObject(h, "guessed", cJSON_CreateBool(info->header_guessed));
+    cJSON_AddItemToObject(h, "why", info->header_guessed && info->header_why
+                                    ? cJSON_CreateString(info->header_why) : cJSON_CreateNull());
+    return h;
+}
+
 /* The fields that describe what was read; null where the file could not be read. */
 static void add_layout(cJSON *o, const struct la_file_report *r)
 {
@@ -195,6 +236,8 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
                                                       la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
                                                json_text(r->info.column)));
+    if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
+        cJSON_AddItemToObject(o, "header", header_object(&r->info));
     cJSON *shape = cJSON_CreateArray();
     for (int d = 0; d < r->info.ndim; d++)
         cJSON_AddItemToArray(shape, json_u64(r->info.shape[d]));
@@ -221,6 +264,10 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON_AddItemToObject(o, "histogram", null_or(ok && r->has_hist, histogram_array(r, 0)));
     cJSON_AddItemToObject(o, "missing_classes",
                           null_or(ok && r->has_hist, histogram_array(r, 1)));
+    cJSON_AddItemToObject(o, "class_weights",
+                          null_or(ok && r->has_hist, class_weights_array(r)));
+    cJSON_AddItemToObject(o, "pos_weight",
+                          null_or(ok && la_pos_counts_ok(&r->pos), pos_weight_array(&r->pos)));
     cJSON_AddItemToObject(o, "batching",
                           null_or(ok && r->has_batching, batching_object(&r->batching)));
     cJSON_AddItemToObject(o, "findings", findings_array(r));

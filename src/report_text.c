@@ -201,6 +201,8 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         fprintf(out, "  classes: labels span 0..%llu; pass -n %llu (or the model's class count) "
                 "to check them\n", (unsigned long long)r->hist_n - 1,
                 (unsigned long long)r->hist_n);
+    if (cfg->histogram)
+        la_report_histogram(out, r, cfg);
     if (r->has_batching) {
         char text[1024];
         la_batching_describe(&r->batching, text, sizeof text);
