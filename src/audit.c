@@ -334,9 +334,11 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     if (la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
         return 0;
     size_t head_len;
-    const unsigned char *head = la_source_peek(rd.src, &head_len);
-    const char *format = la_detect_format(path, head, head_len, cfg->format);
+    la_source_peek(rd.src, &head_len);
+    const char *format = la_source_format(rd.src, cfg, r->error, sizeof r->error);
     int rc = 0;
+    if (!format)                /* a zip archive, UTF-32 text: refused by name */
+        goto done;
     if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
         read_nothing(r, cfg, format);
         goto done;

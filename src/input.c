@@ -1,16 +1,20 @@
-/* input.c - byte sources (a path or "-"), transparent gunzip, and format sniffing.
+/* input.c - byte sources (a path or "-"), transparent decompression (gzip,
+ * xz, bzip2, zstd), the text formats' byte order marks (UTF-16 decoded), and
+ * format sniffing.
  *
- * The first bytes are read ahead into a peek buffer: they tell gzip from
- * plain data, then npy/npz/csv/text, and are replayed to the reader, so
+ * The first bytes are read ahead into a peek buffer: they tell compressed
+ * from plain data, then npy/npz/csv/text, and are replayed to the reader, so
  * detection works on pipes too.
  *
- * Gzip is inflated on a thread of its own once the reader starts pulling
- * (after the peek), a few MiB ahead of it: inflating costs as much as parsing
- * a CSV, so the two overlap on two cores. */
+ * Compressed data is decompressed on a thread of its own once the reader
+ * starts pulling (after the peek), a few MiB ahead of it: inflating costs as
+ * much as parsing a CSV, so the two overlap on two cores. */
+#include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD */
 #include "input.h"
 
 #include <errno.h>     /* errno */
 #include <fcntl.h>     /* open */
+#include <iconv.h>     /* iconv: UTF-16 text to UTF-8 */
 #include <pthread.h>   /* pthread_create, pthread_cond_wait */
 #include <stdio.h>     /* snprintf */
 #include <stdlib.h>    /* calloc, free */
@@ -19,40 +23,111 @@
 #include <sys/stat.h>  /* fstat */
 #include <unistd.h>    /* read, close */
 #include <zlib.h>      /* inflate */
+#ifdef HAVE_LZMA
+#include <lzma.h>      /* lzma_stream_decoder: .xz */
+#endif
+#ifdef HAVE_BZIP2
+#include <bzlib.h>     /* BZ2_bzDecompress: .bz2 */
+#endif
+#ifdef HAVE_ZSTD
+#include <zstd.h>      /* ZSTD_decompressStream: .zst */
+#endif
 
-#include "ring.h"       /* the inflater hands blocks over */
+#include "options.h"    /* struct la_config: the options that imply a format */
+#include "ring.h"       /* the decompressor hands blocks over */
 
 #define RAW_BUF_LEN (1u << 20)
-/* Inflated data waiting for the reader: GZ_SLOTS blocks of GZ_SLOT_LEN bytes. */
-#define GZ_SLOTS 4
-#define GZ_SLOT_LEN ((size_t)1 << 20)
+/* Decompressed data waiting for the reader: AHEAD_SLOTS blocks of AHEAD_SLOT_LEN bytes. */
+#define AHEAD_SLOTS 4
+#define AHEAD_SLOT_LEN ((size_t)1 << 20)
+/* The first bytes read decide the compression: bzip2's magic is the longest. */
+#define MAGIC_LEN 10
+/* A hostile .xz header may ask for a 4 GiB dictionary; xz -9 needs 65 MiB. */
+#define XZ_MEMLIMIT ((uint64_t)256 << 20)
+#define TEXT_IN_LEN ((size_t)64 << 10)
+#define TEXT_OUT_LEN ((size_t)3 * TEXT_IN_LEN)   /* a 2-byte UTF-16 unit: <= 3 UTF-8 bytes */
 
-/* The inflater thread and the blocks it hands over, oldest first. */
-struct gz_ahead {
+enum codec { C_PLAIN, C_GZIP, C_XZ, C_BZIP2, C_ZSTD };
+
+/* Each compressed format: its name in messages, the library that reads it
+ * and the command that undoes it (for a build without that library). */
+static const struct codec_info {
+    const char *name, *library, *command;
+    int built;
+} codecs[] = {
+    [C_PLAIN] = { "plain", "", "", 1 },
+    [C_GZIP] = { "gzip", "zlib", "gzip -d", 1 },
+#ifdef HAVE_LZMA
+    [C_XZ] = { "xz", "liblzma", "xz -d", 1 },
+#else
+    [C_XZ] = { "xz", "liblzma", "xz -d", 0 },
+#endif
+#ifdef HAVE_BZIP2
+    [C_BZIP2] = { "bzip2", "libbz2", "bzip2 -d", 1 },
+#else
+    [C_BZIP2] = { "bzip2", "libbz2", "bzip2 -d", 0 },
+#endif
+#ifdef HAVE_ZSTD
+    [C_ZSTD] = { "zstd", "libzstd", "zstd -d", 1 },
+#else
+    [C_ZSTD] = { "zstd", "libzstd", "zstd -d", 0 },
+#endif
+};
+
+/* The decompressor thread and the blocks it hands over, oldest first. */
+struct ahead {
     pthread_t tid;
     struct la_ring ring;
-    unsigned char *slot[GZ_SLOTS];
-    size_t len[GZ_SLOTS];
-    uint64_t raw_end[GZ_SLOTS];  /* compressed bytes read when the block was done */
-    int failed;                  /* the inflater stopped on an error, in err */
-    size_t pos;                  /* reader's position in its current block */
-    uint64_t raw_seen;           /* raw_end of the block the reader is in */
+    unsigned char *slot[AHEAD_SLOTS];
+    size_t len[AHEAD_SLOTS];
+    uint64_t raw_end[AHEAD_SLOTS];  /* compressed bytes read when the block was done */
+    int failed;                     /* the decompressor stopped on an error, in err */
+    size_t pos;                     /* reader's position in its current block */
+    uint64_t raw_seen;              /* raw_end of the block the reader is in */
+};
+
+/* UTF-16 text being decoded into UTF-8 (la_source_text_mode). */
+struct utf16_text {
+    iconv_t cd;
+    char in[TEXT_IN_LEN];           /* UTF-16 bytes not decoded yet */
+    size_t in_len;
+    char out[TEXT_OUT_LEN];         /* UTF-8 not handed out yet */
+    size_t out_pos, out_len;
+    uint64_t decoded;               /* UTF-16 bytes decoded, the BOM included */
+    int eof;                        /* no more UTF-16 bytes */
+    int failed;                     /* err holds why; after out[] is handed out */
 };
 
 struct la_source {
     const char *path;
     int fd;
-    int is_gzip;
+    enum codec codec;
     int64_t file_size;          /* regular files only, else -1 */
     uint64_t raw_offset;        /* bytes read from fd */
-    uint64_t offset;            /* decompressed bytes handed out */
-    z_stream z;
-    int z_done;                 /* the gzip stream ended (all members) */
+    uint64_t offset;            /* decoded bytes handed out */
     unsigned char *raw;         /* compressed input buffer */
+    const unsigned char *in;    /* xz, bzip2, zstd: compressed bytes not yet decoded */
+    size_t in_left;
+    int in_eof;                 /* the file has no more compressed bytes */
+    int dec_done;               /* the compressed stream ended (all members) */
+    z_stream z;
+#ifdef HAVE_LZMA
+    lzma_stream xz;
+#endif
+#ifdef HAVE_BZIP2
+    bz_stream bz;
+    int bz_live;                /* bz needs BZ2_bzDecompressEnd */
+#endif
+#ifdef HAVE_ZSTD
+    ZSTD_DStream *zstd;
+    size_t zstd_hint;           /* last ZSTD_decompressStream result: 0 between frames */
+#endif
     unsigned char peek[LA_PEEK_LEN];
     size_t peek_len, peek_pos;  /* replay of peek[] before reading on */
     char err[256];
-    struct gz_ahead *ahead;     /* gzip after the peek: the inflater thread, else NULL */
+    struct ahead *ahead;        /* compressed, after the peek: the decompressor thread */
+    int text_mode_set;          /* la_source_text_mode ran */
+    struct utf16_text *utf16;   /* UTF-16 text decoded to UTF-8, else NULL */
 };
 
 static ssize_t read_fd(struct la_source *s, void *buf, size_t n)
@@ -98,7 +173,7 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
 {
     s->z.next_out = buf;
     s->z.avail_out = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
-    while (s->z.avail_out > 0 && !s->z_done) {
+    while (s->z.avail_out > 0 && !s->dec_done) {
         if (s->z.avail_in == 0) {
             ssize_t got = read_fd(s, s->raw, RAW_BUF_LEN);
             if (got < 0)
@@ -124,7 +199,7 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
             if (s->z.avail_in == 0 || s->z.next_in[0] != 0x1f) {
                 if (check_padding(s) != 0)
                     return -1;
-                s->z_done = 1;          /* trailing zeros or nothing: the end */
+                s->dec_done = 1;          /* trailing zeros or nothing: the end */
             } else {
                 inflateReset(&s->z);
             }
@@ -138,16 +213,213 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
     return (ssize_t)(n - s->z.avail_out);
 }
 
-static ssize_t read_decoded(struct la_source *s, void *buf, size_t n)
+// ---- xz, bzip2, zstd: the compressed bytes in s->in, refilled from the file
+
+/* Read the next compressed bytes. @return 0 (in_eof set at the end), -1 on error. */
+static int refill_input(struct la_source *s)
 {
-    return s->is_gzip ? read_gzip(s, buf, n) : read_fd(s, buf, n);
+    ssize_t got = read_fd(s, s->raw, RAW_BUF_LEN);
+    if (got < 0)
+        return -1;
+    s->in = s->raw;
+    s->in_left = (size_t)got;
+    s->in_eof = got == 0;
+    return 0;
+}
+
+/* The position of the next compressed byte, for messages. */
+static unsigned long long input_byte(const struct la_source *s)
+{
+    return (unsigned long long)(s->raw_offset - s->in_left);
+}
+
+static ssize_t ends_early(struct la_source *s)
+{
+    snprintf(s->err, sizeof s->err, "byte %llu: %s data ends early (truncated file)",
+             input_byte(s), codecs[s->codec].name);
+    return -1;
+}
+
+static ssize_t corrupt(struct la_source *s, const char *why)
+{
+    snprintf(s->err, sizeof s->err, "byte %llu: corrupt %s data (%s)", input_byte(s),
+             codecs[s->codec].name, why);
+    return -1;
+}
+
+/* One step of every decoder below: more input when it is used up.
+ * @return 0, or -1 on a read error. */
+static int want_input(struct la_source *s)
+{
+    return s->in_left == 0 && !s->in_eof ? refill_input(s) : 0;
+}
+
+#ifdef HAVE_LZMA
+static const char *xz_reason(lzma_ret rc)
+{
+    switch (rc) {
+    case LZMA_MEM_ERROR: return "out of memory";
+    case LZMA_MEMLIMIT_ERROR: return "it needs more than 256 MiB of memory to decompress";
+    case LZMA_FORMAT_ERROR: return "not in the .xz format";
+    case LZMA_OPTIONS_ERROR: return "unsupported options";
+    default: return "compressed data is corrupt";
+    }
+}
+
+/* Concatenated .xz streams and their zero padding are read as xz -d does. */
+static ssize_t read_xz(struct la_source *s, unsigned char *buf, size_t n)
+{
+    s->xz.next_out = buf;
+    s->xz.avail_out = n;
+    while (s->xz.avail_out > 0 && !s->dec_done) {
+        if (want_input(s) != 0)
+            return -1;
+        s->xz.next_in = s->in;
+        s->xz.avail_in = s->in_left;
+        lzma_ret rc = lzma_code(&s->xz, s->in_eof ? LZMA_FINISH : LZMA_RUN);
+        s->in = s->xz.next_in;
+        s->in_left = s->xz.avail_in;
+        if (rc == LZMA_STREAM_END)
+            s->dec_done = 1;
+        else if (rc == LZMA_BUF_ERROR && s->in_eof)
+            return ends_early(s);
+        else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR)
+            return corrupt(s, xz_reason(rc));
+    }
+    return (ssize_t)(n - s->xz.avail_out);
+}
+
+static int start_xz(struct la_source *s)
+{
+    lzma_stream fresh = LZMA_STREAM_INIT;
+    s->xz = fresh;
+    return lzma_stream_decoder(&s->xz, XZ_MEMLIMIT, LZMA_CONCATENATED) == LZMA_OK ? 0 : -1;
+}
+#endif
+
+#ifdef HAVE_BZIP2
+static const char *bz_reason(int rc)
+{
+    switch (rc) {
+    case BZ_MEM_ERROR: return "out of memory";
+    case BZ_DATA_ERROR_MAGIC: return "not bzip2 data";
+    default: return "compressed data is corrupt";
+    }
+}
+
+static int start_bz2(struct la_source *s)
+{
+    memset(&s->bz, 0, sizeof s->bz);
+    s->bz_live = BZ2_bzDecompressInit(&s->bz, 0, 0) == BZ_OK;
+    return s->bz_live ? 0 : -1;
+}
+
+/* After a stream's end: the next stream (bzip2 -d reads concatenated ones, as
+ * pbzip2 writes them), or the end of the file. @return 0 or -1. */
+static int bz2_next_stream(struct la_source *s)
+{
+    if (want_input(s) != 0)
+        return -1;
+    if (s->in_left == 0) {
+        s->dec_done = 1;
+        return 0;
+    }
+    char *next_out = s->bz.next_out;        /* the caller's buffer, partly filled */
+    unsigned avail_out = s->bz.avail_out;
+    BZ2_bzDecompressEnd(&s->bz);
+    if (start_bz2(s) != 0)
+        return (int)corrupt(s, "cannot restart the decoder");
+    s->bz.next_out = next_out;
+    s->bz.avail_out = avail_out;
+    return 0;
+}
+
+static ssize_t read_bz2(struct la_source *s, unsigned char *buf, size_t n)
+{
+    s->bz.next_out = (char *)buf;
+    s->bz.avail_out = (unsigned)(n > UINT32_MAX ? UINT32_MAX : n);
+    size_t cap = s->bz.avail_out;
+    while (s->bz.avail_out > 0 && !s->dec_done) {
+        if (want_input(s) != 0)
+            return -1;
+        unsigned before = s->bz.avail_out;
+        s->bz.next_in = (char *)s->in;
+        s->bz.avail_in = (unsigned)(s->in_left > UINT32_MAX ? UINT32_MAX : s->in_left);
+        size_t offered = s->bz.avail_in;
+        int rc = BZ2_bzDecompress(&s->bz);
+        s->in += offered - s->bz.avail_in;
+        s->in_left -= offered - s->bz.avail_in;
+        if (rc == BZ_STREAM_END) {
+            if (bz2_next_stream(s) != 0)
+                return -1;
+        } else if (rc != BZ_OK) {
+            return corrupt(s, bz_reason(rc));
+        } else if (s->in_eof && s->in_left == 0 && s->bz.avail_out == before) {
+            return ends_early(s);
+        }
+    }
+    return (ssize_t)(cap - s->bz.avail_out);
+}
+#endif
+
+#ifdef HAVE_ZSTD
+/* Frames follow one another (zstd -d reads concatenated ones); the data may
+ * end only between two frames. */
+static ssize_t read_zstd(struct la_source *s, unsigned char *buf, size_t n)
+{
+    ZSTD_outBuffer out = { buf, n, 0 };
+    while (out.pos < out.size && !s->dec_done) {
+        if (want_input(s) != 0)
+            return -1;
+        if (s->in_eof && s->in_left == 0 && s->zstd_hint == 0) {
+            s->dec_done = 1;
+            break;
+        }
+        size_t before = out.pos;
+        ZSTD_inBuffer in = { s->in, s->in_left, 0 };
+        size_t rc = ZSTD_decompressStream(s->zstd, &out, &in);
+        s->in += in.pos;
+        s->in_left -= in.pos;
+        if (ZSTD_isError(rc))
+            return corrupt(s, ZSTD_getErrorName(rc));
+        s->zstd_hint = rc;
+        if (s->in_eof && s->in_left == 0 && rc != 0 && out.pos == before)
+            return ends_early(s);
+    }
+    return (ssize_t)out.pos;
+}
+
+static int start_zstd(struct la_source *s)
+{
+    if (!(s->zstd = ZSTD_createDStream()))
+        return -1;
+    s->zstd_hint = 0;
+    return ZSTD_isError(ZSTD_initDStream(s->zstd)) ? -1 : 0;
+}
+#endif
+
+static ssize_t read_decompressed(struct la_source *s, unsigned char *buf, size_t n)
+{
+    switch (s->codec) {
+    case C_GZIP: return read_gzip(s, buf, n);
+#ifdef HAVE_LZMA
+    case C_XZ: return read_xz(s, buf, n);
+#endif
+#ifdef HAVE_BZIP2
+    case C_BZIP2: return read_bz2(s, buf, n);
+#endif
+#ifdef HAVE_ZSTD
+    case C_ZSTD: return read_zstd(s, buf, n);
+#endif
+    default: return read_fd(s, buf, n);
+    }
 }
 
 /* Fill the peek buffer with the first decoded bytes. */
 static int fill_peek(struct la_source *s)
 {
     while (s->peek_len < LA_PEEK_LEN) {
-        ssize_t got = read_decoded(s, s->peek + s->peek_len, LA_PEEK_LEN - s->peek_len);
+        ssize_t got = read_decompressed(s, s->peek + s->peek_len, LA_PEEK_LEN - s->peek_len);
         if (got < 0)
             return -1;
         if (got == 0)
@@ -157,49 +429,119 @@ static int fill_peek(struct la_source *s)
     return 0;
 }
 
-static int detect_gzip(struct la_source *s)
+// ---- which compression: the magic bytes
+
+static enum codec codec_of(const unsigned char *m, size_t n)
 {
-    unsigned char magic[2];
+    static const unsigned char xz[6] = { 0xFD, '7', 'z', 'X', 'Z', 0x00 };
+    static const unsigned char zstd[4] = { 0x28, 0xB5, 0x2F, 0xFD };
+    /* bzip2: "BZh", the block size '1'..'9', then a block's or the end's magic */
+    static const unsigned char bz_block[6] = { 0x31, 0x41, 0x59, 0x26, 0x53, 0x59 };
+    static const unsigned char bz_end[6] = { 0x17, 0x72, 0x45, 0x38, 0x50, 0x90 };
+    if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+        return C_GZIP;
+    if (n >= 6 && memcmp(m, xz, 6) == 0)
+        return C_XZ;
+    if (n >= 4 && (memcmp(m, zstd, 4) == 0                    /* a frame, or a skippable one */
+                   || ((m[0] & 0xF0) == 0x50 && m[1] == 0x2A && m[2] == 0x4D && m[3] == 0x18)))
+        return C_ZSTD;
+    if (n >= 10 && memcmp(m, "BZh", 3) == 0 && m[3] >= '1' && m[3] <= '9'
+        && (memcmp(m + 4, bz_block, 6) == 0 || memcmp(m + 4, bz_end, 6) == 0))
+        return C_BZIP2;
+    return C_PLAIN;
+}
+
+static int start_decoder(struct la_source *s)
+{
+    switch (s->codec) {
+    case C_GZIP:
+        s->z.next_in = s->raw;
+        s->z.avail_in = (uInt)s->in_left;
+        s->in_left = 0;
+        return inflateInit2(&s->z, 15 + 16) == Z_OK ? 0 : -1;   /* 16: gzip wrapper */
+#ifdef HAVE_LZMA
+    case C_XZ: return start_xz(s);
+#endif
+#ifdef HAVE_BZIP2
+    case C_BZIP2: return start_bz2(s);
+#endif
+#ifdef HAVE_ZSTD
+    case C_ZSTD: return start_zstd(s);
+#endif
+    default: return -1;
+    }
+}
+
+/* Read the first bytes and start the decompressor they call for (or replay
+ * them as plain data). @return 0, or -1 with s->err set. */
+static int detect_compression(struct la_source *s)
+{
+    unsigned char magic[MAGIC_LEN];
     size_t have = 0;
-    while (have < 2) {
-        ssize_t got = read_fd(s, magic + have, 2 - have);
+    while (have < MAGIC_LEN) {
+        ssize_t got = read_fd(s, magic + have, MAGIC_LEN - have);
         if (got < 0)
             return -1;
         if (got == 0)
             break;
         have += (size_t)got;
     }
-    s->is_gzip = have == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    if (!s->is_gzip) {              /* those bytes are data: replay them */
+    s->codec = codec_of(magic, have);
+    if (s->codec == C_PLAIN) {          /* those bytes are data: replay them */
         memcpy(s->peek, magic, have);
         s->peek_len = have;
         return 0;
+    }
+    const struct codec_info *c = &codecs[s->codec];
+    if (!c->built) {
+        snprintf(s->err, sizeof s->err, "%s-compressed, but this labelaudit was built without "
+                 "%s: decompress it first (%s)", c->name, c->library, c->command);
+        return -1;
     }
     if (!(s->raw = malloc(RAW_BUF_LEN))) {
         snprintf(s->err, sizeof s->err, "out of memory");
         return -1;
     }
-    memcpy(s->raw, magic, 2);
-    s->z.next_in = s->raw;
-    s->z.avail_in = 2;
-    if (inflateInit2(&s->z, 15 + 16) != Z_OK) {  /* 16: gzip wrapper */
-        snprintf(s->err, sizeof s->err, "cannot start zlib");
+    memcpy(s->raw, magic, have);
+    s->in = s->raw;
+    s->in_left = have;
+    if (start_decoder(s) != 0) {
+        snprintf(s->err, sizeof s->err, "cannot start %s", c->library);
         return -1;
     }
     return 0;
 }
 
-// ---- gzip read-ahead ------------------------------------------------------------
+static void stop_decoder(struct la_source *s)
+{
+    if (!s->raw)
+        return;
+    switch (s->codec) {
+    case C_GZIP: inflateEnd(&s->z); break;
+#ifdef HAVE_LZMA
+    case C_XZ: lzma_end(&s->xz); break;
+#endif
+#ifdef HAVE_BZIP2
+    case C_BZIP2: if (s->bz_live) BZ2_bzDecompressEnd(&s->bz); break;
+#endif
+#ifdef HAVE_ZSTD
+    case C_ZSTD: ZSTD_freeDStream(s->zstd); break;
+#endif
+    default: break;
+    }
+}
 
-/* The inflater: fill free blocks until the data ends or fails. It alone
- * touches the zlib stream and raw_offset from now on. */
-static void *gz_main(void *arg)
+// ---- decompression read-ahead ----------------------------------------------------
+
+/* The decompressor: fill free blocks until the data ends or fails. It alone
+ * touches the decoder's stream and raw_offset from now on. */
+static void *ahead_main(void *arg)
 {
     struct la_source *s = arg;
-    struct gz_ahead *a = s->ahead;
+    struct ahead *a = s->ahead;
     long k;
     while ((k = la_ring_wait_free(&a->ring)) >= 0) {
-        ssize_t got = read_gzip(s, a->slot[k], GZ_SLOT_LEN);
+        ssize_t got = read_decompressed(s, a->slot[k], AHEAD_SLOT_LEN);
         if (got <= 0) {
             a->failed = got < 0;
             break;
@@ -212,47 +554,47 @@ static void *gz_main(void *arg)
     return NULL;
 }
 
-static void gz_stop(struct la_source *s)
+static void ahead_stop(struct la_source *s)
 {
-    struct gz_ahead *a = s->ahead;
+    struct ahead *a = s->ahead;
     if (!a)
         return;
     la_ring_quit(&a->ring);
     pthread_join(a->tid, NULL);
-    for (int i = 0; i < GZ_SLOTS; i++)
+    for (int i = 0; i < AHEAD_SLOTS; i++)
         free(a->slot[i]);
     la_ring_destroy(&a->ring);
     free(a);
     s->ahead = NULL;
 }
 
-/* Start the inflater. @return 0, or -1 (then the reader inflates inline). */
-static int gz_start(struct la_source *s)
+/* Start the decompressor thread. @return 0, or -1 (then the reader decompresses inline). */
+static int ahead_start(struct la_source *s)
 {
-    struct gz_ahead *a = calloc(1, sizeof *a);
+    struct ahead *a = calloc(1, sizeof *a);
     if (!a)
         return -1;
-    for (int i = 0; i < GZ_SLOTS; i++)
-        if (!(a->slot[i] = malloc(GZ_SLOT_LEN)))
+    for (int i = 0; i < AHEAD_SLOTS; i++)
+        if (!(a->slot[i] = malloc(AHEAD_SLOT_LEN)))
             goto fail;
-    la_ring_init(&a->ring, GZ_SLOTS);
+    la_ring_init(&a->ring, AHEAD_SLOTS);
     a->raw_seen = s->raw_offset;
     s->ahead = a;
-    if (pthread_create(&a->tid, NULL, gz_main, s) == 0)
+    if (pthread_create(&a->tid, NULL, ahead_main, s) == 0)
         return 0;
     s->ahead = NULL;
     la_ring_destroy(&a->ring);
 fail:
-    for (int i = 0; i < GZ_SLOTS; i++)
+    for (int i = 0; i < AHEAD_SLOTS; i++)
         free(a->slot[i]);
     free(a);
     return -1;
 }
 
-/* Copy up to n inflated bytes from the blocks the inflater has finished. */
-static ssize_t gz_read_ahead(struct la_source *s, unsigned char *buf, size_t n)
+/* Copy up to n decompressed bytes from the blocks the thread has finished. */
+static ssize_t read_ahead(struct la_source *s, unsigned char *buf, size_t n)
 {
-    struct gz_ahead *a = s->ahead;
+    struct ahead *a = s->ahead;
     long k = la_ring_wait_filled(&a->ring);
     if (k < 0)
         return a->failed ? -1 : 0;   /* err was written before the ring finished */
@@ -267,6 +609,118 @@ static ssize_t gz_read_ahead(struct la_source *s, unsigned char *buf, size_t n)
     }
     return (ssize_t)n;
 }
+
+/* The decompressed bytes in order: the peek's replay, then the rest. */
+static ssize_t read_bytes(struct la_source *s, void *buf, size_t n)
+{
+    if (s->peek_pos < s->peek_len) {
+        size_t k = s->peek_len - s->peek_pos;
+        if (k > n)
+            k = n;
+        memcpy(buf, s->peek + s->peek_pos, k);
+        s->peek_pos += k;
+        return (ssize_t)k;
+    }
+    if (s->codec != C_PLAIN && !s->ahead && !s->dec_done)
+        ahead_start(s);
+    return s->ahead ? read_ahead(s, buf, n) : read_decompressed(s, buf, n);
+}
+
+// ---- UTF-16 text: decoded to UTF-8 behind the decompression
+
+/* Decode the next UTF-16 bytes into u->out. @return 0, or -1 at a read error. */
+static int decode_utf16(struct la_source *s, struct utf16_text *u)
+{
+    if (!u->eof && u->in_len < TEXT_IN_LEN) {
+        ssize_t got = read_bytes(s, u->in + u->in_len, TEXT_IN_LEN - u->in_len);
+        if (got < 0)
+            return -1;
+        u->eof = got == 0;
+        u->in_len += (size_t)got;
+    }
+    char *in = u->in, *out = u->out;
+    size_t in_left = u->in_len, out_left = TEXT_OUT_LEN;
+    size_t rc = iconv(u->cd, &in, &in_left, &out, &out_left);
+    int why = errno;
+    u->decoded += u->in_len - in_left;
+    memmove(u->in, in, in_left);
+    u->in_len = in_left;
+    u->out_pos = 0;
+    u->out_len = TEXT_OUT_LEN - out_left;
+    if (rc == (size_t)-1 && why == EILSEQ) {
+        snprintf(s->err, sizeof s->err, "byte %llu: invalid UTF-16 text (an unpaired surrogate)",
+                 (unsigned long long)u->decoded);
+        u->failed = 1;
+    } else if (u->eof && u->in_len > 0) {      /* EINVAL: a unit or a pair cut short */
+        snprintf(s->err, sizeof s->err, "byte %llu: UTF-16 text ends inside a character",
+                 (unsigned long long)u->decoded);
+        u->failed = 1;
+    }
+    return 0;
+}
+
+static ssize_t read_utf16(struct la_source *s, struct utf16_text *u, unsigned char *buf, size_t n)
+{
+    while (u->out_pos == u->out_len) {
+        if (u->failed)
+            return -1;
+        if (u->eof && u->in_len == 0)
+            return 0;
+        if (decode_utf16(s, u) != 0)
+            return -1;
+    }
+    size_t k = u->out_len - u->out_pos;
+    if (k > n)
+        k = n;
+    memcpy(buf, u->out + u->out_pos, k);
+    u->out_pos += k;
+    return (ssize_t)k;
+}
+
+/* Start decoding UTF-16 in the given byte order ("UTF-16LE"/"UTF-16BE"), its BOM skipped. */
+static int start_utf16(struct la_source *s, const char *encoding, char *err, size_t errlen)
+{
+    struct utf16_text *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    u->cd = iconv_open("UTF-8", encoding);
+    if (u->cd == (iconv_t)-1) {
+        snprintf(err, errlen, "%s text: this system cannot decode it; re-save it as UTF-8", encoding);
+        free(u);
+        return -1;
+    }
+    u->decoded = 2;
+    s->peek_pos = 2;
+    s->utf16 = u;
+    return 0;
+}
+
+int la_source_text_mode(struct la_source *s, char *err, size_t errlen)
+{
+    if (s->text_mode_set || s->offset > 0 || s->peek_pos > 0)
+        return 0;
+    s->text_mode_set = 1;
+    const unsigned char *p = s->peek;
+    size_t n = s->peek_len;
+    if (n >= 4 && ((p[0] == 0xFF && p[1] == 0xFE && p[2] == 0 && p[3] == 0)
+                   || (p[0] == 0 && p[1] == 0 && p[2] == 0xFE && p[3] == 0xFF))) {
+        snprintf(err, errlen, "UTF-32 text: re-save it as UTF-8");
+        return -1;
+    }
+    if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+        s->peek_pos = 3;              /* a UTF-8 BOM (Excel, Notepad) is no part of a label */
+        return 0;
+    }
+    if (n >= 2 && p[0] == 0xFF && p[1] == 0xFE)
+        return start_utf16(s, "UTF-16LE", err, errlen);
+    if (n >= 2 && p[0] == 0xFE && p[1] == 0xFF)
+        return start_utf16(s, "UTF-16BE", err, errlen);
+    return 0;
+}
+
+// ---- the source
 
 int la_source_open(const char *path, struct la_source **out, char *err, size_t errlen)
 {
@@ -293,7 +747,7 @@ int la_source_open(const char *path, struct la_source **out, char *err, size_t e
         if (S_ISREG(st.st_mode))
             s->file_size = (int64_t)st.st_size;
     }
-    if (detect_gzip(s) != 0 || fill_peek(s) != 0) {
+    if (detect_compression(s) != 0 || fill_peek(s) != 0) {
         snprintf(err, errlen, "%s", s->err);
         la_source_close(s);
         return -1;
@@ -304,18 +758,7 @@ int la_source_open(const char *path, struct la_source **out, char *err, size_t e
 
 ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
 {
-    if (s->peek_pos < s->peek_len) {
-        size_t k = s->peek_len - s->peek_pos;
-        if (k > n)
-            k = n;
-        memcpy(buf, s->peek + s->peek_pos, k);
-        s->peek_pos += k;
-        s->offset += k;
-        return (ssize_t)k;
-    }
-    if (s->is_gzip && !s->ahead && !s->z_done)
-        gz_start(s);
-    ssize_t got = s->ahead ? gz_read_ahead(s, buf, n) : read_decoded(s, buf, n);
+    ssize_t got = s->utf16 ? read_utf16(s, s->utf16, buf, n) : read_bytes(s, buf, n);
     if (got > 0)
         s->offset += (uint64_t)got;
     return got;
@@ -342,7 +785,8 @@ const unsigned char *la_source_peek(struct la_source *s, size_t *len)
 }
 
 uint64_t la_source_offset(const struct la_source *s) { return s->offset; }
-int la_source_is_gzip(const struct la_source *s) { return s->is_gzip; }
+int la_source_is_compressed(const struct la_source *s) { return s->codec != C_PLAIN; }
+int la_source_is_gzip(const struct la_source *s) { return la_source_is_compressed(s); }
 const char *la_source_path(const struct la_source *s) { return s->path; }
 const char *la_source_error(const struct la_source *s) { return s->err; }
 int64_t la_source_file_size(const struct la_source *s) { return s->file_size; }
@@ -351,24 +795,41 @@ uint64_t la_source_raw_offset(const struct la_source *s)
     return s->ahead ? s->ahead->raw_seen : s->raw_offset;
 }
 
+const char *la_source_decompressors(void)
+{
+    static char list[64];
+    if (!list[0]) {
+        size_t at = 0;
+        for (int c = C_GZIP; c <= C_ZSTD; c++)
+            if (codecs[c].built)
+                at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", at ? " " : "",
+                                       codecs[c].name);
+    }
+    return list;
+}
+
+/* Byte-exact access (mmap, pread) needs the file's own bytes: not compressed, not transcoded. */
 int la_source_plain_fd(const struct la_source *s)
 {
-    return !s->is_gzip && s->file_size >= 0 ? s->fd : -1;
+    return s->codec == C_PLAIN && !s->utf16 && s->file_size >= 0 ? s->fd : -1;
 }
 
 int64_t la_source_size(const struct la_source *s)
 {
-    return s->is_gzip ? -1 : s->file_size;
+    return s->codec != C_PLAIN || s->utf16 ? -1 : s->file_size;
 }
 
 void la_source_close(struct la_source *s)
 {
     if (!s)
         return;
-    gz_stop(s);
-    if (s->raw)
-        inflateEnd(&s->z);
+    ahead_stop(s);
+    stop_decoder(s);
     free(s->raw);
+    if (s->utf16) {
+        iconv_close(s->utf16->cd);
+        free(s->utf16);
+    }
     if (s->fd > 0)
         close(s->fd);
     free(s);
@@ -376,14 +837,22 @@ void la_source_close(struct la_source *s)
 
 // ---- format detection ---------------------------------------------------------
 
-/* The name's extension, ignoring a trailing ".gz". */
+/* Whether the name ends in ext, case-insensitively. */
+static int name_ends_in(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && strcasecmp(path + n - k, ext) == 0;
+}
+
+/* The name's extension, ignoring a trailing compression suffix. */
 static const char *format_from_name(const char *path)
 {
+    static const char *const compressed[] = { ".gz", ".xz", ".bz2", ".zst" };
     char name[4096];
     snprintf(name, sizeof name, "%s", path);
-    size_t n = strlen(name);
-    if (n > 3 && strcasecmp(name + n - 3, ".gz") == 0)
-        name[n - 3] = '\0';
+    for (size_t i = 0; i < sizeof compressed / sizeof compressed[0]; i++)
+        if (name_ends_in(name, compressed[i]))
+            name[strlen(name) - strlen(compressed[i])] = '\0';
     const char *dot = strrchr(name, '.');
     if (!dot || strchr(dot, '/'))
         return NULL;
@@ -398,8 +867,9 @@ static const char *format_from_name(const char *path)
     return NULL;
 }
 
-const char *la_detect_format(const char *path, const unsigned char *head, size_t len,
-                             const char *forced)
+/* magic bytes, then what the options imply, then the name, then the content */
+static const char *detect(const char *path, const unsigned char *head, size_t len,
+                          const char *forced, const char *implied)
 {
     if (forced && strcmp(forced, "auto") != 0)
         return forced;
@@ -407,6 +877,8 @@ const char *la_detect_format(const char *path, const unsigned char *head, size_t
         return "npy";
     if (len >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
         return "npz";
+    if (implied)
+        return implied;
     const char *by_name = format_from_name(path);
     if (by_name)
         return by_name;
@@ -418,4 +890,60 @@ const char *la_detect_format(const char *path, const unsigned char *head, size_t
             return "csv";
     }
     return "text";
+}
+
+const char *la_detect_format(const char *path, const unsigned char *head, size_t len,
+                             const char *forced)
+{
+    return detect(path, head, len, forced, NULL);
+}
+
+/* The format the options given imply, or NULL: the CSV options name csv (tsv
+ * for a tab), --dtype and --endian name raw; both kinds at once, nothing,
+ * since a run over several files may need both. */
+static const char *implied_format(const struct la_config *cfg)
+{
+    int table = cfg->delimiter || cfg->column || cfg->header != LA_AUTO;
+    int raw = cfg->has_dtype || cfg->has_endian;
+    if (table == raw)
+        return NULL;
+    if (raw)
+        return "raw";
+    return cfg->delimiter == '\t' ? "tsv" : "csv";
+}
+
+/* A zip archive that is not an .npz: named .zip, or (whatever its name, on
+ * standard input too) its first member is not a .npy, as np.savez's all are. */
+static int plain_zip(const char *path, const unsigned char *head, size_t len)
+{
+    if (name_ends_in(path, ".zip"))
+        return 1;
+    if (name_ends_in(path, ".npz") || len < 30)
+        return 0;
+    size_t name_len = (size_t)head[26] | (size_t)head[27] << 8;
+    if (30 + name_len > len)
+        return 0;                     /* a name this long: let the npz reader judge */
+    const char *name = (const char *)head + 30;
+    return name_len < 4 || strncasecmp(name + name_len - 4, ".npy", 4) != 0;
+}
+
+static int is_text_format(const char *format)
+{
+    return !strcmp(format, "csv") || !strcmp(format, "tsv") || !strcmp(format, "text");
+}
+
+const char *la_source_format(struct la_source *s, const struct la_config *cfg,
+                             char *err, size_t errlen)
+{
+    const char *forced = cfg ? cfg->format : NULL;
+    int automatic = !forced || strcmp(forced, "auto") == 0;
+    const char *format = detect(s->path, s->peek, s->peek_len, forced,
+                                cfg && automatic ? implied_format(cfg) : NULL);
+    if (automatic && !strcmp(format, "npz") && plain_zip(s->path, s->peek, s->peek_len)) {
+        snprintf(err, errlen, "zip archive: unzip it first");
+        return NULL;
+    }
+    if (is_text_format(format) && la_source_text_mode(s, err, errlen) != 0)
+        return NULL;
+    return format;
 }

@@ -1,9 +1,11 @@
-/* input.h - byte sources: a path or "-", gunzipped transparently, and format
- * detection from the first bytes, then the name, then --format.
+/* input.h - byte sources: a path or "-", decompressed transparently (gzip,
+ * xz, bzip2, zstd: by their magic bytes), and format detection from the first
+ * bytes, then the options, then the name, then --format.
  *
  * A source hands out the decompressed bytes in order. It keeps the first
  * bytes for sniffing (la_source_peek) and replays them, so detection costs no
- * extra read and works on pipes. */
+ * extra read and works on pipes. For the text formats it also decodes the
+ * encoding a byte order mark announces (la_source_text_mode). */
 #ifndef LA_INPUT_H
 #define LA_INPUT_H
 
@@ -11,17 +13,22 @@
 #include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* ssize_t */
 
+struct la_config;
+
 #define LA_PEEK_LEN 4096
 
 struct la_source;
 
-/** la_source_open() : open path ("-" is standard input); gzip is detected by
- *  its magic bytes and inflated through zlib as it is read.
+/** la_source_open() : open path ("-" is standard input); gzip, xz, bzip2 and
+ *  zstd are detected by their magic bytes and decompressed through zlib,
+ *  liblzma, libbz2 and libzstd as the data is read (a decompressor left out
+ *  of the build is refused by name).
  *  @return 0, or -1 with a one-line reason in err (LA_ERR_LEN bytes). */
 int la_source_open(const char *path, struct la_source **out, char *err, size_t errlen);
 
 /** la_source_read() : up to n decompressed bytes.
- *  @return bytes read, 0 at the end, -1 on a read or gzip error (see la_source_error). */
+ *  @return bytes read, 0 at the end, -1 on a read, decompression or decoding
+ *  error (see la_source_error). */
 ssize_t la_source_read(struct la_source *s, void *buf, size_t n);
 
 /** la_source_read_full() : exactly n bytes unless the input ends first.
@@ -32,7 +39,18 @@ ssize_t la_source_read_full(struct la_source *s, void *buf, size_t n);
 const unsigned char *la_source_peek(struct la_source *s, size_t *len);
 
 uint64_t la_source_offset(const struct la_source *s);   /* decompressed bytes consumed */
+/** la_source_is_compressed() : the bytes come through a decompressor (any of them). */
+int la_source_is_compressed(const struct la_source *s);
+/** la_source_is_gzip() : the same as la_source_is_compressed, kept for its callers. */
 int la_source_is_gzip(const struct la_source *s);
+/** la_source_decompressors() : the decompressors built in, "gzip xz bzip2 zstd" or fewer. */
+const char *la_source_decompressors(void);
+/** la_source_text_mode() : for the text formats (csv, tsv, text), before the
+ *  first read: skip a UTF-8 byte order mark, and decode UTF-16 text that
+ *  starts with a UTF-16 byte order mark into UTF-8 as it is read (PowerShell
+ *  5.1's `>` writes UTF-16LE). Does nothing once bytes were read, so calling it
+ *  twice is harmless. @return 0, or -1 with a one-line reason in err. */
+int la_source_text_mode(struct la_source *s, char *err, size_t errlen);
 const char *la_source_path(const struct la_source *s);  /* as given, "-" for stdin */
 const char *la_source_error(const struct la_source *s);
 /** la_source_size() : the decompressed size when known (a plain regular file), else -1. */
@@ -45,6 +63,17 @@ uint64_t la_source_raw_offset(const struct la_source *s);
  *  mmap or pread at absolute offsets; it stays owned by the source), else -1. */
 int la_source_plain_fd(const struct la_source *s);
 void la_source_close(struct la_source *s);
+
+/** la_source_format() : the format to read s as, for --format and the other
+ *  options in cfg: la_detect_format, except that with --format=auto the
+ *  CSV options (-d, -c, --header, --no-header) imply csv (tsv for a tab
+ *  delimiter) and --dtype/--endian imply raw, over the name and the content
+ *  (both kinds at once imply nothing: each file is detected as usual). Magic
+ *  bytes still win: a .npy or .npz carries its own layout. A zip archive that
+ *  is not an npz is refused. For csv, tsv and text it calls
+ *  la_source_text_mode. @return the format, or NULL with a reason in err. */
+const char *la_source_format(struct la_source *s, const struct la_config *cfg,
+                             char *err, size_t errlen);
 
 /** la_detect_format() : "npy", "npz", "csv", "tsv", "text" or "raw".
  *  forced is --format ("auto" or NULL to detect). Magic bytes win, then the

@@ -12,6 +12,7 @@
 
 #include "config.h"  /* PACKAGE_VERSION, HAVE_CUDA */
 #include "dtype.h"
+#include "input.h"   /* la_source_decompressors */
 #include "util.h"
 
 enum long_only {
@@ -126,8 +127,9 @@ static void version(void)
 #endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
+           "Decompression: %s\n"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
-           PACKAGE_VERSION, cuda);
+           PACKAGE_VERSION, cuda, la_source_decompressors());
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
@@ -212,6 +214,7 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
         if ((k = pick(arg, endians)) < 0)
             return bad("invalid --endian '%s' (expected little or big)", arg);
         cfg->big_endian = k == 1;
+        cfg->has_endian = true;
         return LA_OPT_OK;
     case OPT_FAIL_ON:
         if ((k = pick(arg, levels)) < 0)

@@ -30,6 +30,7 @@ struct la_config {
     bool has_dtype;
     int dtype;                     /* enum la_dtype, for raw */
     bool big_endian;               /* --endian=big */
+    bool has_endian;               /* --endian was given: it implies raw */
     const char *array;             /* --array for npz, NULL: the default rule */
 
     /* batching */

@@ -1,8 +1,10 @@
 /* read_text.c - one label per line.
  *
- * Lines end in LF or CRLF; a final line without a newline still counts.
- * Blank lines are not rows (as in numpy.loadtxt and in the csv reader), so a
- * trailing blank line is harmless; a line of spaces is an unparsable cell. */
+ * Lines end in LF, CR LF or a lone CR (classic Mac OS, some exporters), as in
+ * the csv reader; a final line without a newline still counts. Blank lines,
+ * and lines of only spaces and tabs, are not rows (as in numpy.loadtxt and in
+ * the csv reader), so a trailing blank line is harmless. A byte order mark is
+ * handled by the source (la_source_text_mode): UTF-8's skipped, UTF-16 decoded. */
 #include "cells.h"
 #include "reader.h"
 
@@ -18,6 +20,10 @@ struct text_state {
     size_t len, pos;    /* bytes in buf, parse position */
     int eof;
     uint64_t line;      /* 1-based number of the next line */
+    /* where the next LF and CR lie in buf (len: none), known since the last
+     * refill: each byte is searched once, even in a file of CR-only lines */
+    size_t lf_at, cr_at;
+    int ends_known;
 };
 
 static int text_open(struct la_reader *r)
@@ -30,6 +36,8 @@ static int text_open(struct la_reader *r)
     la_cells_init(&t->cells);
     t->line = 1;
     r->state = t;
+    if (la_source_text_mode(r->src, r->err, sizeof r->err) != 0)
+        return -1;                    /* close() frees t */
     r->info.format = "text";
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
@@ -51,7 +59,27 @@ static int refill(struct la_reader *r, struct text_state *t)
     if (got == 0)
         t->eof = 1;
     t->len += (size_t)got;
+    t->ends_known = 0;
     return 0;
+}
+
+/* The offset in buf of the next c at or after pos, else len. */
+static size_t next_byte(const struct text_state *t, size_t at, char c)
+{
+    if (t->ends_known && at >= t->pos)
+        return at;
+    const char *p = memchr(t->buf + t->pos, c, t->len - t->pos);
+    return p ? (size_t)(p - t->buf) : t->len;
+}
+
+/* The first line end at or after pos: an LF or a CR, or NULL. */
+static const char *line_end(struct text_state *t)
+{
+    t->lf_at = next_byte(t, t->lf_at, '\n');
+    t->cr_at = next_byte(t, t->cr_at, '\r');
+    t->ends_known = 1;
+    size_t at = t->lf_at < t->cr_at ? t->lf_at : t->cr_at;
+    return at < t->len ? t->buf + at : NULL;
 }
 
 /* The next line's cell, without its line end. @return 1, 0 at the end, -1 on error. */
@@ -59,12 +87,14 @@ static int next_line(struct la_reader *r, struct text_state *t, const char **s, 
 {
     for (;;) {
         char *start = t->buf + t->pos;
-        char *nl = memchr(start, '\n', t->len - t->pos);
-        if (nl || (t->eof && t->pos < t->len)) {
-            size_t n = nl ? (size_t)(nl - start) : t->len - t->pos;
-            t->pos += n + (nl != NULL);
-            if (n && start[n - 1] == '\r')
-                n--;
+        size_t left = t->len - t->pos;
+        const char *end = line_end(t);
+        /* a CR last in the buffer may be the first half of CR LF: read on first */
+        int cr_undecided = end && *end == '\r' && end + 1 == start + left && !t->eof;
+        if ((end && !cr_undecided) || (t->eof && left > 0)) {
+            size_t n = end ? (size_t)(end - start) : left;
+            size_t eol = !end ? 0 : *end == '\r' && n + 1 < left && end[1] == '\n' ? 2 : 1;
+            t->pos += n + eol;
             *s = start;
             *len = n;
             t->line++;
@@ -77,6 +107,14 @@ static int next_line(struct la_reader *r, struct text_state *t, const char **s, 
     }
 }
 
+/* Only spaces and tabs (or nothing): not a row. */
+static int blank(const char *s, size_t len)
+{
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    return len == 0;
+}
+
 static int text_next(struct la_reader *r, struct la_chunk *out)
 {
     struct text_state *t = r->state;
@@ -86,7 +124,7 @@ static int text_next(struct la_reader *r, struct la_chunk *out)
     size_t len;
     int rc;
     while ((rc = next_line(r, t, &s, &len)) == 1)
-        if (len > 0 && la_cells_push(&t->cells, s, len, out))
+        if (!blank(s, len) && la_cells_push(&t->cells, s, len, out))
             goto emit;
     if (rc < 0)
         return -1;
