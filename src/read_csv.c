@@ -439,9 +439,11 @@ static int guess_header(struct csv *s)
                                 : "the label cell of the first row is a number";
         return text;
     }
-    info->header_why = vote > 0 ? "the first row's cells are unlike the next rows' (text "
-                                  "over numbers, or another length)"
-                                : "the first row's cells are like the next rows'";
+    info->header_why = vote > 0 ? "the first row's cells are unlike the next rows': text "
+                                  "over numbers, or another length"
+                                : vote < 0 ? "the first row's cells are like the next rows'"
+                                : "the first row looks as much like data as like a header: "
+                                  "a tie counts as data";
     return vote > 0;
 }
 

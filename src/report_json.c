@@ -226,6 +226,18 @@ static cJSON *header_object(const struct la_array_info *info)
     return h;
 }
 
+/* CSV/TSV: whether the first row was a header, whether that was guessed, and
+ * why ("why" is null when a header cell named the label column). */
+static cJSON *header_object(const struct la_array_info *info)
+{
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddItemToObject(h, "present", cJSON_CreateBool(info->header_present));
+    cJSON_AddItemToObject(h, "guessed", cJSON_CreateBool(info->header_guessed));
+    cJSON_AddItemToObject(h, "why", info->header_guessed && info->header_why
+                                    ? cJSON_CreateString(info->header_why) : cJSON_CreateNull());
+    return h;
+}
+
 /* The fields that describe what was read; null where the file could not be read. */
 static void add_layout(cJSON *o, const struct la_file_report *r)
 {
@@ -236,6 +248,8 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
                                                       la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
                                                json_text(r->info.column)));
+    if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
+        cJSON_AddItemToObject(o, "header", header_object(&r->info));
     if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
         cJSON_AddItemToObject(o, "header", header_object(&r->info));
     cJSON *shape = cJSON_CreateArray();

@@ -193,6 +193,9 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         return;
     }
     print_header(out, r);
+    if (r->info.header_guessed && r->info.header_why)   /* csv: the header was a guess */
+        fprintf(out, "  header: guessed %s (%s)\n", r->info.header_present ? "yes" : "no",
+                r->info.header_why);
     if (r->stats.bad_samples && r->info.ndim >= 2)
         print_groups(out, r, la_config_max_report(cfg));
     for (size_t i = 0; i < r->n_findings; i++)
