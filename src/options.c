@@ -21,6 +21,7 @@ enum long_only {
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS,
+    OPT_SKIP_ROWS,
 };
 
 static const struct option long_options[] = {
@@ -31,6 +32,7 @@ static const struct option long_options[] = {
     { "column", required_argument, NULL, 'c' },
     { "header", no_argument, NULL, OPT_HEADER },
     { "no-header", no_argument, NULL, OPT_NO_HEADER },
+    { "skip-rows", required_argument, NULL, OPT_SKIP_ROWS },
     { "delimiter", required_argument, NULL, 'd' },
     { "dtype", required_argument, NULL, OPT_DTYPE },
     { "endian", required_argument, NULL, OPT_ENDIAN },
@@ -77,6 +79,7 @@ static void usage(FILE *out)
           "  -c, --column=NAME|NUMBER   the CSV/TSV label column (default: label, labels,\n"
           "                             target, targets, class or y, else the last column)\n"
           "      --header, --no-header  whether the first CSV row is a header (default: guess)\n"
+          "      --skip-rows=K          skip K lines at the start of a CSV (pandas' skiprows)\n"
           "  -d, --delimiter=C          CSV field delimiter (default ',' or tab for .tsv)\n"
           "      --dtype=T              raw element type: int8 uint8 int16 uint16 int32\n"
           "                             uint32 int64 uint64 float16 float32 float64 bool\n"
@@ -342,6 +345,9 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     switch (opt) {
     case OPT_HEADER:            cfg->header = LA_YES; return LA_OPT_OK;
     case OPT_NO_HEADER:         cfg->header = LA_NO; return LA_OPT_OK;
+    case OPT_SKIP_ROWS:
+        return parse_count("skip-rows", arg, 0, (uint64_t)INT64_MAX, "a non-negative integer",
+                           &cfg->skip_rows);
     case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
     case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;

@@ -26,6 +26,7 @@ struct la_config {
     const char *format;            /* "auto" or a format name */
     const char *column;            /* NULL: the default label-column rule */
     int header;                    /* LA_AUTO, LA_NO, LA_YES */
+    uint64_t skip_rows;            /* --skip-rows: CSV lines before the first row */
     char delimiter;                /* 0: ',' or '\t' for tsv */
     bool has_dtype;
     int dtype;                     /* enum la_dtype, for raw */

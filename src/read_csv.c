@@ -1151,6 +1151,31 @@ static void init_info(struct la_reader *r)
     r->info.header_why = NULL;
 }
 
+/* --skip-rows=K: drop the first K lines, as pandas' skiprows=K does (sklearn's
+ * wine_data.csv opens with a line of counts). Lines end at LF, so a quoted
+ * newline in them ends one too. @return 0, or -1 on a read error. */
+static int skip_lines(struct csv *s, uint64_t k)
+{
+    while (k > 0) {
+        const char *p = s->buf + s->pos;
+        const char *nl = memchr(p, '\n', s->len - s->pos);
+        if (nl) {
+            s->pos = (size_t)(nl + 1 - s->buf);
+            s->line++;
+            k--;
+        } else if (s->eof) {
+            s->pos = s->len;             /* fewer lines than K: no rows at all */
+            return 0;
+        } else {
+            s->pos = s->len;             /* the line goes on: drop what was read of it */
+            if (fill(s) < 0)
+                return -1;
+        }
+    }
+    s->scan = s->pos;
+    return 0;
+}
+
 /* The header decides what row 0 is, so the first row is read before any chunk. */
 static int read_first_row(struct csv *s)
 {
@@ -1159,6 +1184,8 @@ static int read_first_row(struct csv *s)
             return -1;
     if (s->len >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0)
         s->pos = 3;
+    if (s->r->cfg && skip_lines(s, s->r->cfg->skip_rows) < 0)
+        return -1;
     while (!s->resolved && !s->done)
         if (produce(s, 1) < 0)
             return -1;

@@ -225,6 +225,7 @@ struct opts {
     int header;
     char delimiter;
     const char *format;
+    uint64_t skip_rows;
 };
 
 static struct la_config config_of(struct opts o)
@@ -235,6 +236,7 @@ static struct la_config config_of(struct opts o)
     cfg.column = o.column;
     cfg.header = o.header;
     cfg.delimiter = o.delimiter;
+    cfg.skip_rows = o.skip_rows;
     return cfg;
 }
 
@@ -307,15 +309,15 @@ static void test_columns(void)
     check("default names: 'class' only as a whole name", "subclass,cls\n1,2\n", AUTO, "I0[2]",
           "cls");
     check("last column when no name matches", "path,cls\nx,4\ny,5\n", AUTO, "I0[4 5]", "cls");
-    check("--column by number", "a,b,c\n1,2,3\n4,5,6\n", (struct opts){ "2", LA_AUTO, 0, 0 },
+    check("--column by number", "a,b,c\n1,2,3\n4,5,6\n", (struct opts){ "2", LA_AUTO, 0, 0, 0 },
           "I0[2 5]", "b");
-    check("--column by name", "a,b,c\n1,2,3\n", (struct opts){ "c", LA_AUTO, 0, 0 }, "I0[3]",
+    check("--column by name", "a,b,c\n1,2,3\n", (struct opts){ "c", LA_AUTO, 0, 0, 0 }, "I0[3]",
           "c");
     check("--column by name, case-insensitive", "a,Bee,c\n1,2,3\n",
-          (struct opts){ "bee", LA_AUTO, 0, 0 }, "I0[2]", "Bee");
+          (struct opts){ "bee", LA_AUTO, 0, 0, 0 }, "I0[2]", "Bee");
     check("--column by name, exact match first", "Foo,foo\n1,2\n",
-          (struct opts){ "foo", LA_AUTO, 0, 0 }, "I0[2]", "foo");
-    check("--column=1 on a headerless file", "1,2\n3,4\n", (struct opts){ "1", LA_AUTO, 0, 0 },
+          (struct opts){ "foo", LA_AUTO, 0, 0, 0 }, "I0[2]", "foo");
+    check("--column=1 on a headerless file", "1,2\n3,4\n", (struct opts){ "1", LA_AUTO, 0, 0, 0 },
           "I0[1 3]", "-");
 }
 
@@ -324,9 +326,9 @@ static void test_header(void)
     check("no header: numbers in the first row", "1,2\n3,4\n", AUTO, "I0[2 4]", "-");
     check("no header: float first row", "x,0.5\ny,1\n", AUTO, "F0[0.5 1]", "-");
     check("--no-header keeps a text first row as data", "p,label\nx,1\n",
-          (struct opts){ NULL, LA_NO, 0, 0 }, "U0[label] I1[1]", "-");
+          (struct opts){ NULL, LA_NO, 0, 0, 0 }, "U0[label] I1[1]", "-");
     check("--header drops a numeric first row", "1,2\n3,4\n",
-          (struct opts){ NULL, LA_YES, 0, 0 }, "I0[4]", "2");
+          (struct opts){ NULL, LA_YES, 0, 0, 0 }, "I0[4]", "2");
     check("header only: no values", "path,label\n", AUTO, "", "label");
     check("empty file", "", AUTO, "", "-");
     check("only blank lines", "\n\n  \r\n", AUTO, "", "-");
@@ -370,13 +372,22 @@ static void test_r_layout(void)
     check("R's layout: the last column by default", "\"x\",\"cls\"\n\"1\",0.5,3\n\"2\",1,4\n",
           AUTO, "I0[3 4]", "cls");
     check("R's layout: --column by name", "a,b\nr1,1,5\nr2,2,6\n",
-          (struct opts){ "a", LA_AUTO, 0, 0 }, "I0[1 2]", "a");
+          (struct opts){ "a", LA_AUTO, 0, 0, 0 }, "I0[1 2]", "a");
     check("R's layout: --column by number counts the data fields", "a,b\nr1,1,5\nr2,2,6\n",
-          (struct opts){ "2", LA_AUTO, 0, 0 }, "I0[1 2]", "a");
+          (struct opts){ "2", LA_AUTO, 0, 0, 0 }, "I0[1 2]", "a");
     check("not R's layout when a data row has the header's width", "a,label\nr1,1,5\nr2,6\n",
           AUTO, "ERROR: line 2: 3 fields, but the first row has 2 (an unquoted delimiter "
           "inside a field?)", NULL);
-    check("not R's layout with --no-header", "a,b\n1,2,3\n", (struct opts){ NULL, LA_NO, 0, 0 },
+    check("--skip-rows=1 skips sklearn wine_data.csv's line of counts",
+          "3,2,class_0,class_1\na,target\n1,0\n2,1\n",
+          (struct opts){ .header = LA_AUTO, .skip_rows = 1 }, "I0[0 1]", "target");
+    check("--skip-rows counts lines, blank ones too, and numbers lines from the file's start",
+          "meta\n\nlabel\n1\n1,2\n", (struct opts){ .header = LA_AUTO, .skip_rows = 2 },
+          "ERROR: line 5: 2 fields, but the first row has 1 (an unquoted delimiter inside a "
+          "field?)", NULL);
+    check("--skip-rows past the end: no rows", "a\nb\n",
+          (struct opts){ .header = LA_AUTO, .skip_rows = 9 }, "", "-");
+    check("not R's layout with --no-header", "a,b\n1,2,3\n", (struct opts){ NULL, LA_NO, 0, 0, 0 },
           "ERROR: line 2: 3 fields, but the first row has 2 (an unquoted delimiter inside a "
           "field?)", NULL);
 }
@@ -387,15 +398,15 @@ static void test_syntax(void)
           "path,label\n\"a,b\",1\n\"multi\nline\",2\n\"q\"\"x\",\"3\"\n\"c,a,t\",\"d,og\"\n",
           AUTO, "I0[1 2 3] U3[d,og]", "label");
     check("quoted header cells", "\"path\",\"my label\"\nx,1\n",
-          (struct opts){ "my label", LA_AUTO, 0, 0 }, "I0[1]", "my label");
+          (struct opts){ "my label", LA_AUTO, 0, 0, 0 }, "I0[1]", "my label");
     check("CRLF line ends", "a,label\r\n1,2\r\n3,4\r\n", AUTO, "I0[2 4]", "label");
     check("CRLF with quotes", "a,label\r\n\"x\r\ny\",2\r\n3,4\r\n", AUTO, "I0[2 4]", "label");
     check("lone CR ends a row (as in libcsv)", "a,label\r1,2\r3,4", AUTO, "I0[2 4]", "label");
     check("TSV: tab delimiter from the format", "p\tlabel\nx y\t3\nz,w\t4\n",
-          (struct opts){ NULL, LA_AUTO, 0, "tsv" }, "I0[3 4]", "label");
+          (struct opts){ NULL, LA_AUTO, 0, "tsv", 0 }, "I0[3 4]", "label");
     check("TSV: empty cells between tabs", "a\tb\tlabel\n\t\t5\n1\t\t\n",
-          (struct opts){ NULL, LA_AUTO, 0, "tsv" }, "I0[5] U1[]", "label");
-    check("custom delimiter ';'", "a;label\n1,5;2\n", (struct opts){ NULL, LA_AUTO, ';', 0 },
+          (struct opts){ NULL, LA_AUTO, 0, "tsv", 0 }, "I0[5] U1[]", "label");
+    check("custom delimiter ';'", "a;label\n1,5;2\n", (struct opts){ NULL, LA_AUTO, ';', 0, 0 },
           "I0[2]", "label");
     check("spaces around cells are trimmed", "a , label \n x , 7 \n\t y\t,\t 8\t\n", AUTO,
           "I0[7 8]", "label");
@@ -529,16 +540,16 @@ static void test_errors(void)
           "a,b\n\"x\ny\",1\n\n2,\"oops\n", AUTO,
           "ERROR: line 5: unterminated quoted field", NULL);
     check("column name not found lists the columns", "a,b,c\n1,2,3\n",
-          (struct opts){ "foo", LA_AUTO, 0, 0 },
+          (struct opts){ "foo", LA_AUTO, 0, 0, 0 },
           "ERROR: no column named 'foo' (columns: a, b, c)", NULL);
-    check("column number out of range", "a,b,c\n1,2,3\n", (struct opts){ "5", LA_AUTO, 0, 0 },
+    check("column number out of range", "a,b,c\n1,2,3\n", (struct opts){ "5", LA_AUTO, 0, 0, 0 },
           "ERROR: column 5 out of range: the header has 3 columns", NULL);
     check("column number out of range without a header", "1,2,3\n",
-          (struct opts){ "5", LA_NO, 0, 0 },
+          (struct opts){ "5", LA_NO, 0, 0, 0 },
           "ERROR: column 5 out of range: the first row has 3 columns", NULL);
-    check("--column by name with --no-header", "a,b\n1,2\n", (struct opts){ "b", LA_NO, 0, 0 },
+    check("--column by name with --no-header", "a,b\n1,2\n", (struct opts){ "b", LA_NO, 0, 0, 0 },
           "ERROR: --column=b names a header cell, but --no-header says there is none", NULL);
-    check("--column=0", "a,b\n1,2\n", (struct opts){ "0", LA_AUTO, 0, 0 },
+    check("--column=0", "a,b\n1,2\n", (struct opts){ "0", LA_AUTO, 0, 0, 0 },
           "ERROR: column 0 out of range: columns are numbered from 1", NULL);
 
     struct la_config cfg = config_of(AUTO);
