@@ -61,8 +61,15 @@ static void decide_histogram(struct la_file_report *r, const struct la_config *c
 {
     const struct la_stats *s = &r->stats;
     r->has_hist = 0;
-    if (!is_class_loss(cfg) || !s->hist)
+    r->hist_skipped = 0;
+    if (!is_class_loss(cfg))
         return;
+    if (!s->hist) {
+        /* audit.c allocates no histogram above the cap: say that the classes
+         * went unchecked rather than report none missing */
+        r->hist_skipped = cfg->has_num_classes && (uint64_t)cfg->num_classes > LA_HIST_MAX;
+        return;
+    }
     if (cfg->has_num_classes) {
         r->has_hist = (uint64_t)cfg->num_classes <= LA_HIST_MAX;
         r->hist_n = (uint64_t)cfg->num_classes;

@@ -45,6 +45,7 @@ struct la_file_report {
     struct la_stats stats;
     int has_hist;                 /* histogram is printed (N known, <= LA_HIST_MAX) */
     uint64_t hist_n;              /* N of the histogram */
+    int hist_skipped;             /* -n above LA_HIST_MAX: no histogram, missing classes unchecked */
     int has_batching;
     struct la_batching batching;
     struct la_pos_counts pos;     /* bce matrices (S, C): the counts of pos_weight */

@@ -10,6 +10,7 @@
 #include <string.h>      /* strlen */
 
 #include "config.h"      /* PACKAGE_VERSION */
+#include "util.h"        /* la_grow */
 
 static cJSON *json_u64(uint64_t v)
 {
@@ -120,17 +121,62 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
     return a;
 }
 
+/* A list of integers as one raw JSON array, spelled as cJSON prints arrays
+ * ("[3, 0, 7]"). A cJSON item per element costs about 100 bytes: a histogram
+ * of 2^20 classes and its missing_classes took 240 MB (issue 11); the text
+ * alone takes what the output does. */
+struct raw_list {
+    char *buf;
+    size_t len, cap;
+    int failed;             /* out of memory: the list becomes null */
+};
+
+static void raw_put(struct raw_list *l, const char *text)
+{
+    size_t n = strlen(text);
+    if (l->failed || la_grow(&l->buf, &l->cap, l->len + n + 1, 4096) != 0) {
+        l->failed = 1;
+        return;
+    }
+    memcpy(l->buf + l->len, text, n + 1);
+    l->len += n;
+}
+
+/* One element: a JSON number as text. */
+static void raw_put_item(struct raw_list *l, const char *num)
+{
+    raw_put(l, l->len > 1 ? ", " : "");  /* after "[" and a first number */
+    raw_put(l, num);
+}
+
+static void raw_put_u64(struct raw_list *l, uint64_t v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    raw_put_item(l, num);
+}
+
+/* The list closed and handed to cJSON (which copies it); null when out of memory. */
+static cJSON *raw_list_close(struct raw_list *l)
+{
+    raw_put(l, "]");
+    cJSON *item = l->failed ? cJSON_CreateNull() : cJSON_CreateRaw(l->buf);
+    free(l->buf);
+    return item;
+}
+
 static cJSON *histogram_array(const struct la_file_report *r, int zeros_only)
 {
-    cJSON *a = cJSON_CreateArray();
+    struct raw_list l = { 0 };
+    raw_put(&l, "[");
     for (uint64_t c = 0; c < r->hist_n; c++) {
         uint64_t n = c < r->stats.hist_len ? r->stats.hist[c] : 0;
         if (!zeros_only)
-            cJSON_AddItemToArray(a, json_u64(n));
+            raw_put_u64(&l, n);
         else if (n == 0)
-            cJSON_AddItemToArray(a, json_u64(c));
+            raw_put_u64(&l, c);
     }
-    return a;
+    return raw_list_close(&l);
 }
 
 /* A weight: a JSON number that reads back to the same double. */
@@ -144,11 +190,17 @@ static cJSON *class_weights_array(const struct la_file_report *r)
 {
     uint64_t total, present;
     la_hist_totals(r->stats.hist, r->stats.hist_len, r->hist_n, &total, &present);
-    cJSON *a = cJSON_CreateArray();
-    for (uint64_t c = 0; c < r->hist_n; c++)
-        cJSON_AddItemToArray(a, json_f64(la_class_weight(r->stats.hist, r->stats.hist_len,
-                                                         r->hist_n, c, total, present)));
-    return a;
+    struct raw_list l = { 0 };
+    raw_put(&l, "[");
+    for (uint64_t c = 0; c < r->hist_n; c++) {
+        /* a weight is finite: a JSON number, never the string "nan" */
+        double w = la_class_weight(r->stats.hist, r->stats.hist_len, r->hist_n, c, total, present);
+        char num[64];
+        la_format_num((struct la_num){ .kind = LA_NUM_F64, .v.f = w }, LA_DT_FLOAT64, num,
+                      sizeof num);
+        raw_put_item(&l, num);
+    }
+    return raw_list_close(&l);
 }
 
 /* pos_weight (SPEC): negatives / positives per column, null for a column with no positive. */

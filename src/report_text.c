@@ -204,6 +204,9 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         fprintf(out, "  classes: labels span 0..%llu; pass -n %llu (or the model's class count) "
                 "to check them\n", (unsigned long long)r->hist_n - 1,
                 (unsigned long long)r->hist_n);
+    if (r->hist_skipped)
+        fprintf(out, "  classes: -n %lld is above %lu: no histogram, and missing classes "
+                "were not checked\n", (long long)cfg->num_classes, (unsigned long)LA_HIST_MAX);
     if (cfg->histogram)
         la_report_histogram(out, r, cfg);
     if (r->has_batching) {
