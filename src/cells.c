@@ -14,8 +14,7 @@ void la_cells_init(struct la_cells *c)
 
 static void copy_text(char *dst, const char *s, size_t len)
 {
-    if (len > LA_CELL_TEXT_MAX)
-        len = LA_CELL_TEXT_MAX;
+    len = la_utf8_cut(s, len, LA_CELL_TEXT_MAX);
     memcpy(dst, s, len);
     dst[len] = '\0';
 }

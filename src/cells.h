@@ -16,6 +16,20 @@
 #define LA_CELLS_CHUNK 65536
 #define LA_CELL_TEXT_MAX 200
 
+/** la_utf8_cut() : the longest prefix of p[0..n) of at most max bytes that does
+ *  not end inside a UTF-8 character, so cut text stays valid UTF-8 (JSON) and
+ *  prints whole characters. Only continuation bytes are stepped back over, at
+ *  most 3: text that is not UTF-8 is cut at max. */
+static inline size_t la_utf8_cut(const char *p, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    for (size_t back = 0; back < 4 && back < max; back++)
+        if (((unsigned char)p[max - back] & 0xC0) != 0x80)
+            return max - back;
+    return max;
+}
+
 struct la_cells {
     int64_t ints[LA_CELLS_CHUNK];
     double floats[LA_CELLS_CHUNK];

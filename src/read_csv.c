@@ -23,6 +23,7 @@
  *
  * LABELAUDIT_CSV_SLOW=1 in the environment (read by open) sends the whole file
  * through libcsv; the unit test uses it to compare the two paths. */
+#include "cells.h"   /* la_utf8_cut */
 #include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
 #include "util.h"
@@ -161,17 +162,6 @@ static void trim(const struct csv *s, const char **p, const char **end)
         (*end)--;
 }
 
-/* The longest prefix of p[0..n) of at most max bytes that does not split a
- * UTF-8 character, so that truncated text stays valid JSON. */
-static size_t cut_utf8(const char *p, size_t n, size_t max)
-{
-    if (n <= max)
-        return n;
-    while (max > 0 && ((unsigned char)p[max] & 0xC0) == 0x80)
-        max--;
-    return max;
-}
-
 static uint64_t count_lf(const char *p, size_t n)
 {
     uint64_t lines = 0;
@@ -200,7 +190,7 @@ static void push_bad(struct csv *s, const char *p, size_t n)
     const char *nul = n ? memchr(p, '\0', n) : NULL;   /* the report gets a C string */
     if (nul)
         n = (size_t)(nul - p);
-    n = cut_utf8(p, n, TEXT_MAX);
+    n = la_utf8_cut(p, n, TEXT_MAX);
     if (la_grow(&s->texts, &s->text_cap, s->text_len + n + 1, 4096) != 0) {
         FAIL(s, "out of memory");
         return;
@@ -535,7 +525,7 @@ static void resolve(struct csv *s)
         size_t shift = s->width - s->kept_cells[0];      /* 1 in R's layout */
         const char *cell = s->col >= shift ? row0_cell(s, s->col - shift) : "";
         struct la_array_info *info = &s->r->info;
-        size_t n = cut_utf8(cell, strlen(cell), sizeof info->column - 1);
+        size_t n = la_utf8_cut(cell, strlen(cell), sizeof info->column - 1);
         memcpy(info->column, cell, n);
         info->column[n] = '\0';
         info->has_column = 1;

@@ -447,6 +447,16 @@ static void test_cells(void)
     strcat(want, "]");
     check("an unparsable cell is cut to 200 bytes on a UTF-8 boundary", longcell, AUTO, want,
           "label");
+
+    /* one ASCII byte first: byte 200 is the middle of a character */
+    memmove(longcell + 7, longcell + 6, strlen(longcell + 6) + 1);
+    longcell[6] = 'x';
+    char want_odd[300] = "U0[x";
+    for (int i = 0; i < 99; i++)
+        strcat(want_odd, "\xC3\xA9");
+    strcat(want_odd, "]");
+    check("a cell cut mid-character loses the whole character", longcell, AUTO, want_odd,
+          "label");
 }
 
 /* A quote that does not open a field, or closes one before its end, is read

@@ -1,0 +1,52 @@
+#!/bin/sh
+# csv-regress.sh - issue 11's CSV cases end to end (items 4, 5, 9 and the cut
+# of cell text): the reader's own cases are in tests/unit/test_csv.c.
+. "${srcdir:-.}/tests/setup.sh"
+
+# item 4: stray quotes in free text lose no row, on both parsers
+printf 'text,label\n"Great" movie,1\nbad film,9\nhe said "meh",0\nok,1\n' >"$d/reviews.csv"
+for slow in 0 1; do
+    LABELAUDIT_CSV_SLOW=$slow run --json -n 2 "$d/reviews.csv"
+    expect_status 1 "stray quotes (LABELAUDIT_CSV_SLOW=$slow): the 9 is found"
+    expect_json '.files[0].samples' 4 "stray quotes (LABELAUDIT_CSV_SLOW=$slow): 4 rows, as pandas"
+    expect_json '.files[0].bad[0].index' 1 "stray quotes (LABELAUDIT_CSV_SLOW=$slow): the 9 is row 1"
+done
+unset LABELAUDIT_CSV_SLOW
+
+# item 5: pd.Series(y).to_csv('y.csv', index=False) writes the header 0
+{ echo 0; i=0; while [ $i -lt 15 ]; do echo $((i % 3)); i=$((i + 1)); done; } >"$d/y.csv"
+run -b 14 "$d/y.csv"
+expect_out 'column "0", int64, 15 labels' "pandas' header '0' is not a label"
+expect_out "header: guessed yes (the first row is pandas' default column names" \
+    "the report says the header was a guess, and why"
+run --json "$d/y.csv"
+expect_json '.files[0].header | "\(.present) \(.guessed)"' "true true" "JSON: header present, guessed"
+run --json --header "$d/y.csv"
+expect_json '.files[0].header | "\(.present) \(.guessed) \(.why)"' "true false null" \
+    "JSON: --header is no guess"
+
+# item 5, the reverse: an empty first label cell does not make a header
+printf 'img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n' >"$d/noheader.csv"
+run "$d/noheader.csv"
+expect_status 1 "an empty first label cell is a bad row"
+expect_out 'row 0: ""' "row 0 is reported, not taken for a header"
+expect_out 'header: guessed no' "the report says the header was guessed absent"
+
+# item 9: R's write.csv layout, and a line of counts before the header
+printf '"","label"\n"1",3\n"2",4\n' >"$d/r.csv"
+run "$d/r.csv"
+expect_status 0 "R's layout: a header one field short is accepted"
+expect_out 'column "label", int64, 2 labels, range 3..4' "R's layout: the label column found by name"
+printf '3,2,class_0,class_1\nalcohol,target\n14.2,0\n13.2,1\n13.1,2\n' >"$d/wine.csv"
+run --skip-rows=1 "$d/wine.csv"
+expect_out 'column "target", int64, 3 labels' "--skip-rows=1: sklearn's line of counts is skipped"
+run --skip-rows=-1 "$d/wine.csv"
+expect_status 2 "--skip-rows=-1 is a usage error"
+
+# item 11: cell text is cut on a UTF-8 character boundary, in text input too
+# (one ASCII byte, then 150 two-byte characters: byte 200 is mid-character)
+{ printf 'x'; i=0; while [ $i -lt 150 ]; do printf '\303\251'; i=$((i + 1)); done; echo; } \
+    >"$d/long.txt"
+run --json "$d/long.txt"
+expect_json '.files[0].bad[0].value | length' 100 "a cut text cell keeps whole characters"
+finish
