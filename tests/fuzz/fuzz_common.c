@@ -170,9 +170,12 @@ static int audit_one(const char *path, const struct la_config *cfg)
         check_message(r.error, "source error");
         goto report;
     }
-    size_t head_len;
-    const unsigned char *head = la_source_peek(rd.src, &head_len);
-    const char *format = la_detect_format(path, head, head_len, cfg->format);
+    /* as audit.c does: the options' implications, byte order marks, UTF-16 */
+    const char *format = la_source_format(rd.src, cfg, r.error, sizeof r.error);
+    if (!format) {
+        check_message(r.error, "format refusal");
+        goto done;
+    }
     if (!(rd.ops = la_reader_for_format(format)))
         FAIL("no reader for format '%s'", format);
     rd.info.format = format;

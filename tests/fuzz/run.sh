@@ -24,7 +24,7 @@ OUT=${OUT:-$(pwd)/fuzz-out}
 JOBS=${JOBS:-1}
 CC=${CC:-clang}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
-targets=${*:-csv text npy_header npy npz gzip raw}
+targets=${*:-csv text npy_header npy npz gzip raw decode}
 
 command -v "$CC" >/dev/null 2>&1 || {
     echo "run.sh: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
@@ -43,6 +43,11 @@ cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san"
 cflags="$cflags -I$OUT/include -I$SRCDIR/src $cjson_cflags"
+# the decompressors config.h says were built in (none with the stub)
+codec_libs=
+for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
+    grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" && codec_libs="$codec_libs ${lib#*:}"
+done
 
 echo "== building fuzz targets in $OUT with $CC"
 objs=
@@ -63,7 +68,7 @@ tr '\n' '\0' < "$OUT/compile.cmds" | xargs -0 -r -P 2 -n 1 sh -c || {
 }
 for t in $targets; do
     $CC $cflags -fsanitize=fuzzer -o "$OUT/bin/fuzz_$t" "$SRCDIR/tests/fuzz/fuzz_$t.c" $objs \
-        -lcsv $cjson_libs -lz -lm -lpthread
+        -lcsv $cjson_libs -lz $codec_libs -lm -lpthread
 done
 
 # ---- run --------------------------------------------------------------------------

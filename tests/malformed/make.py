@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """make.py - write the broken inputs of tests/malformed/ (committed; run again
-only to change them). Python's standard library only. MANIFEST says what
-labelaudit must answer for each."""
-import gzip, io, os, struct, zipfile, zlib
+only to change them). Python's standard library only (and the zstd command for
+the .zst cases). MANIFEST says what labelaudit must answer for each."""
+import bz2, gzip, io, lzma, os, shutil, struct, subprocess, zipfile, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -84,6 +84,30 @@ put("gz-header-only.txt.gz", gzt[:10])
 put("gz-second-member-truncated.txt.gz", gzt + gzt[:30])
 put("gz-trailing-garbage.txt.gz", gzt + b"GARBAGE\n")
 put("gz-zero-padding.txt.gz", gzt + bytes(5000))
+
+# ---- xz, bzip2, zstd: read like gzip (issue 11) -------------------------------------
+xzt = lzma.compress(text, format=lzma.FORMAT_XZ)
+put("xz-truncated.txt.xz", xzt[:len(xzt) // 2])
+put("xz-header-only.txt.xz", xzt[:12])
+put("xz-corrupt.txt.xz", xzt[:40] + b"\xff" * 16 + xzt[56:])
+bzt = bz2.compress(text)
+put("bz2-truncated.txt.bz2", bzt[:len(bzt) // 2])
+put("bz2-corrupt.txt.bz2", bzt[:40] + b"\xff" * 16 + bzt[56:])
+if shutil.which("zstd"):              # no zstd in Python's standard library before 3.14
+    zst = subprocess.run(["zstd", "-q", "-c", "--no-check"], input=text, check=True,
+                         stdout=subprocess.PIPE).stdout
+    put("zst-truncated.txt.zst", zst[:len(zst) // 2])
+    put("zst-corrupt.txt.zst", zst[:20] + b"\xff" * 16 + zst[36:])
+
+# ---- text encodings: UTF-16 is decoded, broken UTF-16 and UTF-32 refused ------------
+put("utf16-unpaired-surrogate.txt", b"\xff\xfe" + "1\n".encode("utf-16-le") + b"\x00\xd8\n\x00")
+put("utf16-odd-length.txt", b"\xff\xfe" + "1\n2".encode("utf-16-le") + b"\n")
+put("utf32.txt", "1\n2\n".encode("utf-32"))
+zipped = io.BytesIO()
+with zipfile.ZipFile(zipped, "w") as z:
+    z.writestr(zipfile.ZipInfo("labels.csv", (1980, 1, 1, 0, 0, 0)), b"label\n1\n2\n")
+put("zip-not-npz.zip", zipped.getvalue())
+put("zip-not-npz", zipped.getvalue())
 
 
 # ---- .npz -------------------------------------------------------------------------
