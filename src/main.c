@@ -129,6 +129,11 @@ int main(int argc, char **argv)
         sum.exit_status = EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
+    /* --junit and --annotations: also when an input could not be read (they say so) */
+    if (!failed && cfg.junit && la_report_junit(files, cfg.nfiles, &cfg) != 0)
+        sum.exit_status = EXIT_UNREADABLE;
+    if (!failed && la_report_annotations(files, cfg.nfiles, &cfg) != 0)
+        sum.exit_status = EXIT_UNREADABLE;
     if (close_indices(io, &cfg, skip) != 0)
         sum.exit_status = EXIT_UNREADABLE;
     for (int i = 0; i < cfg.nfiles; i++)

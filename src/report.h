@@ -26,6 +26,15 @@ int la_report_text(FILE *out, const struct la_file_report *files, int n,
  *  class_weights / pos_weight line ready to paste (text report). */
 void la_report_histogram(FILE *out, const struct la_file_report *r, const struct la_config *cfg);
 
+/** la_report_junit() : --junit: JUnit XML written atomically to cfg->junit.
+ *  @return 0, or -1 after saying on standard error why it was not written. */
+int la_report_junit(const struct la_file_report *files, int n, const struct la_config *cfg);
+
+/** la_report_annotations() : --annotations: GitHub workflow commands on standard
+ *  output (standard error with --json), or the GitLab Code Quality file.
+ *  @return 0, or -1 after saying why on standard error. */
+int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg);
+
 /** la_locale_is_utf8() : whether LC_ALL / LC_CTYPE / LANG name UTF-8. */
 int la_locale_is_utf8(void);
 

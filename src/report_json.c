@@ -10,6 +10,7 @@
 #include <string.h>      /* strlen */
 
 #include "config.h"      /* PACKAGE_VERSION */
+#include "utf8.h"        /* la_utf8_clean */
 #include "util.h"        /* la_grow */
 
 static cJSON *json_u64(uint64_t v)
@@ -38,39 +39,12 @@ static cJSON *json_num(struct la_num v, int dtype)
 
 /* Text from the input (a cell, a column name, a path, an error naming a zip
  * member) as a JSON string. JSON is UTF-8, and a strict parser rejects the
- * whole document over one bad byte, so each byte that does not start a valid
- * UTF-8 sequence becomes U+FFFD. */
+ * whole document over one bad byte, so invalid bytes become U+FFFD. */
 static cJSON *json_text(const char *s)
 {
-    size_t n = strlen(s), o = 0;
-    char *buf = malloc(3 * n + 1);
-    if (!buf)
-        return cJSON_CreateString("");
-    for (size_t i = 0; i < n;) {
-        const unsigned char *p = (const unsigned char *)s + i;
-        size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
-                   : (p[0] & 0xf0) == 0xe0 ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-        int good = len > 0 && i + len <= n;
-        for (size_t k = 1; good && k < len; k++)
-            good = (p[k] & 0xc0) == 0x80;
-        /* no overlong forms, surrogates, or code points above U+10FFFF */
-        if (good && len == 3)
-            good = !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0);
-        if (good && len == 4)
-            good = !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90);
-        if (!good) {
-            memcpy(buf + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-            continue;
-        }
-        memcpy(buf + o, p, len);
-        o += len;
-        i += len;
-    }
-    buf[o] = '\0';
-    cJSON *item = cJSON_CreateString(buf);
-    free(buf);
+    char *clean = la_utf8_clean(s);
+    cJSON *item = cJSON_CreateString(clean ? clean : "");
+    free(clean);
     return item;
 }
 
@@ -278,18 +252,6 @@ static cJSON *header_object(const struct la_array_info *info)
     return h;
 }
 
-/* CSV/TSV: whether the first row was a header, whether that was guessed, and
- * why ("why" is null when a header cell named the label column). */
-static cJSON *header_object(const struct la_array_info *info)
-{
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddItemToObject(h, "present", cJSON_CreateBool(info->header_present));
-    cJSON_AddItemToObject(h, "guessed", cJSON_CreateBool(info->header_guessed));
-    cJSON_AddItemToObject(h, "why", info->header_guessed && info->header_why
-                                    ? cJSON_CreateString(info->header_why) : cJSON_CreateNull());
-    return h;
-}
-
 /* The fields that describe what was read; null where the file could not be read. */
 static void add_layout(cJSON *o, const struct la_file_report *r)
 {
@@ -300,8 +262,6 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
                                                       la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
                                                json_text(r->info.column)));
-    if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
-        cJSON_AddItemToObject(o, "header", header_object(&r->info));
     if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
         cJSON_AddItemToObject(o, "header", header_object(&r->info));
     cJSON *shape = cJSON_CreateArray();

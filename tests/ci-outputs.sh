@@ -102,4 +102,148 @@ run -n 5 "$d/w.csv"
 ! grep -q 'histogram\|weight=' "$d/out"
 ok $? "without --histogram, no bars and no weights"
 
+# --- --junit: JUnit XML, checked by a real consumer: xmllint against the
+# schema Jenkins reads (tests/junit.xsd says where it comes from).
+have_xmllint() { command -v xmllint >/dev/null 2>&1; }
+validates() {       # validates FILE DESCRIPTION
+    if have_xmllint; then
+        xmllint --noout --schema "$srcdir/tests/junit.xsd" "$1" 2>"$d/xsd.err"
+        ok $? "$2: valid against the JUnit schema"
+        sed 's/^/# /' "$d/xsd.err" | head -5
+    else
+        n_tests=$((n_tests + 1)); echo "ok $n_tests - $2 # SKIP xmllint not installed (Debian: libxml2-utils)"
+    fi
+}
+attr() { sed -n "s/.*<testsuite name=\"labelaudit\" [^>]*$1=\"\([0-9]*\)\".*/\1/p" "$2"; }
+
+cp "$srcdir/samples/stray-10.csv" "$d/train.csv"
+run -n 10 -b 8 --junit="$d/j.xml" "$d/train.csv" "$d/missing.csv" "$data/multilabel-5.npy"
+expect_status 3 "an unreadable input still gives its exit status with --junit"
+[ -f "$d/j.xml" ]
+ok $? "--junit is written when an input could not be read (the report says so)"
+validates "$d/j.xml" "--junit with a failure, an unreadable file and skipped checks"
+[ "$(attr tests "$d/j.xml")" = 27 ] && [ "$(attr failures "$d/j.xml")" = 1 ] &&
+    [ "$(attr errors "$d/j.xml")" = 1 ] && [ "$(attr skipped "$d/j.xml")" = 8 ]
+ok $? "one testsuite: 27 testcases (3 files x 9), 1 failure, 1 error, 8 skipped (got $(attr tests "$d/j.xml") $(attr failures "$d/j.xml") $(attr errors "$d/j.xml") $(attr skipped "$d/j.xml"))"
+grep -c '<testsuite ' "$d/j.xml" | grep -qx 1
+ok $? "one testsuite per run"
+tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"range\">  *<failure type=\"out-of-range\" message=\"3 labels outside \[0, 10) (0 below 0, 3 at or above 10)\">"
+ok $? "an error finding is a <failure> of its check, typed with its code"
+tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"batching\">  *<system-out>warning \[tiny-last-batch\]"
+ok $? "a warning below --fail-on goes to <system-out>"
+tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/missing.csv\" name=\"read\">  *<error type=\"unreadable\" message=\"cannot open: No such file or directory\"/>"
+ok $? "an unreadable file is an <error> of its read check"
+for check in read empty parse finite integer range dtype classes batching; do
+    grep -q "<testcase classname=\"$d/train.csv\" name=\"$check\"" "$d/j.xml"
+    ok $? "a testcase for the $check check"
+done
+run -n 10 -b 8 --fail-on=warning --junit="$d/j.xml" "$d/train.csv"
+tr '\n' ' ' <"$d/j.xml" | grep -q 'name="batching">  *<failure type="tiny-last-batch"'
+ok $? "--fail-on=warning: a warning is a failure too"
+run -n 10 --fail-on=never --junit="$d/j.xml" "$d/train.csv"
+[ "$(attr failures "$d/j.xml")" = 0 ]
+ok $? "--fail-on=never: no failure, as the exit status says"
+
+# Text from the input (a path with & and <, a cell that is not UTF-8) stays well-formed.
+printf 'label\n1\n\377\001bad\n' >"$d/a&b<c>.csv"
+run -n 3 --junit="$d/j.xml" "$d/a&b<c>.csv"
+validates "$d/j.xml" "--junit with &, < and invalid UTF-8 from the input"
+grep -q 'classname="[^"]*a&amp;b&lt;c&gt;.csv"' "$d/j.xml"
+ok $? "the path is escaped in XML"
+
+# Written atomically: a failed write leaves no file and no temporary file.
+run -n 10 --junit="$d/nodir/j.xml" "$d/train.csv"
+expect_status 3 "--junit into a missing folder"
+expect_err "^labelaudit: $d/nodir/j.xml: cannot create a temporary file beside it" "the message names the file"
+echo old >"$d/keep.xml"; chmod 640 "$d/keep.xml"
+run -n 10 --junit="$d/keep.xml" "$d/train.csv"
+[ "$(stat -c %a "$d/keep.xml")" = 640 ] && grep -q '<testsuites>' "$d/keep.xml"
+ok $? "--junit replaces a file and keeps its mode"
+ln -s keep.xml "$d/link.xml"
+run -n 10 --junit="$d/link.xml" "$d/train.csv"
+[ -L "$d/link.xml" ]
+ok $? "--junit through a symbolic link keeps the link"
+[ -z "$(ls -A "$d" | grep '^\.labelaudit-')" ]
+ok $? "no temporary file is left behind"
+run -n 10 --junit=/dev/null "$d/train.csv"
+expect_status 1 "--junit=/dev/null writes into the device"
+[ -c /dev/null ]
+ok $? "/dev/null is still a device"
+
+# --- --annotations=github: workflow commands at the file's physical lines
+# stray-10.csv: a header, then label 10 in data rows 17, 230 and 1000.
+run -n 10 --annotations=github "$d/train.csv"
+grep '^::' "$d/out" >"$d/got"
+cat >"$d/want" <<WANT
+::error file=$d/train.csv,line=19,title=out-of-range::label 10 outside [0, 10)
+::error file=$d/train.csv,line=232,title=out-of-range::label 10 outside [0, 10)
+::error file=$d/train.csv,line=1002,title=out-of-range::label 10 outside [0, 10)
+::error file=$d/train.csv,title=out-of-range::3 labels outside [0, 10) (0 below 0, 3 at or above 10)
+WANT
+cmp -s "$d/want" "$d/got"
+ok $? "--annotations=github: one annotation per bad row at its line, one per finding"
+cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
+for line in 19 232 1002; do
+    [ "$(sed -n "${line}p" "$d/train.csv" | awk -F, '{ print $NF }')" = 10 ]
+    ok $? "line $line of the file holds the 10 (sed -n ${line}p)"
+done
+expect_out '^summary: ' "the text report is still there"
+
+# Physical lines: a quoted field with a newline, CRLF, a blank line, a header.
+printf 'id,label\r\n1,0\r\n2,"x\r\ny"\r\n\r\n3,12\r\n"4\n4",5\r\n5,-1\r\n' >"$d/q.csv"
+run -n 10 --annotations=github "$d/q.csv"
+grep '^::' "$d/out" | sed -n '1,3p' >"$d/got"
+cat >"$d/want" <<WANT
+::error file=$d/q.csv,line=3,title=unparsable::cell "x%0D%0Ay" is not a number
+::error file=$d/q.csv,line=6,title=out-of-range::label 12 outside [0, 10)
+::error file=$d/q.csv,line=9,title=out-of-range::label -1 outside [0, 10)
+WANT
+cmp -s "$d/want" "$d/got"
+ok $? "lines count a quoted field's newlines, a blank line and the header; CR and LF escaped"
+cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
+printf '3\n\n12\n  \n-1\n' >"$d/t.txt"
+run -n 10 --annotations=github --format=text "$d/t.txt"
+grep '^::error' "$d/out" | sed -n 's/.*line=\([0-9]*\).*/\1/p' | tr '\n' ' ' >"$d/got"
+[ "$(cat "$d/got")" = "3 5 " ]
+ok $? "text: blank and whitespace-only lines are no rows, but count as lines (lines $(cat "$d/got"))"
+printf 'counts 3\nnot a row either\nlabel\n1\n7\n' >"$d/skip.csv"
+run -n 5 --skip-rows=2 --annotations=github "$d/skip.csv"
+expect_out "^::error file=$d/skip.csv,line=5,title=out-of-range::label 7 outside \[0, 5)$" "--skip-rows: the skipped lines count"
+gzip -c "$d/train.csv" >"$d/train.csv.gz"
+run -n 10 --annotations=github "$d/train.csv.gz"
+expect_out "^::error file=$d/train.csv.gz,line=19,title=out-of-range::label 10" "gzip: lines of the decompressed file"
+run -n 10 --annotations=github - <"$d/train.csv"
+expect_out '^::error file=-,title=out-of-range::row 17: label 10 outside \[0, 10)$' "standard input: no line, the row in the message"
+run -n 10 --annotations=github "$srcdir/samples/masks.npy"
+expect_out "^::error file=$srcdir/samples/masks.npy,title=out-of-range::sample 0, index 10: label 10 outside \[0, 10)$" "arrays: the file, no line"
+run -n 10 --max-report=1 --annotations=github "$d/train.csv"
+[ "$(grep -c '^::error' "$d/out")" = 2 ]
+ok $? "--max-report=1: one entry per file, plus the finding's summary"
+printf 'label\n1\n2\n' >"$d/w,x:y%.csv"
+run -n 2 --annotations=github "$d/w,x:y%.csv"
+expect_out "^::error file=$d/w%2Cx%3Ay%25.csv,line=3,title=out-of-range::label 2 outside \[0, 2)$" "GitHub's escapes: , : % in a property"
+printf 'label\n1\n"unterminated\n' >"$d/bad.csv"
+run -n 2 --annotations=github "$d/bad.csv"
+expect_out "^::error file=$d/bad.csv,line=3,title=unreadable::line 3: " "an unreadable file: an error at the line its message names"
+run -n 10 --json --annotations=github "$d/train.csv"
+jq -e . "$d/out" >/dev/null
+ok $? "--json --annotations=github: standard output is still one JSON document"
+expect_err "^::error file=$d/train.csv,line=19,title=out-of-range::" "--json: the annotations go to standard error"
+
+# --- --annotations=gitlab:FILE: GitLab Code Quality
+run -n 10 -b 8 --annotations=gitlab:"$d/cq.json" "$d/train.csv" "$srcdir/samples/masks.npy"
+expect_status 1 "--annotations=gitlab"
+cp "$d/cq.json" "$d/out"
+expect_json 'length' 16 "train.csv: 3 entries and 2 findings; masks.npy: 10 entries (--max-report) and 1 finding"
+expect_json '.[0] | [.description, .check_name, .severity, .location.path, .location.lines.begin] | @json' \
+    "[\"label 10 outside [0, 10)\",\"out-of-range\",\"major\",\"$d/train.csv\",19]" "an entry at its line, severity major for an error"
+expect_json '[.[] | select(.check_name == "tiny-last-batch") | .severity] | @json' '["minor"]' "a warning is minor"
+expect_json '[.[].fingerprint] | unique | length' 16 "every fingerprint differs"
+expect_json '[.[] | select(.location.path | endswith("masks.npy")) | .location.lines.begin] | unique | @json' '[1]' "arrays: line 1"
+expect_json '[.[] | keys | @json] | unique | @json' '["[\"check_name\",\"description\",\"fingerprint\",\"location\",\"severity\"]"]' "the fields GitLab reads"
+run -n 10 --annotations=gitlab:"$d/nodir/cq.json" "$d/train.csv"
+expect_status 3 "--annotations=gitlab into a missing folder"
+run --annotations=bitbucket "$d/train.csv"
+expect_status 2 "an unknown --annotations is a usage error"
+
 finish

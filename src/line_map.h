@@ -1,0 +1,25 @@
+/* line_map.h - the physical line of a CSV/TSV/text row, for annotations that
+ * point at a line of the file in a pull request (--annotations).
+ *
+ * The readers number data rows, not lines: a header, blank lines and quoted
+ * fields holding newlines sit between the two. Rather than carry a line
+ * number through every chunk of the hot path, the few rows an annotation
+ * needs are looked up afterwards by reading the file again, only when
+ * annotations are on: libcsv with the reader's delimiter, its --skip-rows, its blank-line rule
+ * and its header decision. Standard input cannot be read again; there the
+ * lines stay unknown, and the annotations name the file. */
+#ifndef LA_LINE_MAP_H
+#define LA_LINE_MAP_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint64_t */
+#include "findings.h"
+
+/** la_line_map() : for the n data-row indices rows[] (ascending), the 1-based
+ *  line where each row starts, in lines[] (as grep -n counts them: a quoted
+ *  field's newlines count). @return 0, or -1 when the lines are unknown (not
+ *  a csv/tsv/text file, standard input, the file changed): lines[] is all 0. */
+int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
+                const uint64_t *rows, size_t n, uint64_t *lines);
+
+#endif
