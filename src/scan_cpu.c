@@ -19,30 +19,32 @@
 
 // ---- folding one value ------------------------------------------------------
 
-static inline void count_valid(struct la_stats *s, int64_t label)
+/* n valid entries holding label. */
+static inline void count_valid(struct la_stats *s, int64_t label, uint64_t n)
 {
     if (la_hist_fits(label, s->hist_len)) {
-        s->hist[label]++;
+        s->hist[label] += n;
         if ((uint64_t)label >= s->hist_hi)
             s->hist_hi = (uint64_t)label + 1;
     } else {
-        s->hist_beyond++;
+        s->hist_beyond += n;
     }
 }
 
-/* Out-of-range integers near the valid range feed the ignore-value hint. */
-static inline void count_outlier(struct la_stats *s, int verdict, int64_t x)
+/* Out-of-range integers near the valid range feed the ignore-value hint:
+ * n entries holding x. */
+static inline void count_outlier(struct la_stats *s, int verdict, int64_t x, uint64_t n)
 {
     int slot = la_outlier_slot(verdict, x, s->above_base, LA_OUTLIER_BINS);
     if (slot >= 0 && slot < LA_OUTLIER_BINS)
-        s->outlier_below[slot]++;
+        s->outlier_below[slot] += n;
     else if (slot >= LA_OUTLIER_BINS)
-        s->outlier_above[slot - LA_OUTLIER_BINS]++;
+        s->outlier_above[slot - LA_OUTLIER_BINS] += n;
 }
 
 static void fold_invalid_int(struct la_stats *s, uint64_t index, int verdict, int64_t x)
 {
-    count_outlier(s, verdict, x);
+    count_outlier(s, verdict, x, 1);
     la_stats_add_bad(s, index, verdict, (struct la_num){ LA_NUM_I64, { .i = x } }, NULL);
 }
 
@@ -50,7 +52,7 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
 {
     int64_t label;
     if (la_f64_label(x, &label))
-        count_outlier(s, verdict, label);
+        count_outlier(s, verdict, label, 1);
     la_stats_add_bad(s, index, verdict, (struct la_num){ LA_NUM_F64, { .f = x } }, NULL);
 }
 
@@ -71,7 +73,7 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
             lo = x < lo ? x : lo;                                                        \
             hi = x > hi ? x : hi;                                                        \
             if (verdict == LA_V_VALID)                                                   \
-                count_valid(s, x);                                                       \
+                count_valid(s, x, 1);                                                    \
             else                                                                         \
                 fold_invalid_int(s, first + i, verdict, x);                              \
         }                                                                                \
@@ -102,7 +104,7 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
             if (verdict == LA_V_VALID) {                                                 \
                 int64_t label; /* none: >= 2^63, only without -n */                      \
                 if (!r->bce && la_f64_label(x, &label))                                  \
-                    count_valid(s, label);                                               \
+                    count_valid(s, label, 1);                                            \
                 else if (!r->bce)                                                        \
                     s->hist_beyond++;                                                    \
             } else {                                                                     \
@@ -147,7 +149,7 @@ static void fold_uint64(const uint64_t *v, size_t n, uint64_t first,
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
         if (verdict == LA_V_VALID && x <= (uint64_t)INT64_MAX)
-            count_valid(s, (int64_t)x);
+            count_valid(s, (int64_t)x, 1);
         else if (verdict == LA_V_VALID)
             s->hist_beyond++;
         else if (x <= (uint64_t)INT64_MAX)
@@ -162,14 +164,12 @@ static void fold_uint64(const uint64_t *v, size_t n, uint64_t first,
     }
 }
 
-void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
-                           struct la_stats *s)
+/* The reference loop for n values of dtype, the first at flat index `first`
+ * (s->count is the caller's). */
+static void fold_values_ref(int dtype, const void *v, size_t n, uint64_t first,
+                            const struct la_rule *r, struct la_stats *s)
 {
-    const void *v = c->values;
-    size_t n = c->count;
-    uint64_t first = c->first_index;
-    s->count += n;
-    switch (c->dtype) {
+    switch (dtype) {
     case LA_DT_BOOL:    fold_bool(v, n, first, r, s); break;
     case LA_DT_INT8:    fold_int8(v, n, first, r, s); break;
     case LA_DT_UINT8:   fold_uint8(v, n, first, r, s); break;
@@ -186,16 +186,32 @@ void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
     }
 }
 
+void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
+                           struct la_stats *s)
+{
+    s->count += c->count;
+    fold_values_ref(c->dtype, c->values, c->count, c->first_index, r, s);
+}
+
 
 // ---- fast integer folds ------------------------------------------------------
 //
 // A label in [0, lim) needs no verdict: it is valid and only its histogram bin
-// counts. So each value is mapped, branch-free, to its bin, to the ignore bin,
-// or to a "bad" bin, and counted in a small local histogram. A block whose bad
-// bin stays empty is done; one that is not (an invalid value, or a valid label
-// beyond lim) has its counts taken back and is folded by the reference loop,
-// which finds its bad entries in order. Min and max of the counted values are
-// the lowest and highest non-empty bins, so the stats match the reference's.
+// counts. So each value goes, without a branch, to a bin of a small local
+// histogram: values near the valid range (-256 .. lim + 255, where the invalid
+// values people write live: -1, -100, 255, N) have a bin of their own, and
+// everything else shares a "far" bin. The verdicts, histogram, outliers and
+// min/max are taken from the bins once per chunk (fast_flush), one verdict per
+// bin instead of one per value.
+//
+// Only the bad-entry list, its per-sample groups and the sink need positions,
+// and they are full (or absent) after the first --max-report entries. So a
+// block of values holding invalid ones is settled in one of two ways:
+//  - positions matter, a far value hides its value, or lim is not the class
+//    count (a value >= lim may be valid): its counts are taken back and the
+//    reference loop folds it, finding its bad entries in order;
+//  - otherwise its counts stay in the bins, and only the samples holding its
+//    invalid values are counted (la_stats_add_bad_run).
 
 /* Local histogram size: labels at or above this take the reference loop. */
 #define FAST_BINS 1024u
@@ -206,13 +222,36 @@ void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
 #define FAST_SUBS 4
 /* The uint32 counters are flushed well before they could overflow. */
 #define FAST_FLUSH_EVERY ((size_t)1 << 30)
+/* Values within this distance below 0 or at and above lim have bins: the
+ * outlier counters' reach, so that every outlier is counted from a bin. */
+#define FAST_NEAR ((uint64_t)LA_OUTLIER_BINS)
+/* A row: the window of near values, the far bin, the ignore index's bin. */
+#define FAST_ROW_MAX (FAST_NEAR + FAST_BINS + FAST_NEAR + 2)
+
+#if defined(__GNUC__)
+/* The templates below are instantiated per dtype: inlining them into each
+ * instance is what turns their dtype switch into one load instruction. */
+#define FAST_INLINE static inline __attribute__((always_inline))
+#else
+#define FAST_INLINE static inline
+#endif
 
 struct fast {
-    uint32_t *bins;         /* FAST_SUBS rows of lim + 2 counters; all zero between calls */
-    uint64_t lim;           /* labels in [0, lim) are counted in bins [0, lim) */
-    uint64_t ignore;        /* bin lim; bin lim + 1 is "anything else" */
-    int use_ignore;
-    uint16_t lut[256];      /* bytes: each value's bin */
+    uint32_t *bins;         /* FAST_SUBS rows of `row` counters; all zero between chunks */
+    uint64_t lim;           /* labels in [0, lim) are valid */
+    uint64_t window;        /* the value x in [-FAST_NEAR, lim + FAST_NEAR) has bin x + FAST_NEAR */
+    size_t far_bin;         /* = window: values outside it */
+    size_t ignore_bin;      /* = window + 1: the ignore index, when outside the window */
+    size_t row;             /* = window + 2 */
+    int use_ignore;         /* the dtype can hold the ignore index */
+    int ignore_far;         /* ... and it lies outside the window */
+    uint64_t ignore;        /* as CONV widens it */
+    int counts_only;        /* lim is the class count: no value >= lim is valid */
+    size_t entry_cap;       /* bad entries wanted in the stats' bad[] (parts: dst's room) */
+    int watching;           /* the open group's first value, whose bin tells per block */
+    uint64_t watch;         /* whether the group stays unmixed (see group_head) */
+    size_t watch_bin;
+    int dirty;              /* bins outside [0, lim) may hold counts of settled blocks */
 };
 
 /* Labels below lim are valid with every rule the fast loops accept. */
@@ -223,161 +262,313 @@ static uint64_t fast_limit(const struct la_rule *r, const struct la_stats *s)
     return s->hist_len < FAST_BINS ? s->hist_len : FAST_BINS;
 }
 
-static inline size_t fast_bin(uint64_t x, uint64_t lim, uint64_t ignore, int use_ignore)
+static int dtype_unsigned(int dtype)
 {
-    size_t bin = x < lim ? (size_t)x : (size_t)lim + 1;
-    return use_ignore && x == ignore ? (size_t)lim : bin;
+    return dtype == LA_DT_BOOL || dtype == LA_DT_UINT8 || dtype == LA_DT_UINT16 ||
+           dtype == LA_DT_UINT32 || dtype == LA_DT_UINT64;
 }
 
-static int fast_block_bad(const struct fast *f)
+/* Lay the bins out for one chunk's rule and dtype. */
+static void fast_setup(struct fast *f, uint64_t lim, int dtype, const struct la_rule *r)
 {
-    size_t row = (size_t)f->lim + 2, bad = (size_t)f->lim + 1;
-    uint32_t any = 0;
+    f->lim = lim;
+    f->window = lim + 2 * FAST_NEAR;
+    f->far_bin = (size_t)f->window;
+    f->ignore_bin = f->far_bin + 1;
+    f->row = f->far_bin + 2;
+    /* an unsigned value never equals a negative ignore index */
+    f->use_ignore = r->has_ignore && !(dtype_unsigned(dtype) && r->ignore < 0);
+    f->ignore = (uint64_t)r->ignore;
+    f->ignore_far = f->use_ignore && (f->ignore + FAST_NEAR >= f->window);
+    f->counts_only = r->has_upper && (uint64_t)r->upper == lim;
+    f->watching = 0;
+}
+
+/* A bin's count over the FAST_SUBS rows, modulo 2^32. */
+static inline uint32_t bin_total(const struct fast *f, size_t bin)
+{
+    uint32_t c = 0;
     for (int k = 0; k < FAST_SUBS; k++)
-        any |= f->bins[k * row + bad];
-    return any != 0;
+        c += f->bins[(size_t)k * f->row + bin];
+    return c;
 }
 
-/* Move the local counts into s, then zero them. */
-static void fast_flush(struct fast *f, struct la_stats *s, int kind)
+/* One stored element, widened to uint64 as the verdict sees it: signed types
+ * sign-extend, so negative labels land far above lim. dtype is a constant in
+ * every instance, so the switch folds away. */
+FAST_INLINE uint64_t load_label(const void *p, size_t i, int dtype)
 {
-    size_t row = (size_t)f->lim + 2;
-    uint64_t valid = 0, lo = 0, hi = 0, ignored = 0;
-    for (size_t bin = 0; bin < f->lim; bin++) {
-        uint64_t c = 0;
-        for (int k = 0; k < FAST_SUBS; k++)
-            c += f->bins[k * row + bin];
-        if (!c)
-            continue;
-        if (!valid)
-            lo = bin;
-        hi = bin;
-        valid += c;
-        s->hist[bin] += c;
+    switch (dtype) {
+    case LA_DT_INT8:   return (uint64_t)(int64_t)((const int8_t *)p)[i];
+    case LA_DT_INT16:  return (uint64_t)(int64_t)((const int16_t *)p)[i];
+    case LA_DT_UINT16: return ((const uint16_t *)p)[i];
+    case LA_DT_INT32:  return (uint64_t)(int64_t)((const int32_t *)p)[i];
+    case LA_DT_UINT32: return ((const uint32_t *)p)[i];
+    case LA_DT_INT64:  return (uint64_t)((const int64_t *)p)[i];
+    case LA_DT_UINT64: return ((const uint64_t *)p)[i];
+    default:           return ((const uint8_t *)p)[i];   /* bool, uint8 */
     }
-    for (int k = 0; k < FAST_SUBS; k++)
-        ignored += f->bins[k * row + f->lim];
-    memset(f->bins, 0, FAST_SUBS * row * sizeof *f->bins);
-    s->n_verdict[LA_V_VALID] += valid;
-    s->n_verdict[LA_V_IGNORED] += ignored;
-    if (!valid)
+}
+
+/* x's bin, with selects only. A uint64 above INT64_MAX must not wrap into
+ * the negative part of the window, hence the unsigned compare. */
+FAST_INLINE size_t fast_bin(uint64_t x, int dtype, const struct fast *f)
+{
+    uint64_t w = x + FAST_NEAR;
+    int near = dtype_unsigned(dtype) ? x < f->window - FAST_NEAR : w < f->window;
+    size_t bin = near ? (size_t)w : f->far_bin;
+    return f->ignore_far && x == f->ignore ? f->ignore_bin : bin;
+}
+
+/* 1 when x is neither a label below lim nor the ignore index: invalid, or
+ * (unless counts_only) a valid label the reference loop must count. */
+FAST_INLINE unsigned not_fast(uint64_t x, const struct fast *f)
+{
+    return (x >= f->lim) & !(f->use_ignore & (x == f->ignore));
+}
+
+/* Add d (1, or UINT32_MAX to take counts back) to the bins of p[0..m); four
+ * rows take every fourth value. Returns how many values are not_fast(). */
+FAST_INLINE size_t tally_block(const void *p, size_t m, int dtype, const struct fast *f,
+                               uint32_t d)
+{
+    uint32_t *c0 = f->bins, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
+    size_t i = 0, other = 0;
+    for (; i + 4 <= m; i += 4) {
+        uint64_t x0 = load_label(p, i, dtype), x1 = load_label(p, i + 1, dtype);
+        uint64_t x2 = load_label(p, i + 2, dtype), x3 = load_label(p, i + 3, dtype);
+        c0[fast_bin(x0, dtype, f)] += d;
+        c1[fast_bin(x1, dtype, f)] += d;
+        c2[fast_bin(x2, dtype, f)] += d;
+        c3[fast_bin(x3, dtype, f)] += d;
+        other += not_fast(x0, f) + not_fast(x1, f) + not_fast(x2, f) + not_fast(x3, f);
+    }
+    for (; i < m; i++) {
+        uint64_t x = load_label(p, i, dtype);
+        c0[fast_bin(x, dtype, f)] += d;
+        other += not_fast(x, f);
+    }
+    return other;
+}
+
+/* The samples of p[0..m) (p[0] has flat index `first`, and the block spans
+ * several samples) that hold a value not_fast(): how many, the first and
+ * the last. */
+struct bad_samples {
+    uint64_t count, first, last;
+};
+
+FAST_INLINE struct bad_samples find_bad_samples(const void *p, size_t m, int dtype,
+                                                uint64_t first, uint64_t stride, size_t n_bad,
+                                                const struct fast *f)
+{
+    struct bad_samples b = { 0, first / stride, (first + m - 1) / stride };
+    if (stride == 1) {                     /* each value its own sample */
+        size_t lo = 0, hi = m - 1;
+        while (!not_fast(load_label(p, lo, dtype), f))
+            lo++;
+        while (!not_fast(load_label(p, hi, dtype), f))
+            hi--;
+        return (struct bad_samples){ n_bad, first + lo, first + hi };
+    }
+    /* several samples: an OR over each, then selects */
+    uint64_t sample = b.first;
+    int found = 0;
+    for (size_t i = 0; i < m; sample++) {
+        size_t end = i + (size_t)(stride - (first + i) % stride);
+        end = end < m ? end : m;
+        unsigned any = 0;
+        for (; i < end; i++)
+            any |= not_fast(load_label(p, i, dtype), f);
+        b.count += any;
+        b.first = any && !found ? sample : b.first;
+        b.last = any ? sample : b.last;
+        found |= (int)any;
+    }
+    return b;
+}
+
+/* The index in p[0..m) of its first value that is not_fast(). */
+FAST_INLINE size_t first_bad(const void *p, int dtype, const struct fast *f)
+{
+    size_t i = 0;
+    while (!not_fast(load_label(p, i, dtype), f))
+        i++;
+    return i;
+}
+
+/* How many values of p[0..m) are x: a loop of compares, vectorised. */
+FAST_INLINE size_t count_equal(const void *p, size_t m, int dtype, uint64_t x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m; i++)
+        n += load_label(p, i, dtype) == x;
+    return n;
+}
+
+/* The first bad entry of a single-sample block and whether the block's other
+ * bad entries (n_bad in all) hold another value, for the sample's kept group.
+ * A group that is already mixed needs neither; one continued from an earlier
+ * block is compared with its own first value, by how much that value's bin
+ * grew in this block (`before`: its count before the block) when it is
+ * watched, else by a count. */
+FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, size_t n_bad,
+                                     uint32_t before, int dtype, const struct la_rule *r,
+                                     const struct la_stats *s, struct fast *f, int *mixed)
+{
+    uint64_t sample = first / s->sample_stride;
+    const struct la_bad_group *g = la_stats_open_group(s, sample);
+    if (g && (g->mixed || g->first_value.kind != LA_NUM_I64)) {
+        *mixed = 1;   /* already mixed, or a uint64 beyond int64 no window value equals */
+        f->watching = 0;
+        return (struct la_bad){ first, sample, g->first_verdict, g->first_value, NULL };
+    }
+    size_t at = g ? 0 : first_bad(p, dtype, f);
+    uint64_t x = g ? (uint64_t)g->first_value.v.i : load_label(p, at, dtype);
+    if (g && f->watching && f->watch == x)
+        *mixed = bin_total(f, f->watch_bin) - before != (uint32_t)n_bad;
+    else
+        *mixed = count_equal(p, m, dtype, x) != n_bad;
+    f->watching = 1;
+    f->watch = x;
+    f->watch_bin = fast_bin(x, dtype, f);
+    return (struct la_bad){ first + at, sample, g ? g->first_verdict : la_verdict_i64((int64_t)x, r),
+                            { LA_NUM_I64, { .i = (int64_t)x } }, NULL };
+}
+
+/* A block whose values are not all labels below lim (n_bad of them). When
+ * only counts matter, its counts stay in the bins and the samples holding
+ * them are counted; else they are taken back and the reference loop folds it. */
+FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_bad,
+                              uint32_t before, int dtype, const struct la_rule *r,
+                              struct la_stats *s, struct fast *f)
+{
+    uint32_t far = bin_total(f, f->far_bin);   /* this block's: they never stay */
+    uint64_t sample = first / s->sample_stride;
+    int one_sample = (first + m - 1) / s->sample_stride == sample;
+    int group = la_stats_keeps_group(s, sample);
+    /* a group of one sample is kept from the block's first bad value; where
+     * the block holds several samples, groups take the reference loop */
+    int counts_only = f->counts_only && !far && !s->sink && s->n_bad >= f->entry_cap &&
+                      (one_sample || (!group && !la_stats_keeps_group(s, sample + 1)));
+    if (!counts_only) {
+        tally_block(p, m, dtype, f, UINT32_MAX);   /* adds -1: takes them back */
+        fold_values_ref(dtype, p, m, first, r, s);
         return;
-    if (hi + 1 > s->hist_hi)
-        s->hist_hi = hi + 1;
-    struct la_num a = { kind, { .u = lo } }, b = { kind, { .u = hi } };
-    if (kind == LA_NUM_I64)
-        a.v.i = (int64_t)lo, b.v.i = (int64_t)hi;
-    la_stats_note_minmax(s, a);
-    la_stats_note_minmax(s, b);
+    }
+    struct la_bad head = { .sample = sample };
+    int mixed = 0;
+    struct bad_samples b = { 1, sample, sample };
+    if (group)
+        head = group_head(p, m, first, n_bad, before, dtype, r, s, f, &mixed);
+    else if (!one_sample)
+        b = find_bad_samples(p, m, dtype, first, s->sample_stride, n_bad, f);
+    head.sample = b.first;
+    la_stats_add_bad_run(s, &head, b.last, b.count, n_bad, mixed);
+    f->dirty = 1;
 }
 
-/* CONV_u widens one stored element to uint64 as the verdict sees it: signed
- * types sign-extend (CONV_0), so negative labels land far above lim. */
-#define CONV_0(x) ((uint64_t)(int64_t)(x))
-#define CONV_1(x) ((uint64_t)(x))
+/* Fold one bin's counts into s (by its value's verdict) and zero them. */
+static void flush_bin(struct fast *f, size_t bin, int64_t x, int kind, const struct la_rule *r,
+                      struct la_stats *s, struct la_num *lo, struct la_num *hi, int *any)
+{
+    uint64_t c = 0;
+    for (int k = 0; k < FAST_SUBS; k++) {
+        c += f->bins[(size_t)k * f->row + bin];
+        f->bins[(size_t)k * f->row + bin] = 0;
+    }
+    if (!c)
+        return;
+    int verdict = la_verdict_i64(x, r);
+    s->n_verdict[verdict] += c;
+    if (verdict == LA_V_IGNORED)
+        return;
+    if (verdict == LA_V_VALID)
+        count_valid(s, x, c);
+    else
+        count_outlier(s, verdict, x, c);
+    struct la_num v = { kind, { .i = x } };
+    if (!*any)
+        *lo = v;
+    *hi = v;
+    *any = 1;
+}
 
-/* Add d (1, or UINT32_MAX to take counts back) to the bins of p[0..m). BIN is
- * an expression of x giving its bin; four rows take every fourth value. */
-#define TALLY_LOOP(BIN)                                                                  \
-    do {                                                                                 \
-        const size_t row = (size_t)f->lim + 2;                                           \
-        uint32_t *c0 = f->bins, *c1 = c0 + row, *c2 = c1 + row, *c3 = c2 + row;          \
-        size_t i = 0;                                                                    \
-        for (; i + 4 <= m; i += 4) {                                                     \
-            uint64_t x;                                                                  \
-            x = CONV(p[i]);     c0[BIN] += d;                                            \
-            x = CONV(p[i + 1]); c1[BIN] += d;                                            \
-            x = CONV(p[i + 2]); c2[BIN] += d;                                            \
-            x = CONV(p[i + 3]); c3[BIN] += d;                                            \
-        }                                                                                \
-        for (; i < m; i++) {                                                             \
-            uint64_t x = CONV(p[i]);                                                     \
-            c0[BIN] += d;                                                                \
-        }                                                                                \
-    } while (0)
+/* Move the local counts into s, leaving the bins zero. Bins are in value
+ * order, so min and max are the first and last non-ignored non-empty bins. */
+static void fast_flush(struct fast *f, const struct la_rule *r, struct la_stats *s, int kind)
+{
+    struct la_num lo, hi;
+    int any = 0;
+    /* without settled blocks, only labels below lim and the ignore index were left */
+    size_t from = f->dirty ? 0 : (size_t)FAST_NEAR, to = from + (f->dirty ? f->window : f->lim);
+    for (size_t bin = from; bin < to; bin++)
+        flush_bin(f, bin, (int64_t)bin - (int64_t)FAST_NEAR, kind, r, s, &lo, &hi, &any);
+    if (f->use_ignore && !f->ignore_far)    /* zeroed above if it was in [from, to) */
+        flush_bin(f, (size_t)(f->ignore + FAST_NEAR), (int64_t)f->ignore, kind, r, s, &lo, &hi,
+                  &any);
+    for (int k = 0; k < FAST_SUBS; k++) {
+        s->n_verdict[LA_V_IGNORED] += f->bins[(size_t)k * f->row + f->ignore_bin];
+        f->bins[(size_t)k * f->row + f->ignore_bin] = 0;
+    }
+    f->dirty = 0;
+    if (any) {
+        la_stats_note_minmax(s, lo);
+        la_stats_note_minmax(s, hi);
+    }
+}
 
-/* Block by block: count, and give a block holding anything but counted labels
- * and the ignore index back to the reference loop. */
-#define FAST_BLOCKS(TALLY, FOLD, KIND)                                                          \
-    do {                                                                                 \
-        size_t since = 0;                                                                \
-        for (size_t b = 0; b < n; b += FAST_BLOCK) {                                     \
-            size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;                          \
-            TALLY(v + b, m, f, 1);                                                       \
-            if (fast_block_bad(f)) {                                                     \
-                TALLY(v + b, m, f, UINT32_MAX);   /* adds -1: takes them back */         \
-                FOLD(v + b, m, first + b, r, s);                                         \
-            }                                                                            \
-            if ((since += m) >= FAST_FLUSH_EVERY) {                                      \
-                fast_flush(f, s, KIND);                                                  \
-                since = 0;                                                               \
-            }                                                                            \
-        }                                                                                \
-        fast_flush(f, s, KIND);                                                          \
-    } while (0)
+/* Block by block: count, and settle a block holding anything but labels
+ * below lim and the ignore index. */
+FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
+                             const struct la_rule *r, struct la_stats *s, struct fast *f)
+{
+    size_t elem = la_dtype_info(dtype)->size, since = 0;
+    int kind = dtype == LA_DT_UINT64 ? LA_NUM_U64 : LA_NUM_I64;
+    for (size_t b = 0; b < n; b += FAST_BLOCK) {
+        size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
+        const void *p = (const char *)v + b * elem;
+        uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
+        size_t n_bad = tally_block(p, m, dtype, f, 1);
+        if (n_bad)
+            settle_block(p, m, first + b, n_bad, before, dtype, r, s, f);
+        if ((since += m) >= FAST_FLUSH_EVERY) {
+            fast_flush(f, r, s, kind);
+            since = 0;
+        }
+    }
+    fast_flush(f, r, s, kind);
+}
 
-/* Wider integers: the bin is computed with two branch-free selects. */
-#define DEFINE_FAST_INT(NAME, CTYPE, IS_UNSIGNED, KIND)                                  \
-    static void tally_##NAME(const CTYPE *p, size_t m, const struct fast *f, uint32_t d) \
-    {                                                                                    \
-        const uint64_t lim = f->lim, ign = f->ignore, bad = lim + 1;                     \
-        if (f->use_ignore)                                                               \
-            TALLY_LOOP(x == ign ? lim : x < lim ? x : bad);                              \
-        else                                                                             \
-            TALLY_LOOP(x < lim ? x : bad);                                               \
-    }                                                                                    \
-    static void fast_##NAME(const CTYPE *v, size_t n, uint64_t first,                   \
-                            const struct la_rule *r, struct la_stats *s, struct fast *f) \
-    {                                                                                    \
-        /* an unsigned value never equals a negative ignore index */                     \
-        f->use_ignore = r->has_ignore && !(IS_UNSIGNED && r->ignore < 0);                \
-        f->ignore = (uint64_t)r->ignore;                                                 \
-        FAST_BLOCKS(tally_##NAME, fold_##NAME, KIND);                                    \
+/* One instance per integer dtype: the template with the dtype a constant. */
+#define DEFINE_FAST(NAME, DTYPE)                                                          \
+    static void fast_##NAME(const void *v, size_t n, uint64_t first,                     \
+                            const struct la_rule *r, struct la_stats *s, struct fast *f)  \
+    {                                                                                     \
+        fast_blocks(v, n, first, DTYPE, r, s, f);                                         \
     }
 
-/* Bytes: a 256-entry table gives each value's bin, one load instead of compares. */
-#define DEFINE_FAST_BYTE(NAME, CTYPE)                                                    \
-    static void tally_##NAME(const CTYPE *p, size_t m, const struct fast *f, uint32_t d) \
-    {                                                                                    \
-        const uint16_t *lut = f->lut;                                                    \
-        TALLY_LOOP(lut[x & 0xFF]);                                                       \
-    }                                                                                    \
-    static void fast_##NAME(const CTYPE *v, size_t n, uint64_t first,                   \
-                            const struct la_rule *r, struct la_stats *s, struct fast *f) \
-    {                                                                                    \
-        for (unsigned k = 0; k < 256; k++) {                                             \
-            int64_t x = (int64_t)(CTYPE)k;                                               \
-            f->lut[k] = (uint16_t)(r->has_ignore && x == r->ignore ? f->lim             \
-                                   : x >= 0 && (uint64_t)x < f->lim ? (uint64_t)x        \
-                                   : f->lim + 1);                                        \
-        }                                                                                \
-        FAST_BLOCKS(tally_##NAME, fold_##NAME, LA_NUM_I64);                              \
-    }
-
-#define CONV CONV_1
-DEFINE_FAST_BYTE(bool, uint8_t)
-DEFINE_FAST_BYTE(uint8, uint8_t)
-DEFINE_FAST_INT(uint16, uint16_t, 1, LA_NUM_I64)
-DEFINE_FAST_INT(uint32, uint32_t, 1, LA_NUM_I64)
-DEFINE_FAST_INT(uint64, uint64_t, 1, LA_NUM_U64)
-#undef CONV
-#define CONV CONV_0
-DEFINE_FAST_BYTE(int8, int8_t)
-DEFINE_FAST_INT(int16, int16_t, 0, LA_NUM_I64)
-DEFINE_FAST_INT(int32, int32_t, 0, LA_NUM_I64)
-DEFINE_FAST_INT(int64, int64_t, 0, LA_NUM_I64)
-#undef CONV
+DEFINE_FAST(bool, LA_DT_BOOL)
+DEFINE_FAST(int8, LA_DT_INT8)
+DEFINE_FAST(uint8, LA_DT_UINT8)
+DEFINE_FAST(int16, LA_DT_INT16)
+DEFINE_FAST(uint16, LA_DT_UINT16)
+DEFINE_FAST(int32, LA_DT_INT32)
+DEFINE_FAST(uint32, LA_DT_UINT32)
+DEFINE_FAST(int64, LA_DT_INT64)
+DEFINE_FAST(uint64, LA_DT_UINT64)
 
 /* The backend's fold: the same stats as la_scan_chunk_cpu_ref, faster for integers. */
 static void fold_fast(const struct la_chunk *c, const struct la_rule *r, struct la_stats *s,
-                      struct fast *f)
+                      struct fast *f, size_t entry_cap)
 {
     uint64_t lim = fast_limit(r, s);
     if (!f->bins || !lim || la_dtype_is_float(c->dtype)) {
         la_scan_chunk_cpu_ref(c, r, s);
         return;
     }
-    f->lim = lim;
+    fast_setup(f, lim, c->dtype, r);
+    f->entry_cap = entry_cap;
     const void *v = c->values;
     size_t n = c->count;
     uint64_t first = c->first_index;
@@ -413,6 +604,8 @@ struct part {
     struct la_chunk chunk;
     struct la_stats stats;
     int ready;              /* stats allocated for the current file's parameters */
+    size_t entries;         /* bad entries dst still keeps (its bad_cap may be larger
+                             * for groups): beyond them, only counts are needed */
     struct fast fast;
 };
 
@@ -428,7 +621,7 @@ static void fold_part(void *ctx, int t)
 {
     struct cpu *p = ctx;
     struct part *pt = &p->parts[t];
-    fold_fast(&pt->chunk, p->rule, &pt->stats, &pt->fast);
+    fold_fast(&pt->chunk, p->rule, &pt->stats, &pt->fast, pt->entries);
 }
 
 static void cpu_free(struct cpu *p)
@@ -452,7 +645,7 @@ static struct cpu *cpu_alloc(int threads)
         return NULL;
     }
     for (int t = 0; t < la_pool_size(p->pool); t++) {
-        if (!(p->parts[t].fast.bins = calloc(FAST_SUBS * (FAST_BINS + 2), sizeof(uint32_t))))
+        if (!(p->parts[t].fast.bins = calloc(FAST_SUBS * FAST_ROW_MAX, sizeof(uint32_t))))
             break;   /* fewer threads: the scan is still complete */
         p->nthreads = t + 1;
     }
@@ -464,6 +657,14 @@ static struct cpu *cpu_alloc(int threads)
 }
 
 // ---- parts -----------------------------------------------------------------------
+
+/* The bad entries and groups a part must keep for s (without a sink). */
+static size_t part_room(const struct la_stats *s)
+{
+    size_t entries = s->bad_cap - s->n_bad, groups = s->bad_cap - s->n_groups;
+    size_t room = entries > groups ? entries : groups;
+    return room ? room : 1;
+}
 
 /* Give part t its slice of c and an empty accumulator shaped like s. */
 static int prepare_part(struct part *pt, const struct la_chunk *c, size_t lo, size_t hi,
@@ -485,9 +686,11 @@ static int prepare_part(struct part *pt, const struct la_chunk *c, size_t lo, si
             return -1;
         pt->ready = 1;
     }
-    /* without a sink, dst keeps at most its room; a sink needs every entry */
-    size_t room = s->bad_cap - s->n_bad;
+    /* a sink needs every entry; else dst keeps at most its room of entries
+     * and of groups, and a group it continues needs the part's first one */
+    size_t room = part_room(s);
     ps->bad_cap = s->sink || room > PART_BAD_CAP ? PART_BAD_CAP : room;
+    pt->entries = s->bad_cap - s->n_bad;
     return 0;
 }
 
@@ -506,20 +709,21 @@ static void reset_part(struct la_stats *ps)
     ps->hist_beyond = ps->hist_hi = 0;
     memset(ps->outlier_below, 0, sizeof ps->outlier_below);
     memset(ps->outlier_above, 0, sizeof ps->outlier_above);
-    ps->n_bad = 0;
+    ps->n_bad = ps->n_groups = 0;
     ps->bad_total = ps->bad_samples = 0;
     ps->has_last_bad = 0;
     ps->first_bad_sample = ps->last_bad_sample = 0;
 }
 
-/* Merge the parts into s in index order. A part that dropped bad entries s
- * would still keep (or a sink must see) is folded again here, serially. */
+/* Merge the parts into s in index order. A part that dropped bad entries or
+ * groups s would still keep (or a sink must see) is folded again here, serially. */
 static void merge_parts(struct cpu *p, int nparts, const struct la_rule *r, struct la_stats *s)
 {
     for (int t = 0; t < nparts; t++) {
         struct la_stats *ps = &p->parts[t].stats;
-        size_t room = s->bad_cap - s->n_bad;
-        int dropped = ps->n_bad < ps->bad_total && (s->sink || ps->n_bad < room);
+        size_t room = s->bad_cap - s->n_bad, group_room = s->bad_cap - s->n_groups;
+        int dropped = (ps->n_bad < ps->bad_total && (s->sink || ps->n_bad < room)) ||
+                      (ps->n_groups < ps->bad_samples && ps->n_groups < group_room);
         if (dropped)
             la_scan_chunk_cpu_ref(&p->parts[t].chunk, r, s);
         else
@@ -542,7 +746,7 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
     if ((size_t)nparts > c->count / MIN_VALUES_PER_THREAD)
         nparts = (int)(c->count / MIN_VALUES_PER_THREAD);
     if (nparts <= 1) {
-        fold_fast(c, r, s, &p->parts[0].fast);
+        fold_fast(c, r, s, &p->parts[0].fast, s->bad_cap);
         return 0;
     }
     size_t per = c->count / (size_t)nparts;

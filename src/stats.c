@@ -227,3 +227,31 @@ void la_format_num(struct la_num v, int dtype, char *buf, size_t len)
             return;
     }
 }
+
+int la_stats_keeps_group(const struct la_stats *s, uint64_t sample)
+{
+    if (s->has_last_bad && s->last_bad_sample == sample)
+        return last_group((struct la_stats *)s) != NULL;
+    return s->n_groups < s->bad_cap;
+}
+
+const struct la_bad_group *la_stats_open_group(const struct la_stats *s, uint64_t sample)
+{
+    const struct la_bad_group *g = last_group((struct la_stats *)s);
+    return g && g->sample == sample ? g : NULL;
+}
+
+void la_stats_add_bad_run(struct la_stats *s, const struct la_bad *first, uint64_t last_sample,
+                          uint64_t samples, uint64_t count, int mixed)
+{
+    /* first as one entry, then the rest of its sample into its group */
+    note_bad_sample(s, first);
+    struct la_bad_group *g = last_group(s);
+    if (g && samples == 1) {
+        g->count += count - 1;
+        g->mixed |= mixed;
+    }
+    s->bad_samples += samples - 1;
+    s->last_bad_sample = last_sample;
+    s->bad_total += count;
+}

@@ -101,6 +101,26 @@ void la_stats_merge(struct la_stats *dst, const struct la_stats *src);
 /** la_num_cmp() : -1, 0 or 1, exact between integers of either signedness. */
 int la_num_cmp(struct la_num a, struct la_num b);
 
+/* Bad entries counted without their positions, by the CPU scan's fast loops:
+ * only where no sink must see them and bad[] needs no more entries (it is
+ * full, or the caller keeps fewer, as the CPU backend's parts do). */
+
+/** la_stats_keeps_group() : 1 when a bad entry in sample (at or after the
+ *  last one folded) would start or extend a kept group. */
+int la_stats_keeps_group(const struct la_stats *s, uint64_t sample);
+
+/** la_stats_open_group() : the kept group a bad entry in sample would extend
+ *  (the last bad sample's), or NULL. */
+const struct la_bad_group *la_stats_open_group(const struct la_stats *s, uint64_t sample);
+
+/** la_stats_add_bad_run() : count `count` bad entries (already counted in
+ *  n_verdict) in `samples` distinct samples, first->sample to last_sample, in
+ *  order after those folded so far. *first is the first entry and mixed says
+ *  whether another one holds a different value; both matter only when its
+ *  sample's group is kept, and then samples must be 1. */
+void la_stats_add_bad_run(struct la_stats *s, const struct la_bad *first, uint64_t last_sample,
+                          uint64_t samples, uint64_t count, int mixed);
+
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);
 

@@ -1,6 +1,8 @@
 /* test_scan_cpu.c - the CPU backend (fast loops, thread pool, ordered merge)
  * leaves exactly the stats of the reference fold, la_scan_chunk_cpu_ref, for
- * every integer dtype, rule and thread count, with and without a sink. */
+ * every integer dtype, rule and thread count, with and without a sink, for
+ * bad values in runs and scattered densely (the fast loops then count them
+ * without their positions), in samples of one value, a few, or thousands. */
 #include <stdio.h>  /* printf */
 #include <stdlib.h> /* malloc, free */
 #include <string.h> /* memcmp */
@@ -20,15 +22,21 @@ static uint64_t next_rand(void)
     return rng;
 }
 
+/* Bad values one in `dense` (0: only in rare runs), scattered one by one. */
+static unsigned dense;
+
 /* Mostly labels in [0, 12), in runs (like masks); sometimes -1, -100, 255,
  * 1000, a huge value, or 0/1 only (bool). */
 static int64_t pick(int bool_only)
 {
     static int64_t run_value;
     static int run_left;
+    static const int64_t bad[] = { -1, -100, 255, 10, 11, 2, -129, 1000, 5000, -1, 255, 10 };
     uint64_t r = next_rand();
     if (bool_only)
         return (int64_t)(r & 1);
+    if (dense && (r >> 20) % dense == 0)
+        return bad[(r >> 8) % (sizeof bad / sizeof bad[0])];
     if (run_left-- > 0)
         return run_value;
     switch (r % 2000) {
@@ -82,7 +90,9 @@ static int same_stats(const struct la_stats *a, const struct la_stats *b)
         a->hist_beyond != b->hist_beyond || a->hist_hi != b->hist_hi ||
         memcmp(a->outlier_below, b->outlier_below, sizeof a->outlier_below) ||
         memcmp(a->outlier_above, b->outlier_above, sizeof a->outlier_above) ||
-        a->n_bad != b->n_bad || a->bad_total != b->bad_total || a->bad_samples != b->bad_samples)
+        a->n_bad != b->n_bad || a->bad_total != b->bad_total || a->bad_samples != b->bad_samples ||
+        a->has_last_bad != b->has_last_bad || a->first_bad_sample != b->first_bad_sample ||
+        a->last_bad_sample != b->last_bad_sample || a->n_groups != b->n_groups)
         return 0;
     if (a->has_minmax && (la_num_cmp(a->min, b->min) || la_num_cmp(a->max, b->max) ||
                           a->min.kind != b->min.kind || a->max.kind != b->max.kind))
@@ -93,6 +103,13 @@ static int same_stats(const struct la_stats *a, const struct la_stats *b)
         if (a->bad[i].index != b->bad[i].index || a->bad[i].verdict != b->bad[i].verdict ||
             a->bad[i].sample != b->bad[i].sample || la_num_cmp(a->bad[i].value, b->bad[i].value))
             return 0;
+    for (size_t i = 0; i < a->n_groups; i++) {
+        const struct la_bad_group *g = &a->groups[i], *h = &b->groups[i];
+        if (g->sample != h->sample || g->count != h->count || g->first_index != h->first_index ||
+            g->first_verdict != h->first_verdict || g->mixed != h->mixed ||
+            la_num_cmp(g->first_value, h->first_value))
+            return 0;
+    }
     return 1;
 }
 
@@ -103,14 +120,17 @@ struct rule_case {
     int64_t above_base;
 };
 
+/* Elements per sample: 3 unless a case says otherwise. */
+static uint64_t stride = 3;
+
 static void check(enum la_dtype dt, const struct rule_case *rc, int threads, size_t cap,
                   int with_sink)
 {
     void *v = make_values(dt, N_VALUES);
     struct la_stats ref, got;
     uint64_t sum_ref = 0, sum_got = 0;
-    la_stats_init(&ref, 3, cap, rc->hist_len, rc->above_base);
-    la_stats_init(&got, 3, cap, rc->hist_len, rc->above_base);
+    la_stats_init(&ref, stride, cap, rc->hist_len, rc->above_base);
+    la_stats_init(&got, stride, cap, rc->hist_len, rc->above_base);
     if (with_sink) {
         ref.sink = got.sink = sink_sum;
         ref.sink_ctx = &sum_ref;
@@ -129,8 +149,9 @@ static void check(enum la_dtype dt, const struct rule_case *rc, int threads, siz
     int rc1 = b.ops->scan(&b, &c1, &rc->rule, &got, err, sizeof err);
     int rc2 = b.ops->scan(&b, &c2, &rc->rule, &got, err, sizeof err);
     TAP_OK(rc1 == 0 && rc2 == 0 && same_stats(&ref, &got) && sum_ref == sum_got,
-           "%s, %s, -j%d, cap %zu%s: same stats as the reference", la_dtype_info(dt)->name,
-           rc->name, threads, cap, with_sink ? ", sink" : "");
+           "%s, %s, -j%d, cap %zu%s, stride %llu%s: same stats as the reference",
+           la_dtype_info(dt)->name, rc->name, threads, cap, with_sink ? ", sink" : "",
+           (unsigned long long)stride, dense ? ", dense bad" : "");
     la_scan_close(&b);
     la_stats_free(&ref);
     la_stats_free(&got);
@@ -163,5 +184,24 @@ int main(void)
     check(LA_DT_INT16, &rules[0], 2, 0, 0);
     check(LA_DT_INT64, &rules[6], 2, 1u << 20, 1);
     check(LA_DT_UINT8, &rules[6], 2, 1u << 20, 0);
+    /* dense scattered bad values: one in 20 and one in 1000, in samples of one
+     * value (1-D labels), a few, some that straddle blocks, and large masks */
+    static const uint64_t strides[] = { 1, 3, 7, 5000, 1u << 16 };
+    static const unsigned densities[] = { 20, 1000 };
+    for (size_t k = 0; k < sizeof densities / sizeof densities[0]; k++) {
+        dense = densities[k];
+        for (size_t w = 0; w < sizeof strides / sizeof strides[0]; w++) {
+            stride = strides[w];
+            for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+                check(dts[d], &rules[0], 1 + (int)(d % 3), 10, 0);
+                check(dts[d], &rules[1], 2, 10, 0);
+            }
+            check(LA_DT_UINT8, &rules[1], 3, 0, 0);
+            check(LA_DT_INT64, &rules[2], 2, 1000, 0);
+            check(LA_DT_INT32, &rules[3], 2, 10, 0);
+            check(LA_DT_UINT16, &rules[4], 3, 10, 0);
+            check(LA_DT_INT64, &rules[0], 2, 10, 1);
+        }
+    }
     return tap_done();
 }
