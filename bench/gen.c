@@ -4,6 +4,12 @@
  *   gen raw-int32 PATH COUNT CLASSES     headerless little-endian int32
  *   gen npy-mask  PATH S H W CLASSES     uint8 .npy of shape (S, H, W), runs of one class
  *   gen csv       PATH ROWS CLASSES      "path,label" with a header row
+ *   gen npy-mask-scattered PATH S H W CLASSES PPM
+ *                                        as npy-mask, plus PPM per million
+ *                                        pixels set to 255 one by one
+ *   gen npy-int64-1based PATH COUNT CLASSES
+ *                                        labels uniform in [1, CLASSES]: with
+ *                                        -n CLASSES, one in CLASSES is bad
  *
  * Labels are uniform in [0, CLASSES) from a splitmix64 stream; about one value
  * in 65536 is planted bad (-1 or CLASSES; 255 in masks). The number of bad
@@ -108,6 +114,58 @@ static int gen_masks(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classe
     return 0;
 }
 
+/* Masks whose bad pixels are scattered, not in runs: a mask set whose 255
+ * "ignore" pixels were forgotten (VOC boundaries are some 5% of the pixels).
+ * The runs of classes are those of gen_masks, minus its planted 255 runs. */
+static int gen_scattered(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classes,
+                         uint64_t ppm, uint64_t *bad)
+{
+    unsigned char *row = malloc(w);
+    uint64_t st = 7, pix = 11;
+    if (!row)
+        return -1;
+    for (uint64_t img = 0; img < s * h; img++) {
+        for (uint64_t x = 0; x < w;) {
+            uint64_t r = splitmix64(&st);
+            uint64_t len = 1 + (r & 63);
+            if (len > w - x)
+                len = w - x;
+            memset(row + x, (int)(((r >> 32) * (uint64_t)classes) >> 32), len);
+            x += len;
+        }
+        for (uint64_t x = 0; x < w; x++) {
+            if (splitmix64(&pix) % 1000000 < ppm) {
+                row[x] = 255;
+                (*bad)++;
+            }
+        }
+        if (fwrite(row, 1, w, f) != w) {
+            free(row);
+            return -1;
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* 1-based labels, [1, classes]: the value classes is one label in classes. */
+static int gen_one_based(FILE *f, uint64_t count, int64_t classes, uint64_t *bad)
+{
+    static int64_t buf[BUF_VALUES];
+    uint64_t st = 5;
+    for (uint64_t done = 0; done < count;) {
+        size_t n = count - done < BUF_VALUES ? (size_t)(count - done) : BUF_VALUES;
+        for (size_t i = 0; i < n; i++) {
+            buf[i] = 1 + (int64_t)(((splitmix64(&st) >> 32) * (uint64_t)classes) >> 32);
+            *bad += buf[i] == classes;
+        }
+        if (fwrite(buf, 8, n, f) != n)
+            return -1;
+        done += n;
+    }
+    return 0;
+}
+
 /* Rows "img/00001234.jpg,7": about 20 bytes each. */
 static int gen_csv(FILE *f, uint64_t rows, int64_t classes, uint64_t *bad)
 {
@@ -136,8 +194,9 @@ static uint64_t num(const char *s)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: gen npy-int64|raw-int32|csv PATH COUNT CLASSES\n"
-                        "       gen npy-mask PATH S H W CLASSES\n");
+        fprintf(stderr, "usage: gen npy-int64|npy-int64-1based|raw-int32|csv PATH COUNT CLASSES\n"
+                        "       gen npy-mask PATH S H W CLASSES\n"
+                        "       gen npy-mask-scattered PATH S H W CLASSES PPM\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -163,6 +222,18 @@ int main(int argc, char **argv)
         if (rc == 0)
             rc = gen_masks(f, num(argv[3]), num(argv[4]), num(argv[5]),
                            (int64_t)num(argv[6]), &bad);
+    } else if (strcmp(mode, "npy-mask-scattered") == 0 && argc >= 8) {
+        snprintf(shape, sizeof shape, "(%llu, %llu, %llu)", (unsigned long long)num(argv[3]),
+                 (unsigned long long)num(argv[4]), (unsigned long long)num(argv[5]));
+        rc = write_npy_header(f, "|u1", shape);
+        if (rc == 0)
+            rc = gen_scattered(f, num(argv[3]), num(argv[4]), num(argv[5]),
+                               (int64_t)num(argv[6]), num(argv[7]), &bad);
+    } else if (strcmp(mode, "npy-int64-1based") == 0) {
+        snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)num(argv[3]));
+        rc = write_npy_header(f, "<i8", shape);
+        if (rc == 0)
+            rc = gen_one_based(f, num(argv[3]), (int64_t)num(argv[4]), &bad);
     } else if (strcmp(mode, "csv") == 0) {
         rc = gen_csv(f, num(argv[3]), (int64_t)num(argv[4]), &bad);
     }
