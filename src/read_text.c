@@ -19,7 +19,7 @@ struct text_state {
     char *buf;          /* BLOCK_LEN + MAX_LINE bytes: a block plus a carried partial line */
     size_t len, pos;    /* bytes in buf, parse position */
     int eof;
-    uint64_t line;      /* 1-based number of the next line */
+    uint64_t line;      /* 1-based number of the next line, counting LFs */
     /* where the next LF and CR lie in buf (len: none), known since the last
      * refill: each byte is searched once, even in a file of CR-only lines */
     size_t lf_at, cr_at;
@@ -97,7 +97,7 @@ static int next_line(struct la_reader *r, struct text_state *t, const char **s, 
             t->pos += n + eol;
             *s = start;
             *len = n;
-            t->line++;
+            t->line += end && (*end == '\n' || eol == 2);   /* LFs, as grep -n and csv count */
             return 1;
         }
         if (t->eof)
