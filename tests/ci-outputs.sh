@@ -225,6 +225,9 @@ expect_out "^::error file=$d/w%2Cx%3Ay%25.csv,line=3,title=out-of-range::label 2
 printf 'label\n1\n"unterminated\n' >"$d/bad.csv"
 run -n 2 --annotations=github "$d/bad.csv"
 expect_out "^::error file=$d/bad.csv,line=3,title=unreadable::line 3: " "an unreadable file: an error at the line its message names"
+run -q -n 10 --annotations=github "$d/train.csv"
+[ "$(grep -c '^::' "$d/out")" = 4 ] && ! grep -q '^summary' "$d/out"
+ok $? "--quiet: no report, but the annotations asked for"
 run -n 10 --json --annotations=github "$d/train.csv"
 jq -e . "$d/out" >/dev/null
 ok $? "--json --annotations=github: standard output is still one JSON document"

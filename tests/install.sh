@@ -6,9 +6,14 @@
 : "${builddir:?builddir must name the build folder (make check sets it)}"
 make=${MAKE:-make}
 root="$d/root"
+# a make of its own: not the jobserver or the flags of the `make check` around it
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # where the build puts a directory variable, as make expands it
-dir_of() { printf 'h7-show:\n\t@echo $(%s)\n' "$1" | $make -s --no-print-directory -C "$builddir" -f Makefile -f - h7-show; }
+dir_of() {
+    printf 'show-dir:\n\t@echo "dir=$(%s)"\n' "$1" |
+        $make -s --no-print-directory -C "$builddir" -f Makefile -f - show-dir | sed -n 's/^dir=//p'
+}
 bindir=$(dir_of bindir) man1dir=$(dir_of man1dir)
 bashdir=$(dir_of bashcompletiondir) zshdir=$(dir_of zshcompletiondir)
 case $zshdir in */zsh/site-functions) true ;; *) false ;; esac
