@@ -4,8 +4,9 @@
  * dtype (a macro instantiates them), so the inner loop has no per-element
  * switch or function pointer. The backend itself takes a faster road to the
  * same stats: integer blocks are counted into a small local histogram with
- * branch-free code, and only a block holding an invalid value is folded again
- * by the reference loop (see "fast integer folds").
+ * branch-free code, one bin per value near the valid range, and a block
+ * holding invalid values is folded again by the reference loop only while
+ * their positions are still wanted (see "fast integer folds").
  *
  * With -j > 1 a chunk is cut into one contiguous part per thread of a
  * persistent pool; each part folds into the thread's own la_stats and the
@@ -204,14 +205,17 @@ void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
 // min/max are taken from the bins once per chunk (fast_flush), one verdict per
 // bin instead of one per value.
 //
-// Only the bad-entry list, its per-sample groups and the sink need positions,
-// and they are full (or absent) after the first --max-report entries. So a
+// Only the bad-entry list and the sink need every position, and the list is
+// full after the first --max-report entries; a kept per-sample group needs
+// only its first entry, its count, and whether another value occurs. So a
 // block of values holding invalid ones is settled in one of two ways:
-//  - positions matter, a far value hides its value, or lim is not the class
-//    count (a value >= lim may be valid): its counts are taken back and the
-//    reference loop folds it, finding its bad entries in order;
+//  - the list or a sink wants its entries, a far value hides its value, lim is
+//    not the class count (a value >= lim may be valid), or it spans samples
+//    whose groups are kept: its counts are taken back and the reference loop
+//    folds it, finding its bad entries in order;
 //  - otherwise its counts stay in the bins, and only the samples holding its
-//    invalid values are counted (la_stats_add_bad_run).
+//    invalid values are counted (la_stats_add_bad_run), with the first entry
+//    of a kept group found by a short scan (group_head).
 
 /* Local histogram size: labels at or above this take the reference loop. */
 #define FAST_BINS 1024u
@@ -245,13 +249,13 @@ struct fast {
     size_t row;             /* = window + 2 */
     int use_ignore;         /* the dtype can hold the ignore index */
     int ignore_far;         /* ... and it lies outside the window */
-    uint64_t ignore;        /* as CONV widens it */
+    uint64_t ignore;        /* as load_label widens a value */
     int counts_only;        /* lim is the class count: no value >= lim is valid */
     size_t entry_cap;       /* bad entries wanted in the stats' bad[] (parts: dst's room) */
-    int watching;           /* the open group's first value, whose bin tells per block */
-    uint64_t watch;         /* whether the group stays unmixed (see group_head) */
-    size_t watch_bin;
-    int dirty;              /* bins outside [0, lim) may hold counts of settled blocks */
+    int watching;           /* watch is set: a value (an open group's first) whose */
+    uint64_t watch;         /* bin, read before and after a block, tells how often */
+    size_t watch_bin;       /* it occurs there (see group_head) */
+    int dirty;              /* bins of values outside [0, lim) may hold counts */
 };
 
 /* Labels below lim are valid with every rule the fast loops accept. */
@@ -310,43 +314,72 @@ FAST_INLINE uint64_t load_label(const void *p, size_t i, int dtype)
     }
 }
 
-/* x's bin, with selects only. A uint64 above INT64_MAX must not wrap into
+/* How the loops treat the ignore index: a constant in each instance, so that
+ * the tests a file does not need are not compiled into its loop. */
+enum keys_mode { KEYS_NO_IGNORE, KEYS_IGNORE_NEAR, KEYS_IGNORE_FAR };
+
+/* What a value's bin and test need, copied out of struct fast into a local:
+ * the counters the loops store to could alias an int field, and the copy
+ * lets the compiler keep these in registers. */
+struct keys {
+    uint64_t lim, ignore, window;
+    size_t far_bin, ignore_bin;
+    int mode;                /* enum keys_mode */
+};
+
+static int keys_mode(const struct fast *f)
+{
+    return !f->use_ignore ? KEYS_NO_IGNORE : f->ignore_far ? KEYS_IGNORE_FAR : KEYS_IGNORE_NEAR;
+}
+
+FAST_INLINE struct keys fast_keys(const struct fast *f, int mode)
+{
+    return (struct keys){ f->lim, f->ignore, f->window, f->far_bin, f->ignore_bin, mode };
+}
+
+/* x's bin, with selects only. Bytes always lie in the window (it reaches
+ * 256 past lim and 256 below 0). A uint64 above INT64_MAX must not wrap into
  * the negative part of the window, hence the unsigned compare. */
-FAST_INLINE size_t fast_bin(uint64_t x, int dtype, const struct fast *f)
+FAST_INLINE size_t fast_bin(uint64_t x, int dtype, const struct keys *k)
 {
     uint64_t w = x + FAST_NEAR;
-    int near = dtype_unsigned(dtype) ? x < f->window - FAST_NEAR : w < f->window;
-    size_t bin = near ? (size_t)w : f->far_bin;
-    return f->ignore_far && x == f->ignore ? f->ignore_bin : bin;
+    if (dtype == LA_DT_BOOL || dtype == LA_DT_UINT8 || dtype == LA_DT_INT8)
+        return (size_t)w;
+    int near = dtype_unsigned(dtype) ? x < k->window - FAST_NEAR : w < k->window;
+    size_t bin = near ? (size_t)w : k->far_bin;
+    return k->mode == KEYS_IGNORE_FAR && x == k->ignore ? k->ignore_bin : bin;
 }
 
 /* 1 when x is neither a label below lim nor the ignore index: invalid, or
  * (unless counts_only) a valid label the reference loop must count. */
-FAST_INLINE unsigned not_fast(uint64_t x, const struct fast *f)
+FAST_INLINE unsigned not_fast(uint64_t x, const struct keys *k)
 {
-    return (x >= f->lim) & !(f->use_ignore & (x == f->ignore));
+    if (k->mode == KEYS_NO_IGNORE)
+        return x >= k->lim;
+    return (x >= k->lim) & (x != k->ignore);
 }
 
 /* Add d (1, or UINT32_MAX to take counts back) to the bins of p[0..m); four
  * rows take every fourth value. Returns how many values are not_fast(). */
 FAST_INLINE size_t tally_block(const void *p, size_t m, int dtype, const struct fast *f,
-                               uint32_t d)
+                               const struct keys *keys, uint32_t d)
 {
+    const struct keys k = *keys;
     uint32_t *c0 = f->bins, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
     size_t i = 0, other = 0;
     for (; i + 4 <= m; i += 4) {
         uint64_t x0 = load_label(p, i, dtype), x1 = load_label(p, i + 1, dtype);
         uint64_t x2 = load_label(p, i + 2, dtype), x3 = load_label(p, i + 3, dtype);
-        c0[fast_bin(x0, dtype, f)] += d;
-        c1[fast_bin(x1, dtype, f)] += d;
-        c2[fast_bin(x2, dtype, f)] += d;
-        c3[fast_bin(x3, dtype, f)] += d;
-        other += not_fast(x0, f) + not_fast(x1, f) + not_fast(x2, f) + not_fast(x3, f);
+        c0[fast_bin(x0, dtype, &k)] += d;
+        c1[fast_bin(x1, dtype, &k)] += d;
+        c2[fast_bin(x2, dtype, &k)] += d;
+        c3[fast_bin(x3, dtype, &k)] += d;
+        other += not_fast(x0, &k) + not_fast(x1, &k) + not_fast(x2, &k) + not_fast(x3, &k);
     }
     for (; i < m; i++) {
         uint64_t x = load_label(p, i, dtype);
-        c0[fast_bin(x, dtype, f)] += d;
-        other += not_fast(x, f);
+        c0[fast_bin(x, dtype, &k)] += d;
+        other += not_fast(x, &k);
     }
     return other;
 }
@@ -360,14 +393,14 @@ struct bad_samples {
 
 FAST_INLINE struct bad_samples find_bad_samples(const void *p, size_t m, int dtype,
                                                 uint64_t first, uint64_t stride, size_t n_bad,
-                                                const struct fast *f)
+                                                const struct keys *k)
 {
     struct bad_samples b = { 0, first / stride, (first + m - 1) / stride };
     if (stride == 1) {                     /* each value its own sample */
         size_t lo = 0, hi = m - 1;
-        while (!not_fast(load_label(p, lo, dtype), f))
+        while (!not_fast(load_label(p, lo, dtype), k))
             lo++;
-        while (!not_fast(load_label(p, hi, dtype), f))
+        while (!not_fast(load_label(p, hi, dtype), k))
             hi--;
         return (struct bad_samples){ n_bad, first + lo, first + hi };
     }
@@ -379,7 +412,7 @@ FAST_INLINE struct bad_samples find_bad_samples(const void *p, size_t m, int dty
         end = end < m ? end : m;
         unsigned any = 0;
         for (; i < end; i++)
-            any |= not_fast(load_label(p, i, dtype), f);
+            any |= not_fast(load_label(p, i, dtype), k);
         b.count += any;
         b.first = any && !found ? sample : b.first;
         b.last = any ? sample : b.last;
@@ -389,10 +422,10 @@ FAST_INLINE struct bad_samples find_bad_samples(const void *p, size_t m, int dty
 }
 
 /* The index in p[0..m) of its first value that is not_fast(). */
-FAST_INLINE size_t first_bad(const void *p, int dtype, const struct fast *f)
+FAST_INLINE size_t first_bad(const void *p, int dtype, const struct keys *k)
 {
     size_t i = 0;
-    while (!not_fast(load_label(p, i, dtype), f))
+    while (!not_fast(load_label(p, i, dtype), k))
         i++;
     return i;
 }
@@ -413,8 +446,9 @@ FAST_INLINE size_t count_equal(const void *p, size_t m, int dtype, uint64_t x)
  * grew in this block (`before`: its count before the block) when it is
  * watched, else by a count. */
 FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, size_t n_bad,
-                                     uint32_t before, int dtype, const struct la_rule *r,
-                                     const struct la_stats *s, struct fast *f, int *mixed)
+                                     uint32_t before, int dtype, const struct keys *k,
+                                     const struct la_rule *r, const struct la_stats *s,
+                                     struct fast *f, int *mixed)
 {
     uint64_t sample = first / s->sample_stride;
     const struct la_bad_group *g = la_stats_open_group(s, sample);
@@ -423,7 +457,7 @@ FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, si
         f->watching = 0;
         return (struct la_bad){ first, sample, g->first_verdict, g->first_value, NULL };
     }
-    size_t at = g ? 0 : first_bad(p, dtype, f);
+    size_t at = g ? 0 : first_bad(p, dtype, k);
     uint64_t x = g ? (uint64_t)g->first_value.v.i : load_label(p, at, dtype);
     if (g && f->watching && f->watch == x)
         *mixed = bin_total(f, f->watch_bin) - before != (uint32_t)n_bad;
@@ -431,7 +465,7 @@ FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, si
         *mixed = count_equal(p, m, dtype, x) != n_bad;
     f->watching = 1;
     f->watch = x;
-    f->watch_bin = fast_bin(x, dtype, f);
+    f->watch_bin = fast_bin(x, dtype, k);
     return (struct la_bad){ first + at, sample, g ? g->first_verdict : la_verdict_i64((int64_t)x, r),
                             { LA_NUM_I64, { .i = (int64_t)x } }, NULL };
 }
@@ -440,8 +474,8 @@ FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, si
  * only counts matter, its counts stay in the bins and the samples holding
  * them are counted; else they are taken back and the reference loop folds it. */
 FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_bad,
-                              uint32_t before, int dtype, const struct la_rule *r,
-                              struct la_stats *s, struct fast *f)
+                              uint32_t before, int dtype, const struct keys *k,
+                              const struct la_rule *r, struct la_stats *s, struct fast *f)
 {
     uint32_t far = bin_total(f, f->far_bin);   /* this block's: they never stay */
     uint64_t sample = first / s->sample_stride;
@@ -452,7 +486,7 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
     int counts_only = f->counts_only && !far && !s->sink && s->n_bad >= f->entry_cap &&
                       (one_sample || (!group && !la_stats_keeps_group(s, sample + 1)));
     if (!counts_only) {
-        tally_block(p, m, dtype, f, UINT32_MAX);   /* adds -1: takes them back */
+        tally_block(p, m, dtype, f, k, UINT32_MAX);   /* adds -1: takes them back */
         fold_values_ref(dtype, p, m, first, r, s);
         return;
     }
@@ -460,9 +494,9 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
     int mixed = 0;
     struct bad_samples b = { 1, sample, sample };
     if (group)
-        head = group_head(p, m, first, n_bad, before, dtype, r, s, f, &mixed);
+        head = group_head(p, m, first, n_bad, before, dtype, k, r, s, f, &mixed);
     else if (!one_sample)
-        b = find_bad_samples(p, m, dtype, first, s->sample_stride, n_bad, f);
+        b = find_bad_samples(p, m, dtype, first, s->sample_stride, n_bad, k);
     head.sample = b.first;
     la_stats_add_bad_run(s, &head, b.last, b.count, n_bad, mixed);
     f->dirty = 1;
@@ -520,18 +554,19 @@ static void fast_flush(struct fast *f, const struct la_rule *r, struct la_stats 
 
 /* Block by block: count, and settle a block holding anything but labels
  * below lim and the ignore index. */
-FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
+FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype, int mode,
                              const struct la_rule *r, struct la_stats *s, struct fast *f)
 {
+    const struct keys k = fast_keys(f, mode);
     size_t elem = la_dtype_info(dtype)->size, since = 0;
     int kind = dtype == LA_DT_UINT64 ? LA_NUM_U64 : LA_NUM_I64;
     for (size_t b = 0; b < n; b += FAST_BLOCK) {
         size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
         const void *p = (const char *)v + b * elem;
         uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
-        size_t n_bad = tally_block(p, m, dtype, f, 1);
+        size_t n_bad = tally_block(p, m, dtype, f, &k, 1);
         if (n_bad)
-            settle_block(p, m, first + b, n_bad, before, dtype, r, s, f);
+            settle_block(p, m, first + b, n_bad, before, dtype, &k, r, s, f);
         if ((since += m) >= FAST_FLUSH_EVERY) {
             fast_flush(f, r, s, kind);
             since = 0;
@@ -540,12 +575,22 @@ FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
     fast_flush(f, r, s, kind);
 }
 
-/* One instance per integer dtype: the template with the dtype a constant. */
+/* One instance per integer dtype and ignore mode: the template with both constant. */
 #define DEFINE_FAST(NAME, DTYPE)                                                          \
     static void fast_##NAME(const void *v, size_t n, uint64_t first,                     \
                             const struct la_rule *r, struct la_stats *s, struct fast *f)  \
     {                                                                                     \
-        fast_blocks(v, n, first, DTYPE, r, s, f);                                         \
+        switch (keys_mode(f)) {                                                           \
+        case KEYS_NO_IGNORE:                                                              \
+            fast_blocks(v, n, first, DTYPE, KEYS_NO_IGNORE, r, s, f);                     \
+            break;                                                                        \
+        case KEYS_IGNORE_NEAR:                                                            \
+            fast_blocks(v, n, first, DTYPE, KEYS_IGNORE_NEAR, r, s, f);                   \
+            break;                                                                        \
+        default:                                                                          \
+            fast_blocks(v, n, first, DTYPE, KEYS_IGNORE_FAR, r, s, f);                    \
+            break;                                                                        \
+        }                                                                                 \
     }
 
 DEFINE_FAST(bool, LA_DT_BOOL)
