@@ -16,6 +16,7 @@
 #include <sys/stat.h> /* fstat */
 #include <unistd.h>   /* pread, sysconf */
 
+#include "fatal.h"  /* la_guard_add: a file that shrinks under a mapping */
 #include "msg.h"
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
@@ -78,23 +79,41 @@ struct window {
     char *buf;          /* fallback buffer of size bytes (mmap refused) */
 };
 
+static void shrank(struct la_file_report *r, uint64_t at)
+{
+    snprintf(r->error, sizeof r->error, "byte %llu: file shrank while being read",
+             (unsigned long long)at);
+}
+
+/* A guarded mapping of file bytes [base, base + len), or NULL (mmap refused, or
+ * no guard left: then the caller reads with pread, which a shrinking file
+ * cannot kill). */
+static void *map_guarded(int fd, uint64_t base, size_t len)
+{
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+    if (map == MAP_FAILED)
+        return NULL;
+    if (la_guard_add(map, len, base) != 0) {
+        munmap(map, len);
+        return NULL;
+    }
+    return map;
+}
+
 /* Make file bytes [off, off + len) readable. @return them, or NULL with r->error. */
 static const char *window_open(struct window *w, int fd, uint64_t off, size_t len,
                                struct la_file_report *r)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = off / page * page;
     struct stat st;
-    /* a file cut short under a mapping would kill us with SIGBUS: look first */
+    /* already cut short: say so now (if it shrinks later, the guard catches it) */
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < off + len) {
-        snprintf(r->error, sizeof r->error, "byte %llu: the file shrank while being read",
-                 (unsigned long long)off);
+        shrank(r, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : off);
         return NULL;
     }
     w->maplen = (size_t)(off - base) + len;
-    w->map = mmap(NULL, w->maplen, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
-    if (w->map != MAP_FAILED)
+    if ((w->map = map_guarded(fd, base, w->maplen)))
         return (const char *)w->map + (off - base);
-    w->map = NULL;
     if (!w->buf && !(w->buf = malloc(w->size))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return NULL;
@@ -111,11 +130,19 @@ static const char *window_open(struct window *w, int fd, uint64_t off, size_t le
     return w->buf;
 }
 
-static void window_close(struct window *w)
+/* Unmap. @return 0, or -1 with r->error when the file shrank under the
+ * mapping (what was scanned there were zeros, not the file). */
+static int window_close(struct window *w, struct la_file_report *r)
 {
-    if (w->map)
+    int64_t fault = -1;
+    if (w->map) {
+        fault = la_guard_remove(w->map);
         munmap(w->map, w->maplen);
+    }
     w->map = NULL;
+    if (fault >= 0)
+        shrank(r, (uint64_t)fault);
+    return fault >= 0 ? -1 : 0;
 }
 
 /* Scan rd->run window by window. @return 0, -1 on a read error, -2 on a scan error. */
@@ -140,7 +167,8 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
             rc = -2;
         la_pos_counts_fold(&r->pos, &chunk);
-        window_close(&w);
+        if (window_close(&w, r) != 0)
+            rc = -1;        /* the scan's own error, if any, was about zeros */
         done += n;
         la_progress_update(prog, off + n * esz);
     }
@@ -324,6 +352,27 @@ static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
     la_diagnose(r, cfg);
 }
 
+/* A regular file rewritten while it was read (np.save over it, a log appended
+ * to) gave a mix of old and new bytes, or a short read that looked like a
+ * truncated file: compare its size and time of change with those at the start.
+ * @return 0 if unchanged, else -1 with r->error. */
+static int changed_while_read(int fd, const struct stat *before, struct la_file_report *r)
+{
+    struct stat now;
+    if (fd < 0 || fstat(fd, &now) != 0)
+        return 0;
+    if (now.st_size < before->st_size) {
+        shrank(r, (uint64_t)now.st_size);
+        return -1;
+    }
+    if (now.st_size != before->st_size || now.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+        now.st_mtim.tv_nsec != before->st_mtim.tv_nsec) {
+        snprintf(r->error, sizeof r->error, "file changed while being read");
+        return -1;
+    }
+    return 0;
+}
+
 int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r)
 {
@@ -333,6 +382,10 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     rd.cfg = cfg;
     if (la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
         return 0;
+    struct stat before;
+    int fd = la_source_plain_fd(rd.src);
+    if (fd >= 0 && fstat(fd, &before) != 0)
+        fd = -1;
     size_t head_len;
     la_source_peek(rd.src, &head_len);
     const char *format = la_source_format(rd.src, cfg, r->error, sizeof r->error);
@@ -365,6 +418,9 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     r->read_ok = 1;
     la_diagnose(r, cfg);
 done:
+    /* whatever went right or wrong was about other bytes than the file's own */
+    if (rc == 0 && changed_while_read(fd, &before, r) != 0)
+        r->read_ok = 0;
     if (rd.ops && rd.ops->close)
         rd.ops->close(&rd);
     la_source_close(rd.src);
@@ -402,6 +458,7 @@ int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
             la_err(cfg->files[i], "scan failed: %s", files[i].error);
             return -1;
         }
+        la_indices_out_flush(io);   /* the file's entries before any message about it */
         if (!files[i].read_ok)
             la_err(cfg->files[i], "%s", files[i].error);
     }

@@ -1,29 +1,130 @@
 /* indices_out.c - see indices_out.h. */
 #include "indices_out.h"
 
-#include <errno.h>   /* errno */
-#include <signal.h>  /* sigaction, raise */
-#include <fcntl.h>   /* open */
-#include <stdio.h>   /* FILE, fprintf */
-#include <stdlib.h>  /* malloc, mkstemp, realpath */
-#include <string.h>  /* strrchr, strerror */
+#include <errno.h>    /* errno */
+#include <fcntl.h>    /* open, fcntl */
+#include <limits.h>   /* INT_MAX */
+#include <stdio.h>    /* FILE, fprintf */
+#include <stdlib.h>   /* malloc, mkstemp, realpath, strtol */
+#include <string.h>   /* strrchr, strerror */
 #include <sys/stat.h> /* fchmod, umask, stat */
-#include <unistd.h>  /* fsync, unlink, read, write */
+#include <unistd.h>   /* fsync, unlink, read, write, readlink */
+
+#include "fatal.h"    /* la_fatal_remove_on_death */
 
 struct la_indices_out {
     char *target;       /* the regular file renamed into place (a symlink's target) */
     char *tmp;          /* the temporary file, or NULL when it is already unlinked */
     FILE *fp;
     int copy;           /* the target is a device, FIFO or socket: copy into it on success */
-    const char *path;   /* of the file whose entries arrive now */
+    int stream;         /* fp writes through a duplicate of one of our descriptors */
+    int has_mode;       /* the target exists: its mode, for the file that replaces it */
+    mode_t mode;
+    char *path;         /* of the file whose entries arrive now, escaped for the TSV */
     int dtype;
     int failed_errno;   /* first write error, 0 if none */
 };
 
+// ---- names of descriptors ------------------------------------------------------
+
+/* N when s is exactly prefix followed by a decimal N, else -1. */
+static int fd_after(const char *s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(s, prefix, n) != 0 || s[n] < '0' || s[n] > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    long fd = strtol(s + n, &end, 10);
+    return *end || errno || fd > INT_MAX ? -1 : (int)fd;
+}
+
+static int fd_of_name(const char *path)
+{
+    static const struct { const char *name; int fd; } fixed[] = {
+        { "-", 1 }, { "/dev/stdin", 0 }, { "/dev/stdout", 1 }, { "/dev/stderr", 2 },
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(path, fixed[i].name) == 0)
+            return fixed[i].fd;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    int fd = fd_after(path, "/dev/fd/");
+    fd = fd >= 0 ? fd : fd_after(path, "/proc/self/fd/");
+    fd = fd >= 0 ? fd : fd_after(path, "/proc/thread-self/fd/");
+    return fd >= 0 ? fd : fd_after(path, self);
+}
+
+/* The descriptor that path names, through symbolic links of its own (a link to
+ * /dev/stdout), or -1. Opening such a name would open the file behind the
+ * descriptor afresh: at offset 0, without O_APPEND, or, renamed over, replaced. */
+static int named_descriptor(const char *path)
+{
+    char cur[4096], next[4096];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 16; hops++) {
+        int fd = fd_of_name(cur);
+        if (fd >= 0)
+            return fd;
+        ssize_t n = readlink(cur, next, sizeof next - 1);
+        if (n < 0)
+            return -1;
+        next[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        if (next[0] == '/' || !slash)
+            snprintf(cur, sizeof cur, "%s", next);
+        else
+            snprintf(cur + (slash - cur) + 1, sizeof cur - (size_t)(slash - cur) - 1, "%s", next);
+    }
+    return -1;
+}
+
+/* stat() of target, or fstat() of the descriptor it names. @return 0 or -1. */
+static int stat_target(const char *target, struct stat *st)
+{
+    int fd = named_descriptor(target);
+    return fd >= 0 ? fstat(fd, st) : stat(target, st);
+}
+
+int la_indices_out_same_as_input(const char *target, char *const *inputs, int n)
+{
+    struct stat out, in;
+    if (stat_target(target, &out) != 0 || !S_ISREG(out.st_mode))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int rc = strcmp(inputs[i], "-") == 0 ? fstat(0, &in) : stat(inputs[i], &in);
+        if (rc == 0 && S_ISREG(in.st_mode) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return i;
+    }
+    return -1;
+}
+
+// ---- where the entries go --------------------------------------------------------
+
+/* Write through descriptor fd: a duplicate shares its offset and O_APPEND. */
+static int take_descriptor(struct la_indices_out *io, int fd, char *err, size_t errlen)
+{
+    int flags = fcntl(fd, F_GETFL);
+    int dup_fd = flags < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (flags >= 0 && (flags & O_ACCMODE) == O_RDONLY) {
+        close(dup_fd);
+        dup_fd = -1;
+        errno = EBADF;              /* open for reading only: what write() would say */
+    }
+    if (dup_fd < 0 || !(io->fp = fdopen(dup_fd, "w"))) {
+        snprintf(err, errlen, "cannot write to descriptor %d: %s", fd, strerror(errno));
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return -1;
+    }
+    io->stream = 1;
+    return 0;
+}
+
 /* Where the entries go. A regular file (or a link to one) is replaced by
  * rename(), so the temporary file lies in the resolved target's own folder; a
- * device, FIFO or socket (/dev/stdout, a pipe) is never replaced, only written
- * to on success from a temporary file in $TMPDIR. @return 0, or -1 with err set. */
+ * device, FIFO or socket is never replaced, only written to on success from a
+ * temporary file in $TMPDIR. @return 0, or -1 with err set. */
 static int plan(struct la_indices_out *io, const char *target, char *err, size_t errlen)
 {
     struct stat st, lst;
@@ -34,6 +135,8 @@ static int plan(struct la_indices_out *io, const char *target, char *err, size_t
             return -1;
         }
         io->copy = !S_ISREG(st.st_mode);
+        io->has_mode = !io->copy;
+        io->mode = st.st_mode & 07777;
         if (io->copy) {
             dir = getenv("TMPDIR");
             dir = dir && *dir ? dir : "/tmp";
@@ -58,53 +161,28 @@ oom:
     return -1;
 }
 
-// ---- interrupted runs ---------------------------------------------------------
-
-/* The temporary file of the run in progress: a Ctrl-C or kill must not leave it
- * behind. Only the path is kept, so the handler calls nothing but unlink(). */
-static const char *volatile g_pending_tmp;
-
-static void remove_pending_and_die(int sig)
+/* mkstemp() makes the file 0600: give it the mode of the file it replaces, or
+ * else what a new file gets under the umask. */
+static void set_mode(struct la_indices_out *io, int fd)
 {
-    const char *tmp = g_pending_tmp;
-    if (tmp)
-        unlink(tmp);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* A signal the caller ignores (nohup, a shell's background job) stays ignored. */
-static void watch_signals(const char *tmp)
-{
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-    g_pending_tmp = tmp;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = tmp ? remove_pending_and_die : SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-}
-
-struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t errlen)
-{
-    struct la_indices_out *io = calloc(1, sizeof *io);
-    if (!io) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
+    mode_t mode = io->mode;
+    if (!io->has_mode) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
     }
-    if (plan(io, target, err, errlen) != 0)
-        goto fail;
+    fchmod(fd, mode);
+}
+
+static int create_temporary(struct la_indices_out *io, char *err, size_t errlen)
+{
     int fd = mkstemp(io->tmp);
     if (fd >= 0 && io->copy) {      /* only this process needs it: gone even if killed */
         unlink(io->tmp);
         free(io->tmp);
         io->tmp = NULL;
-    } else if (fd >= 0) {           /* mkstemp makes it 0600; an output file follows the umask */
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
+    } else if (fd >= 0) {
+        set_mode(io, fd);
     }
     if (fd < 0 || !(io->fp = fdopen(fd, io->copy ? "w+" : "w"))) {
         snprintf(err, errlen, "cannot create a temporary file %s: %s",
@@ -114,9 +192,24 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
             if (io->tmp)
                 unlink(io->tmp);
         }
-        goto fail;
+        return -1;
     }
-    watch_signals(io->tmp);         /* NULL for a device: already unlinked */
+    return 0;
+}
+
+struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t errlen)
+{
+    struct la_indices_out *io = calloc(1, sizeof *io);
+    if (!io) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int fd = named_descriptor(target);
+    if (fd >= 0 ? take_descriptor(io, fd, err, errlen) != 0
+                : plan(io, target, err, errlen) != 0 || create_temporary(io, err, errlen) != 0)
+        goto fail;
+    la_fatal_setup();
+    la_fatal_remove_on_death(io->tmp);   /* NULL for a descriptor or device: nothing to remove */
     return io;
 fail:
     free(io->target);
@@ -125,28 +218,63 @@ fail:
     return NULL;
 }
 
+int la_indices_out_streams(const struct la_indices_out *io)
+{
+    return io->stream;
+}
+
+// ---- the entries -------------------------------------------------------------------
+
+/* s with \ tab newline CR as \\ \t \n \r, into dst (at least 2 * strlen(s) + 1). */
+static void escape_tsv(char *dst, const char *s)
+{
+    for (; *s; s++) {
+        const char *e = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n"
+                      : *s == '\r' ? "\\r" : NULL;
+        if (e) {
+            *dst++ = e[0];
+            *dst++ = e[1];
+        } else {
+            *dst++ = *s;
+        }
+    }
+    *dst = '\0';
+}
+
 void la_indices_out_begin_file(struct la_indices_out *io, const char *path, int dtype)
 {
-    io->path = path;
+    free(io->path);
+    io->path = malloc(2 * strlen(path) + 1);
+    if (io->path)
+        escape_tsv(io->path, path);
+    else if (!io->failed_errno)
+        io->failed_errno = ENOMEM;
     io->dtype = dtype;
+}
+
+void la_indices_out_flush(struct la_indices_out *io)
+{
+    if (io && io->stream && fflush(io->fp) != 0 && !io->failed_errno)
+        io->failed_errno = errno ? errno : EIO;
 }
 
 void la_indices_out_sink(void *ctx, const struct la_bad *bad)
 {
     struct la_indices_out *io = ctx;
-    char value[64];
+    char value[64], escaped[2 * sizeof value];
+    if (!io->path)
+        return;                     /* out of memory: already a write error */
     if (bad->text)
         snprintf(value, sizeof value, "%s", bad->text);
     else
         la_format_num(bad->value, io->dtype, value, sizeof value);
-    /* tabs and newlines inside a cell would break the TSV line */
-    for (char *p = value; *p; p++)
-        if (*p == '\t' || *p == '\n' || *p == '\r')
-            *p = ' ';
-    if (fprintf(io->fp, "%s\t%llu\t%s\n", io->path, (unsigned long long)bad->index, value) < 0 &&
-        !io->failed_errno)
+    escape_tsv(escaped, value);
+    if (fprintf(io->fp, "%s\t%llu\t%s\n", io->path, (unsigned long long)bad->index,
+                escaped) < 0 && !io->failed_errno)
         io->failed_errno = errno ? errno : EIO;
 }
+
+// ---- the end -------------------------------------------------------------------------
 
 /* Copy the finished temporary file into a device, FIFO or socket. @return 0 or an errno. */
 static int copy_out(struct la_indices_out *io)
@@ -181,9 +309,10 @@ static int copy_out(struct la_indices_out *io)
 int la_indices_out_close(struct la_indices_out *io, int commit, char *err, size_t errlen)
 {
     int rc = 0;
+    int replace = !io->copy && !io->stream;
     if (fflush(io->fp) != 0 || ferror(io->fp))
         io->failed_errno = io->failed_errno ? io->failed_errno : errno ? errno : EIO;
-    if (commit && !io->failed_errno && !io->copy && fsync(fileno(io->fp)) != 0)
+    if (commit && !io->failed_errno && replace && fsync(fileno(io->fp)) != 0)
         io->failed_errno = errno;
     if (commit && !io->failed_errno && io->copy)
         io->failed_errno = copy_out(io);
@@ -192,15 +321,16 @@ int la_indices_out_close(struct la_indices_out *io, int commit, char *err, size_
     if (io->failed_errno) {
         snprintf(err, errlen, "write error: %s", strerror(io->failed_errno));
         rc = -1;
-    } else if (commit && !io->copy && rename(io->tmp, io->target) != 0) {
+    } else if (commit && replace && rename(io->tmp, io->target) != 0) {
         snprintf(err, errlen, "cannot rename into place: %s", strerror(errno));
         rc = -1;
     }
+    la_fatal_remove_on_death(NULL);
     if ((rc != 0 || !commit) && io->tmp)
         unlink(io->tmp);
-    watch_signals(NULL);
     free(io->target);
     free(io->tmp);
+    free(io->path);
     free(io);
     return rc;
 }

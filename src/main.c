@@ -13,6 +13,7 @@
 #include <sys/stat.h>/* stat */
 
 #include "audit.h"
+#include "fatal.h"
 #include "msg.h"
 #include "options.h"
 #include "report.h"
@@ -57,12 +58,13 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
     if (!io)
         return 0;
     char err[LA_ERR_LEN];
+    int streams = la_indices_out_streams(io);
     if (la_indices_out_close(io, skip == NULL, err, sizeof err) != 0) {
         la_err(cfg->indices_out, "%s", err);
         return -1;
     }
-    if (skip)
-        la_err(cfg->indices_out, "not written: %s", skip);
+    if (skip)                  /* a stream keeps what it was given: say it is not all */
+        la_err(cfg->indices_out, "%s: %s", streams ? "incomplete" : "not written", skip);
     return 0;
 }
 
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);          /* so is a file over `ulimit -f`, and the temporary
                                           --indices-out file is removed, not left behind */
     reserve_std_fds();
+    la_fatal_setup();                  /* a file cut short under a mapping is an error, not a
+                                          crash; a killed run removes its temporary file */
     struct la_config cfg;
     switch (la_options_parse(argc, argv, &cfg)) {
     case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_UNREADABLE;
@@ -96,6 +100,12 @@ int main(int argc, char **argv)
     case LA_OPT_OK:      break;
     }
     la_msg_setup(&cfg);
+    int same = cfg.indices_out ? la_indices_out_same_as_input(cfg.indices_out, cfg.files,
+                                                                cfg.nfiles) : -1;
+    if (same >= 0) {                   /* it would be replaced, or written while read */
+        la_err(cfg.files[same], "input file is output file (--indices-out=%s)", cfg.indices_out);
+        return EXIT_USAGE;
+    }
     if (cfg.threads == 0)
         cfg.threads = la_online_cpus();
 

@@ -3,7 +3,7 @@
 
 #include <stdarg.h>  /* va_list */
 #include <stdlib.h>  /* getenv */
-#include <string.h>  /* strcmp */
+#include <string.h>  /* strcmp, memcpy */
 #include <time.h>    /* clock_gettime */
 #include <unistd.h>  /* isatty */
 
@@ -18,19 +18,64 @@ void la_msg_setup(const struct la_config *cfg)
     g_color_on = la_use_color(stdout);
 }
 
+/* A control byte as the four bytes \xNN into out[5], any other byte as itself.
+ * @return the bytes written (not counting the NUL). */
+static size_t escape_byte(unsigned char c, char out[5])
+{
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(out, 5, "\\x%02x", c);
+    out[0] = (char)c;
+    out[1] = '\0';
+    return 1;
+}
+
+size_t la_escape_ctl(char *dst, size_t cap, const char *text)
+{
+    size_t n = 0;
+    char e[5];
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        size_t k = escape_byte(*p, e);
+        if (n + k >= cap)
+            break;
+        memcpy(dst + n, e, k);
+        n += k;
+    }
+    if (cap)
+        dst[n] = '\0';
+    return n;
+}
+
+int la_fputs_escaped(const char *text, FILE *out)
+{
+    char e[5];
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        escape_byte(*p, e);
+        if (fputs(e, out) == EOF)
+            return EOF;
+    }
+    return 0;
+}
+
 void la_err(const char *path, const char *fmt, ...)
 {
     if (g_quiet)
         return;
     fflush(stdout);
-    fputs("labelaudit: ", stderr);
-    if (path)
-        fprintf(stderr, "%s: ", path);
+    /* one line, built whole: stderr is unbuffered, and a line written in one
+     * go is not cut by another process's; a longer message is cut */
+    char msg[8192], line[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    size_t n = (size_t)snprintf(line, sizeof line, "labelaudit: ");
+    if (path) {
+        n += la_escape_ctl(line + n, sizeof line - n - 3, path);
+        n += (size_t)snprintf(line + n, sizeof line - n, ": ");
+    }
+    n += la_escape_ctl(line + n, sizeof line - n - 1, msg);
+    line[n++] = '\n';
+    fwrite(line, 1, n, stderr);
 }
 
 int la_use_color(FILE *out)
@@ -87,6 +132,8 @@ void la_progress_update(struct la_progress *p, uint64_t done)
     if (t - p->last < PROGRESS_INTERVAL || t - p->start < p->delay)
         return;
     p->last = t;
+    char shown[1024];
+    la_escape_ctl(shown, sizeof shown, p->path);
     double secs = t - p->start, mbs = secs > 0 ? (double)done / 1e6 / secs : 0;
     if (p->total > 0) {
         double frac = (double)done / (double)p->total;
@@ -94,11 +141,11 @@ void la_progress_update(struct la_progress *p, uint64_t done)
             frac = 1;
         int width = 30, fill = (int)(frac * width);
         double eta = frac > 0 ? secs / frac - secs : 0;
-        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %.0f/%.0f MB  %.0f MB/s  ETA %.0fs ", p->path,
+        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %.0f/%.0f MB  %.0f MB/s  ETA %.0fs ", shown,
                 fill, "##############################", width - fill, "", frac * 100,
                 (double)done / 1e6, (double)p->total / 1e6, mbs, eta);
     } else {
-        fprintf(stderr, "\r%s %.0f MB  %.0f MB/s ", p->path, (double)done / 1e6, mbs);
+        fprintf(stderr, "\r%s %.0f MB  %.0f MB/s ", shown, (double)done / 1e6, mbs);
     }
     p->drawn = 1;
 }

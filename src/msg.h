@@ -12,8 +12,18 @@
 /** la_msg_setup() : apply --quiet and --color; call once after option parsing. */
 void la_msg_setup(const struct la_config *cfg);
 
-/** la_err() : "labelaudit: PATH: message" on standard error (path may be NULL). */
+/** la_err() : "labelaudit: PATH: message" on standard error (path may be NULL),
+ *  control bytes escaped as by la_escape_ctl(). */
 void la_err(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** la_escape_ctl() : text for a terminal, its control bytes (below 0x20, and
+ *  0x7f: an escape sequence, a carriage return) as \xNN, so that a file name or
+ *  a cell cannot act on the terminal or break the line; into dst[cap], cut
+ *  before an escape that would not fit. @return the length written. */
+size_t la_escape_ctl(char *dst, size_t cap, const char *text);
+
+/** la_fputs_escaped() : text to out, escaped as by la_escape_ctl(), uncut. @return as fputs. */
+int la_fputs_escaped(const char *text, FILE *out);
 
 /** la_use_color() : whether text on out gets ANSI colours (per --color, NO_COLOR, isatty). */
 int la_use_color(FILE *out);

@@ -12,6 +12,7 @@
  * a deflated npz member) it is read into memory when it is at most
  * LA_NPY_REORDER_MAX bytes, and refused otherwise. */
 #include "npy_header.h"
+#include "fatal.h"    /* la_guard_add: the mapped file may shrink under the gather */
 
 #include <fcntl.h>    /* open */
 #include <stdio.h>    /* snprintf */
@@ -113,6 +114,11 @@ static int map_data(struct la_npy_stream *s, char *err, size_t errlen)
     s->maplen = (size_t)(h->nbytes + skip);
     s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, s->fd, (off_t)(off - skip));
     if (s->map == MAP_FAILED) {
+        s->map = NULL;
+        return 0;
+    }
+    if (la_guard_add(s->map, s->maplen, off - skip) != 0) {
+        munmap(s->map, s->maplen);   /* unguarded, a shrinking file would kill us */
         s->map = NULL;
         return 0;
     }
@@ -249,6 +255,10 @@ int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err,
     n = left < n ? (size_t)left : n;
     if (s->data) {
         gather(s, n);
+        int64_t fault = s->map ? la_guard_fault(s->map) : -1;
+        if (fault >= 0)             /* the gather read zeros, not the file */
+            return snprintf(err, errlen, "byte %lld: file shrank while being read",
+                            (long long)fault), -1;
     } else {
         ssize_t got = pull_full(s, s->buf, n * sz, err, errlen);
         if (got < 0)
@@ -287,8 +297,10 @@ void la_npy_stream_info(const struct la_npy_stream *s, struct la_array_info *inf
 
 void la_npy_stream_close(struct la_npy_stream *s)
 {
-    if (s->map)
+    if (s->map) {
+        la_guard_remove(s->map);
         munmap(s->map, s->maplen);
+    }
     free(s->mem);
     free(s->buf);
     s->map = NULL;

@@ -86,7 +86,9 @@ static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max
 static void print_header(FILE *out, const struct la_file_report *r)
 {
     const struct la_stats *s = &r->stats;
-    fprintf(out, "%s%s%s: %s", la_c_bold(), r->path, la_c_off(), r->info.format);
+    fputs(la_c_bold(), out);
+    la_fputs_escaped(r->path, out);         /* a file name is bytes: keep them off the terminal */
+    fprintf(out, "%s: %s", la_c_off(), r->info.format);
     if (r->info.has_column)
         fprintf(out, ", column \"%s\"", r->info.column);
     fprintf(out, ", %s", la_dtype_info(r->info.dtype)->name);
@@ -127,12 +129,7 @@ static void quote_cell(char *dst, size_t cap, const char *text)
 {
     size_t n = 0;
     dst[n++] = '"';
-    for (const unsigned char *p = (const unsigned char *)text; *p && n + 6 < cap; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            n += (size_t)snprintf(dst + n, cap - n, "\\x%02x", *p);
-        else
-            dst[n++] = (char)*p;
-    }
+    n += la_escape_ctl(dst + n, cap - n - 1, text);
     dst[n++] = '"';
     dst[n] = '\0';
 }
@@ -188,8 +185,11 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
 static void print_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
     if (!r->read_ok) {
-        fprintf(out, "%s%s%s: %serror%s: %s\n", la_c_bold(), r->path, la_c_off(), la_c_err(),
-                la_c_off(), r->error);
+        fputs(la_c_bold(), out);
+        la_fputs_escaped(r->path, out);
+        fprintf(out, "%s: %serror%s: ", la_c_off(), la_c_err(), la_c_off());
+        la_fputs_escaped(r->error, out);
+        fputc('\n', out);
         return;
     }
     print_header(out, r);

@@ -1,0 +1,132 @@
+#!/bin/sh
+# output-safety.sh - --indices-out never destroys a file (issue 11, items 1-3 and
+# part of 11): a descriptor (/dev/stdout, -, /dev/fd/N) is written through, never
+# replaced; an output that is one of the inputs is refused; a fatal signal
+# removes the temporary file; an existing file keeps its mode; a PATH with a
+# tab or newline stays one TSV line; control bytes in file names are escaped.
+. "$srcdir/tests/setup.sh"
+
+printf '0\n1\n11\n12\n' >"$d/y.txt"
+printf '0\n1\n' >"$d/clean.txt"
+y="$d/y.txt"
+tsv() { printf '%s\t2\t11\n%s\t3\t12\n' "$1" "$1"; }
+
+# ---- 1. a descriptor is written through -------------------------------------------
+for name in /dev/stdout - /dev/fd/1 /proc/self/fd/1; do
+    echo "earlier line" >"$d/run.log"
+    "$LABELAUDIT" -n 10 --indices-out="$name" "$y" >>"$d/run.log" 2>"$d/err"
+    rc=$?
+    expect_status 1 "--indices-out=$name >> run.log"
+    { echo "earlier line"; tsv "$y"; } >"$d/want"
+    head -n 3 "$d/run.log" | cmp -s - "$d/want"
+    ok $? "--indices-out=$name >> run.log: the earlier line, then the entries"
+    tail -n 1 "$d/run.log" | grep -q '^summary: 1 file, 1 error'
+    ok $? "--indices-out=$name >> run.log: the report follows them"
+    [ -f "$d/run.log" ] && ! ls -A "$d" | grep -q labelaudit
+    ok $? "--indices-out=$name: run.log is still the shell's file, no temporary file"
+done
+"$LABELAUDIT" -n 10 --indices-out=/dev/stdout "$y" >"$d/out" 2>"$d/err"
+tsv "$y" >"$d/want"
+head -n 2 "$d/out" | cmp -s - "$d/want"
+ok $? "--indices-out=/dev/stdout > out: the entries, then the report, in one file"
+grep -q '^summary: ' "$d/out"
+ok $? "--indices-out=/dev/stdout > out: the report is not lost"
+"$LABELAUDIT" -q -n 10 --indices-out=- "$y" >"$d/out" 2>"$d/err"
+tsv "$y" | cmp -s - "$d/out"
+ok $? "-q --indices-out=-: the entries alone on standard output"
+echo "earlier" >"$d/err.log"
+"$LABELAUDIT" -n 10 --indices-out=/dev/stderr "$y" >"$d/out" 2>>"$d/err.log"
+{ echo earlier; tsv "$y"; } | cmp -s - "$d/err.log"
+ok $? "--indices-out=/dev/stderr 2>> err.log appends to it"
+echo "three" >"$d/three.log"
+"$LABELAUDIT" -n 10 --indices-out=/dev/fd/3 "$y" >"$d/out" 2>"$d/err" 3>>"$d/three.log"
+{ echo three; tsv "$y"; } | cmp -s - "$d/three.log"
+ok $? "--indices-out=/dev/fd/3 3>> three.log appends to it"
+ln -s /dev/stdout "$d/to-stdout"
+echo "earlier line" >"$d/run.log"
+"$LABELAUDIT" -n 10 --indices-out="$d/to-stdout" "$y" >>"$d/run.log" 2>"$d/err"
+[ -L "$d/to-stdout" ] && head -n 1 "$d/run.log" | grep -q "earlier line" &&
+    grep -q '^summary: ' "$d/run.log"
+ok $? "a symlink to /dev/stdout is written through as well"
+run -n 10 --indices-out=/dev/fd/9 "$y"
+expect_status 3 "--indices-out=/dev/fd/9, not open"
+expect_err '/dev/fd/9: cannot write to descriptor 9: Bad file descriptor' \
+    "--indices-out on a closed descriptor: clear error"
+"$LABELAUDIT" -n 10 --indices-out=- "$y" "$d/missing.txt" >"$d/out" 2>"$d/err"
+rc=$?
+expect_status 3 "--indices-out=- with an unreadable input"
+expect_err '^labelaudit: -: incomplete: an input could not be read$' \
+    "--indices-out=-: a failed run says that the entries written are not all"
+
+# ---- 2. the output is one of the inputs ------------------------------------------
+cp "$y" "$d/keep"
+ln -s y.txt "$d/link.txt"
+ln "$y" "$d/hard.txt"
+for out in "$y" "$d/link.txt" "$d/hard.txt"; do
+    run -n 10 --indices-out="$out" "$d/clean.txt" "$y"
+    expect_status 2 "--indices-out=$(basename "$out") with y.txt as an input"
+    expect_err "^labelaudit: $y: input file is output file" "... says which input, as cat does"
+    cmp -s "$y" "$d/keep" && [ -z "$(cat "$d/out")" ] && ! ls -A "$d" | grep -q labelaudit
+    ok $? "... y.txt is untouched, nothing written"
+done
+run -n 10 --indices-out="$y" - <"$y"
+expect_status 2 "--indices-out naming the file on standard input"
+"$LABELAUDIT" -n 10 --indices-out=/dev/stdout "$y" >>"$y" 2>"$d/err"
+rc=$?
+expect_status 2 "--indices-out=/dev/stdout >> y.txt, with y.txt an input"
+cmp -s "$y" "$d/keep"
+ok $? "... y.txt is untouched"
+
+# ---- 3. a fatal signal removes the temporary file --------------------------------
+mkdir "$d/o"
+mkfifo "$d/fifo"
+for sig in BUS:7 SEGV:11 ALRM:14 USR1:10 ABRT:6; do   # Linux's numbers; a background job ignores INT and QUIT
+    num=${sig#*:} sig=${sig%:*}
+    "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$d/fifo" >/dev/null 2>&1 &
+    pid=$!
+    exec 3>"$d/fifo"                 # the run now waits for more labels
+    printf '1\n20\n' >&3
+    tries=0
+    while ! ls -A "$d/o" | grep -q labelaudit && [ $tries -lt 50 ]; do
+        sleep 0.1; tries=$((tries + 1))
+    done
+    kill -"$sig" "$pid"
+    wait "$pid" 2>/dev/null
+    rc=$?
+    exec 3>&-
+    [ ! -e "$d/o/idx.tsv" ] && ! ls -A "$d/o" | grep -q labelaudit
+    ok $? "SIG$sig while --indices-out is open leaves no file and no temporary file"
+    [ "$rc" -eq $((128 + num)) ]
+    ok $? "SIG$sig still ends the run as the signal does (exit $rc)"
+done
+
+# ---- 11. the mode of the file replaced; tabs and newlines in PATH -----------------
+printf 'old\n' >"$d/o/idx.tsv"
+chmod 0604 "$d/o/idx.tsv"
+(umask 077 && "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$y" >/dev/null 2>&1)
+[ "$(stat -c %a "$d/o/idx.tsv")" = 604 ] && grep -q '	11$' "$d/o/idx.tsv"
+ok $? "--indices-out keeps the replaced file's mode (got $(stat -c %a "$d/o/idx.tsv"))"
+rm -f "$d/o/idx.tsv"
+(umask 027 && "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$y" >/dev/null 2>&1)
+[ "$(stat -c %a "$d/o/idx.tsv")" = 640 ]
+ok $? "a new --indices-out file follows the umask (got $(stat -c %a "$d/o/idx.tsv"))"
+odd="$d/o/a	b
+c\\d.txt"
+cp "$y" "$odd"
+run -n 10 --indices-out="$d/o/odd.tsv" "$odd"
+printf '%s\t2\t11\n%s\t3\t12\n' "$d/o/a\\tb\\nc\\\\d.txt" "$d/o/a\\tb\\nc\\\\d.txt" |
+    cmp -s - "$d/o/odd.tsv"
+ok $? "a tab, a newline and a backslash in PATH are written as backslash escapes"
+[ "$(awk -F'\t' 'NF != 3' "$d/o/odd.tsv" | wc -l)" -eq 0 ]
+ok $? "... every line has three fields"
+
+# ---- 11. control bytes in file names, on the terminal ------------------------------
+esc=$(printf '\033')
+red="$d/o/${esc}[31mred.txt"
+cp "$y" "$red"
+run -n 10 "$red" "$d/o/${esc}]0;title${esc}\\gone.txt"
+! grep -q "$esc" "$d/out" && ! grep -q "$esc" "$d/err"
+ok $? "no escape byte of a file name reaches the report or standard error"
+expect_out '\\x1b\[31mred.txt: text' "the report shows it escaped"
+expect_err '\\x1b\]0;title\\x1b\\gone.txt: cannot open' "a message shows it escaped"
+finish
