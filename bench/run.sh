@@ -6,6 +6,11 @@
 # labels and labelaudit met its targets.
 #
 #   bench/run.sh                    full size: 10^8 labels, 1000 masks, 10^7 CSV rows
+#
+# Besides clean-ish inputs (one bad label in 65536), three with dense bad
+# entries: 1000 uint8 masks of 512x512 with 0.1% and with 5% of their pixels
+# 255, scattered one by one (-n 21), and 10^8 int64 1-based labels (values
+# 1..10 with -n 10: 10% bad).
 #   BENCH_SCALE=0.01 bench/run.sh   a quick run on files 100 times smaller
 #
 # Environment: LABELAUDIT (the binary; default ./labelaudit), BENCH_SCALE (1),
@@ -25,6 +30,7 @@ DIR=${BENCH_DIR:-bench-data}
 CC=${CC:-cc}
 PY=/usr/bin/python3            # Debian's, where python3-numpy and python3-pandas live
 CLASSES=10
+MASK_CLASSES=21                # the scattered masks: VOC's 21 classes, 255 forgotten
 MAX_RSS_KB=$((32 * 1024))
 
 die() { echo "bench: $*" >&2; exit 2; }
@@ -60,7 +66,7 @@ DIR=$(cd "$DIR" && pwd)
 n_labels=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1e8 * s }')
 n_masks=$(awk -v s="$SCALE" 'BEGIN { n = int(1000 * s); printf "%d", n < 1 ? 1 : n }')
 n_rows=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1e7 * s }')
-stamp="$n_labels $n_masks $n_rows $CLASSES v1"
+stamp="$n_labels $n_masks $n_rows $CLASSES v2"
 if [ "$(cat "$DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "bench: generating inputs in $DIR ($stamp)" >&2
     rm -f "$DIR/stamp"
@@ -68,6 +74,12 @@ if [ "$(cat "$DIR/stamp" 2>/dev/null)" != "$stamp" ]; then
     "$DIR/gen" raw-int32 "$DIR/labels.i32" "$n_labels" $CLASSES >"$DIR/labels.i32.bad"
     "$DIR/gen" npy-mask "$DIR/masks.npy" "$n_masks" 512 512 $CLASSES >"$DIR/masks.npy.bad"
     "$DIR/gen" csv "$DIR/labels.csv" "$n_rows" $CLASSES >"$DIR/labels.csv.bad"
+    "$DIR/gen" npy-mask-scattered "$DIR/masks-bad0.1.npy" "$n_masks" 512 512 $MASK_CLASSES 1000 \
+        >"$DIR/masks-bad0.1.npy.bad"
+    "$DIR/gen" npy-mask-scattered "$DIR/masks-bad5.npy" "$n_masks" 512 512 $MASK_CLASSES 50000 \
+        >"$DIR/masks-bad5.npy.bad"
+    "$DIR/gen" npy-int64-1based "$DIR/labels-1based.npy" "$n_labels" $CLASSES \
+        >"$DIR/labels-1based.npy.bad"
     gzip -6 -c "$DIR/labels.csv" >"$DIR/labels.csv.gz"
     cp "$DIR/labels.csv.bad" "$DIR/labels.csv.gz.bad"
     echo "$stamp" >"$DIR/stamp"
@@ -80,15 +92,18 @@ npy_data_offset() {   # v1.0 header: 10 bytes, then a little-endian u16 length
 
 # labelaudit's JSON is read by jq after the clock stops (jq's start-up alone is 30 ms)
 la="'$LABELAUDIT' -n $CLASSES --json --no-progress"
-np_check="n=$CLASSES; ok=(a>=0)&(a<n); print(int(a.size-ok.sum())); np.bincount(a[ok],minlength=n)"
-np_one() { "$PY" -c "import numpy as np,sys; a=$1; $np_check" "$2"; }
+la_masks="'$LABELAUDIT' -n $MASK_CLASSES --json --no-progress"
+np_check="ok=(a>=0)&(a<n); print(int(a.size-ok.sum())); np.bincount(a[ok],minlength=n)"
+np_one() {   # np_one EXPR FILE [CLASSES]
+    "$PY" -c "import numpy as np,sys; n=${3:-$CLASSES}; a=$1; $np_check" "$2"
+}
 pd_one() {
-    "$PY" -c "import pandas as pd,numpy as np,sys; a=pd.read_csv(sys.argv[1])['label'].values; \
-$np_check" "$1"
+    "$PY" -c "import pandas as pd,numpy as np,sys; n=$CLASSES; \
+a=pd.read_csv(sys.argv[1])['label'].values; $np_check" "$1"
 }
 awk_one="NR>1 { x = \$NF + 0; if (x < 0 || x >= $CLASSES) b++; else h[x]++ } END { print b + 0 }"
 export -f np_one pd_one
-export LABELAUDIT CLASSES PY np_check awk_one
+export LABELAUDIT CLASSES MASK_CLASSES PY np_check awk_one
 
 tools_for() {   # tools_for INPUT: one "name|shell command" line per tool
     local f=$DIR/$1
@@ -105,6 +120,15 @@ tools_for() {   # tools_for INPUT: one "name|shell command" line per tool
     masks.npy)
         echo "labelaudit|$la '$f'"
         echo "C limit (2 threads)|'$DIR/limit' bin uint8 '$f' $(npy_data_offset "$f") $CLASSES 2"
+        have_py numpy && echo "numpy np.load|np_one 'np.load(sys.argv[1])' '$f'" ;;
+    masks-bad*.npy)
+        echo "labelaudit|$la_masks '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' bin uint8 '$f' $(npy_data_offset "$f") $MASK_CLASSES 2"
+        have_py numpy &&
+            echo "numpy np.load|np_one 'np.load(sys.argv[1])' '$f' $MASK_CLASSES" ;;
+    labels-1based.npy)
+        echo "labelaudit|$la '$f'"
+        echo "C limit (2 threads)|'$DIR/limit' bin int64 '$f' $(npy_data_offset "$f") $CLASSES 2"
         have_py numpy && echo "numpy np.load|np_one 'np.load(sys.argv[1])' '$f'" ;;
     labels.csv)
         echo "labelaudit|$la '$f'"
@@ -144,6 +168,7 @@ median() {
 }
 
 inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
+inputs+=" masks-bad0.1.npy masks-bad5.npy labels-1based.npy"   # dense bad entries
 declare -A times rss found
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for f in $inputs; do
