@@ -214,6 +214,7 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
 }
 
 // ---- xz, bzip2, zstd: the compressed bytes in s->in, refilled from the file
+#if defined HAVE_LZMA || defined HAVE_BZIP2 || defined HAVE_ZSTD
 
 /* Read the next compressed bytes. @return 0 (in_eof set at the end), -1 on error. */
 static int refill_input(struct la_source *s)
@@ -253,6 +254,7 @@ static int want_input(struct la_source *s)
 {
     return s->in_left == 0 && !s->in_eof ? refill_input(s) : 0;
 }
+#endif
 
 #ifdef HAVE_LZMA
 static const char *xz_reason(lzma_ret rc)
@@ -867,6 +869,27 @@ static const char *format_from_name(const char *path)
     return NULL;
 }
 
+/* The content's kind of table: a tab before any comma on the first line makes a tsv. */
+static const char *table_from_content(const unsigned char *head, size_t len, const char *other)
+{
+    for (size_t i = 0; i < len && head[i] != '\n'; i++) {
+        if (head[i] == '\t')
+            return "tsv";
+        if (head[i] == ',')
+            return "csv";
+    }
+    return other;
+}
+
+/* A table for sure (-c or --header without -d): csv or tsv, by the name, else the content. */
+static const char *table_format(const char *path, const unsigned char *head, size_t len)
+{
+    const char *by_name = format_from_name(path);
+    if (by_name && (!strcmp(by_name, "csv") || !strcmp(by_name, "tsv")))
+        return by_name;
+    return table_from_content(head, len, "csv");
+}
+
 /* magic bytes, then what the options imply, then the name, then the content */
 static const char *detect(const char *path, const unsigned char *head, size_t len,
                           const char *forced, const char *implied)
@@ -878,18 +901,12 @@ static const char *detect(const char *path, const unsigned char *head, size_t le
     if (len >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
         return "npz";
     if (implied)
-        return implied;
+        return strcmp(implied, "table") == 0 ? table_format(path, head, len) : implied;
     const char *by_name = format_from_name(path);
     if (by_name)
         return by_name;
     /* content: a delimiter on the first line makes it a table */
-    for (size_t i = 0; i < len && head[i] != '\n'; i++) {
-        if (head[i] == '\t')
-            return "tsv";
-        if (head[i] == ',')
-            return "csv";
-    }
-    return "text";
+    return table_from_content(head, len, "text");
 }
 
 const char *la_detect_format(const char *path, const unsigned char *head, size_t len,
@@ -898,9 +915,10 @@ const char *la_detect_format(const char *path, const unsigned char *head, size_t
     return detect(path, head, len, forced, NULL);
 }
 
-/* The format the options given imply, or NULL: the CSV options name csv (tsv
- * for a tab), --dtype and --endian name raw; both kinds at once, nothing,
- * since a run over several files may need both. */
+/* The format the options given imply, or NULL: -d names csv (tsv for a tab),
+ * -c and --header/--no-header a "table" (csv or tsv: see table_format),
+ * --dtype and --endian raw; both kinds at once, nothing, since a run over
+ * several files may need both. */
 static const char *implied_format(const struct la_config *cfg)
 {
     int table = cfg->delimiter || cfg->column || cfg->header != LA_AUTO;
@@ -909,6 +927,8 @@ static const char *implied_format(const struct la_config *cfg)
         return NULL;
     if (raw)
         return "raw";
+    if (!cfg->delimiter)
+        return "table";
     return cfg->delimiter == '\t' ? "tsv" : "csv";
 }
 

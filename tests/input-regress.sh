@@ -71,6 +71,12 @@ printf '5\n6\n' >"$d/nohead.labels"
 run -n 9 --no-header "$d/nohead.labels"
 labels 'csv, int64, 2 labels, range 5\.\.6' "--no-header implies csv"
 
+printf 'a\tlabel\nx\t3\n' >"$d/named.tsv"
+run -n 5 -c label "$d/named.tsv"
+labels 'tsv, column "label", int64, 1 label' "-c on a .tsv name: still tsv"
+run -n 9 --no-header "$d/tabs.txt"
+labels 'tsv, int64, 2 labels, range 3\.\.4' "--no-header on tab-separated text: tsv"
+
 # int32 0 1 2 9, little-endian, under a name that says nothing
 printf '\000\000\000\000\001\000\000\000\002\000\000\000\011\000\000\000' >"$d/labels.i32"
 run -n 5 --dtype int32 "$d/labels.i32"
