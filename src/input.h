@@ -66,8 +66,9 @@ void la_source_close(struct la_source *s);
 
 /** la_source_format() : the format to read s as, for --format and the other
  *  options in cfg: la_detect_format, except that with --format=auto the
- *  CSV options (-d, -c, --header, --no-header) imply csv (tsv for a tab
- *  delimiter) and --dtype/--endian imply raw, over the name and the content
+ *  CSV options (-d, -c, --header, --no-header) imply a table (tsv for a tab
+ *  delimiter, or without -d for a .tsv name or a tab on the first line, else
+ *  csv) and --dtype/--endian imply raw, over the name and the content
  *  (both kinds at once imply nothing: each file is detected as usual). Magic
  *  bytes still win: a .npy or .npz carries its own layout. A zip archive that
  *  is not an npz is refused. For csv, tsv and text it calls
