@@ -9,6 +9,8 @@
 #include <sys/stat.h> /* stat, fchmod, umask */
 #include <unistd.h>   /* write, fsync, close, unlink */
 
+#include "indices_out.h" /* la_descriptor_named */
+
 /* Write all len bytes to fd. @return 0, or an errno. */
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -88,6 +90,13 @@ int la_atomic_write(const char *target, const char *data, size_t len, char *err,
     mode_t mask = umask(0);
     umask(mask);
     mode_t mode = 0666 & ~mask;
+    int fd = la_descriptor_named(target);   /* /dev/stdout, -: `>> run.log` is appended to */
+    if (fd >= 0) {
+        int rc = write_all(fd, data, len);
+        if (rc != 0)
+            snprintf(err, errlen, "write error: %s", strerror(rc));
+        return rc != 0 ? -1 : 0;
+    }
     if (stat(target, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "is a directory");

@@ -58,7 +58,7 @@ static int fd_of_name(const char *path)
 /* The descriptor that path names, through symbolic links of its own (a link to
  * /dev/stdout), or -1. Opening such a name would open the file behind the
  * descriptor afresh: at offset 0, without O_APPEND, or, renamed over, replaced. */
-static int named_descriptor(const char *path)
+int la_descriptor_named(const char *path)
 {
     char cur[4096], next[4096];
     snprintf(cur, sizeof cur, "%s", path);
@@ -82,11 +82,11 @@ static int named_descriptor(const char *path)
 /* stat() of target, or fstat() of the descriptor it names. @return 0 or -1. */
 static int stat_target(const char *target, struct stat *st)
 {
-    int fd = named_descriptor(target);
+    int fd = la_descriptor_named(target);
     return fd >= 0 ? fstat(fd, st) : stat(target, st);
 }
 
-int la_indices_out_same_as_input(const char *target, char *const *inputs, int n)
+int la_output_is_input(const char *target, char *const *inputs, int n)
 {
     struct stat out, in;
     if (stat_target(target, &out) != 0 || !S_ISREG(out.st_mode))
@@ -204,7 +204,7 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    int fd = named_descriptor(target);
+    int fd = la_descriptor_named(target);
     if (fd >= 0 ? take_descriptor(io, fd, err, errlen) != 0
                 : plan(io, target, err, errlen) != 0 || create_temporary(io, err, errlen) != 0)
         goto fail;

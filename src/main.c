@@ -68,6 +68,28 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
     return 0;
 }
 
+/* An output file that is one of the inputs would be replaced (or, through a
+ * descriptor, written while it is read): refuse, as cat does, before anything
+ * is written. @return 1 when refused (the reason is on stderr). */
+static int output_is_input(const struct la_config *cfg)
+{
+    const struct { const char *option, *target; } outputs[] = {
+        { "--indices-out", cfg->indices_out }, { "--junit", cfg->junit },
+        { "--annotations=gitlab:", cfg->annotations_file },
+    };
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        int same = outputs[i].target ? la_output_is_input(outputs[i].target, cfg->files,
+                                                          cfg->nfiles) : -1;
+        if (same >= 0) {
+            const char *eq = strchr(outputs[i].option, ':') ? "" : "=";
+            la_err(cfg->files[same], "input file is output file (%s%s%s)", outputs[i].option,
+                   eq, outputs[i].target);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Started with standard input, output or error closed (`labelaudit f >&-`),
  * the next open() would take that descriptor, and the report would be written
  * into the --indices-out file or fail on an input. Hold each closed one with
@@ -100,12 +122,8 @@ int main(int argc, char **argv)
     case LA_OPT_OK:      break;
     }
     la_msg_setup(&cfg);
-    int same = cfg.indices_out ? la_indices_out_same_as_input(cfg.indices_out, cfg.files,
-                                                                cfg.nfiles) : -1;
-    if (same >= 0) {                   /* it would be replaced, or written while read */
-        la_err(cfg.files[same], "input file is output file (--indices-out=%s)", cfg.indices_out);
+    if (output_is_input(&cfg))
         return EXIT_USAGE;
-    }
     if (cfg.threads == 0)
         cfg.threads = la_online_cpus();
 

@@ -77,6 +77,18 @@ expect_status 2 "--indices-out=/dev/stdout >> y.txt, with y.txt an input"
 cmp -s "$y" "$d/keep"
 ok $? "... y.txt is untouched"
 
+# ---- the other output files: --junit, --annotations=gitlab:FILE ----------------
+for opt in --junit= --annotations=gitlab:; do
+    echo "earlier line" >"$d/run.log"
+    "$LABELAUDIT" -n 10 "${opt}/dev/stdout" "$y" >>"$d/run.log" 2>"$d/err"
+    head -n 1 "$d/run.log" | grep -q "earlier line" && grep -q '^summary: ' "$d/run.log"
+    ok $? "${opt}/dev/stdout >> run.log appends to it"
+    run -n 10 "${opt}$d/link.txt" "$y"
+    expect_status 2 "${opt}link.txt with y.txt as an input"
+    cmp -s "$y" "$d/keep"
+    ok $? "... y.txt is untouched"
+done
+
 # ---- 3. a fatal signal removes the temporary file --------------------------------
 mkdir "$d/o"
 mkfifo "$d/fifo"
