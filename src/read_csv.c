@@ -38,7 +38,8 @@
 #define PIECE 4096                     /* bytes per csv_parse call: bounds rows per call */
 #define CHUNK 65536                    /* values per chunk */
 #define PENDING (2 * CHUNK + PIECE)    /* a csv_parse call adds <= PIECE/2 + 2 rows past CHUNK;
-                                          a split block adds <= CHUNK (see split_parse) */
+                                          a split block adds <= CHUNK (see split_parse,
+                                          blocks_parse) */
 #define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
@@ -133,6 +134,18 @@ struct csv {
     char *texts;              /* unparsable cells, NUL-terminated, in row order */
     size_t text_len, text_cap, text_pos;
 
+    /* libcsv on every thread (-j2 and up): see blocks_parse */
+    struct blocks *blocks;    /* NULL until the first parallel block */
+    int no_blocks;            /* -j1, LABELAUDIT_CSV_SLOW=1, or no thread could start */
+    int at_row_start;         /* libcsv and the requote filter are between rows, and
+                                 buf[pos] starts a line */
+    int part;                 /* this csv parses one block on a pool thread: it stores
+                                 plain rows only, and "fails" (stops) at any other */
+    size_t cap;               /* rows vals[] holds: PENDING, or a part's share */
+    size_t block;             /* bytes asked of the source per read (BLOCK, or
+                                 LABELAUDIT_CSV_BLOCK for tests) */
+    size_t split_min;         /* fewer bytes: libcsv stays on this thread */
+
     /* fast path on two threads (-j2 and up): see split_parse */
     struct helper *helper;    /* NULL until the first split, or when none may start */
     int no_helper;            /* -j1, or the helper could not start */
@@ -141,9 +154,13 @@ struct csv {
     uint64_t fast_lines;      /*   their ratio sizes a split block */
 };
 
-/* Keep the first error: later ones are usually its echoes. @return -1. */
+/* Keep the first error: later ones are usually its echoes. @return -1. In a
+ * part (a block parsed on a pool thread) an error, or any row that needs the
+ * sequential code, only stops the part: this thread parses that row again
+ * and reports it. */
 #define FAIL(s, ...) \
-    ((s)->failed ? -1 : ((s)->failed = 1, la_reader_set_error((s)->r, __VA_ARGS__)))
+    ((s)->failed ? -1 : ((s)->failed = 1, \
+                         (s)->part ? -1 : la_reader_set_error((s)->r, __VA_ARGS__)))
 
 // ---- small helpers
 
@@ -183,7 +200,11 @@ static unsigned long long current_row_line(const struct csv *s)
 
 static void push_bad(struct csv *s, const char *p, size_t n)
 {
-    if (s->tail == PENDING) {
+    if (s->part) {
+        FAIL(s, "an unparsable cell");   /* stops the part: see FAIL */
+        return;
+    }
+    if (s->tail == s->cap) {
         FAIL(s, "internal error: CSV row buffer overflow");
         return;
     }
@@ -240,11 +261,15 @@ static void push_cell(struct csv *s, const char *p, size_t n)
         push_bad(s, p, n);
         return;
     }
-    if (t == PENDING) {
+    if (t == s->cap) {
         FAIL(s, "internal error: CSV row buffer overflow");
         return;
     }
     if (c == LA_CELL_FLOAT && !s->saw_float) {
+        if (s->part) {
+            FAIL(s, "the first float");  /* the run breaks here: in order, on this thread */
+            return;
+        }
         s->saw_float = 1;
         s->r->info.dtype = LA_DT_FLOAT64;
         if (t > s->head)
@@ -911,6 +936,28 @@ static int requote_put(struct csv *s, char c)
     return requote_flush(s, 0);
 }
 
+/* The requote filter's next state after byte c (requote_byte's rules). A row
+ * ends at a newline that leaves the filter in RQ_START; blocks_parse finds row
+ * boundaries with this alone. */
+static enum rq_state rq_next(const struct csv *s, enum rq_state st, unsigned char c)
+{
+    int ends_field = c == s->delim || c == '\n' || c == '\r';
+
+    switch (st) {
+    case RQ_START:
+        return c == '"' ? RQ_QUOTED : ends_field || is_pad(s, c) ? RQ_START : RQ_PLAIN;
+    case RQ_PLAIN:
+        return ends_field ? RQ_START : RQ_PLAIN;
+    case RQ_QUOTED:
+        return c == '"' ? RQ_QUOTE : RQ_QUOTED;
+    case RQ_QUOTE:
+        return c == '"' ? RQ_QUOTED : ends_field ? RQ_START : RQ_TAIL;
+    case RQ_TAIL:
+        break;
+    }
+    return ends_field ? RQ_START : RQ_TAIL;
+}
+
 /* libcsv and Python's csv module (and pandas) read RFC 4180 alike, but not a
  * quote that closes a quoted field too early: in '"Great" movie,1' Python
  * drops that quote and reads the rest as plain text ('Great movie'), where
@@ -925,37 +972,20 @@ static int requote_put(struct csv *s, char c)
 static int requote_byte(struct csv *s, char c)
 {
     struct requote *q = &s->rq;
-    int ends_field = (unsigned char)c == s->delim || c == '\n' || c == '\r';
+    enum rq_state from = q->state;
 
-    switch (q->state) {
-    case RQ_START:
-        if (c == '"')
-            q->state = RQ_QUOTED;
-        else if (!ends_field && !is_pad(s, (unsigned char)c))
-            q->state = RQ_PLAIN;
-        break;
-    case RQ_PLAIN:
-        if (ends_field)
-            q->state = RQ_START;
-        break;
-    case RQ_QUOTED:
-        if (c == '"') {
-            q->state = RQ_QUOTE;
-            return 0;                    /* written once the next byte says what it is */
-        }
-        break;
-    case RQ_QUOTE:
-        if (c == '"' || ends_field) {    /* a doubled quote, or the field's end */
-            q->state = c == '"' ? RQ_QUOTED : RQ_START;
+    q->state = rq_next(s, from, (unsigned char)c);
+    if (from == RQ_QUOTED && c == '"')
+        return 0;                        /* written once the next byte says what it is */
+    if (from == RQ_QUOTE) {
+        if (q->state != RQ_TAIL)         /* a doubled quote, or the field's end */
             return requote_put(s, '"') < 0 ? -1 : requote_put(s, c);
-        }
-        q->state = RQ_TAIL;              /* a quote that does not end the field: dropped */
-        return requote_byte(s, c);
-    case RQ_TAIL:
-        if (ends_field) {
+        from = RQ_TAIL;                  /* a quote that does not end the field: dropped */
+    }
+    if (from == RQ_TAIL) {
+        if (q->state == RQ_START) {
             q->n -= q->pads;             /* trailing padding is not part of a cell */
             q->pads = 0;
-            q->state = RQ_START;
             return requote_put(s, '"') < 0 ? -1 : requote_put(s, c);
         }
         if (is_pad(s, (unsigned char)c)) {
@@ -965,23 +995,267 @@ static int requote_byte(struct csv *s, char c)
         q->pads = 0;                     /* the padding is inside the cell */
         if (c == '"' && requote_put(s, '"') < 0)
             return -1;
-        break;
     }
     return requote_put(s, c);
 }
 
-/* Feed buf[pos..len) to libcsv a PIECE at a time until the run is complete. */
+// ---- libcsv on every thread
+
+/* One block of a parallel step: the rows in p..end (p starts a row, end
+ * follows the newline that ends one), parsed into s's own buffers by s's own
+ * libcsv; stop is where the part stopped (end when it parsed them all). */
+struct block_part {
+    struct csv s;
+    const char *p, *end, *stop;
+};
+
+struct blocks {
+    struct la_pool *pool;
+    int n;                        /* parts: the pool's threads */
+    struct block_part *parts;
+};
+
+static int blocks_wanted(const struct csv *s)
+{
+    return s->resolved && !s->no_blocks && s->line >= s->split_after;
+}
+
+static int parser_init(struct csv *s)
+{
+    if (csv_init(&s->parser, CSV_REPALL_NL) != 0)
+        return -1;
+    s->parser_live = 1;
+    csv_set_delim(&s->parser, s->delim);
+    csv_set_blk_size(&s->parser, 65536);   /* a long cell grows in 64 KiB steps, not 128 B */
+    return 0;
+}
+
+static void blocks_free(struct blocks *b)
+{
+    if (!b)
+        return;
+    la_pool_close(b->pool);
+    for (int t = 0; b->parts && t < b->n; t++) {
+        struct csv *ps = &b->parts[t].s;
+        if (ps->parser_live)
+            csv_free(&ps->parser);
+        free(ps->vals);
+        free(ps->kinds);
+    }
+    free(b->parts);
+    free(b);
+}
+
+/* A part per thread, its rows a share of CHUNK: the merged rows of a step fit
+ * in PENDING, and the memory is the same for any -j. @return 0, or -1 when
+ * fewer than two threads can run (libcsv stays on this thread). */
+static int blocks_start(struct csv *s)
+{
+    struct blocks *b = calloc(1, sizeof *b);
+    if (!b)
+        return -1;
+    s->blocks = b;
+    b->pool = la_pool_open(s->r->cfg->threads);
+    b->n = b->pool ? la_pool_size(b->pool) : 0;
+    if (b->n < 2 || !(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
+        return -1;
+    for (int t = 0; t < b->n; t++) {
+        struct csv *ps = &b->parts[t].s;
+        ps->cap = CHUNK / (size_t)b->n;
+        ps->vals = malloc(ps->cap * sizeof(int64_t));
+        ps->kinds = malloc(ps->cap);
+        if (!ps->vals || !ps->kinds)
+            return -1;
+    }
+    return 0;
+}
+
+/* What a part needs of s for one step: the column, the width, the kind. */
+static void part_begin(struct csv *ps, const struct csv *s)
+{
+    ps->part = ps->resolved = 1;
+    ps->delim = s->delim;
+    ps->col = s->col;
+    ps->width = s->width;
+    ps->saw_float = s->saw_float;
+    ps->failed = 0;
+    ps->head = ps->tail = 0;
+    ps->line = 0;
+    ps->field = 0;
+    ps->rq.state = RQ_START;
+    ps->rq.n = ps->rq.pads = 0;
+}
+
+/* Parse a part's block a unit at a time: the bytes up to a newline that ends
+ * a row (with lone CRs, several rows). The unit in which the part stops (see
+ * FAIL) is taken back whole, for this thread to parse. Runs on a pool thread:
+ * it touches its part only. */
+static void parse_part(void *ctx, int t)
+{
+    struct block_part *bp = &((struct blocks *)ctx)->parts[t];
+    struct csv *ps = &bp->s;
+    const char *p = bp->p, *unit = p;
+    size_t unit_rows = 0;
+    uint64_t unit_lines = 0;
+
+    if (ps->parser_live)
+        csv_free(&ps->parser);           /* the last step may have left it mid-row */
+    ps->parser_live = 0;
+    if (parser_init(ps) == 0) {
+        for (; p < bp->end; p++) {
+            if (requote_byte(ps, *p) < 0)
+                break;
+            if (*p == '\n' && ps->rq.state == RQ_START) {
+                if (requote_flush(ps, 0) < 0)
+                    break;
+                unit = p + 1, unit_rows = ps->tail, unit_lines = ps->line;
+            }
+        }
+    }
+    ps->tail = unit_rows;
+    ps->line = unit_lines;
+    bp->stop = unit;
+}
+
+/* Where a row surely starts at or after p, whatever the filter's state at p
+ * (a block does not know whether it begins inside a quoted field): run every
+ * state through the bytes until all agree, then up to a newline that ends a
+ * row. The rules of requote_byte make the states meet within a row or two
+ * (after a quote and a delimiter). @return NULL when they have not by end:
+ * the block lies inside one quoted field, or too near its start. */
+static const char *sure_row_start(const struct csv *s, const char *p, const char *end)
+{
+    enum rq_state st[] = { RQ_START, RQ_PLAIN, RQ_QUOTED, RQ_QUOTE, RQ_TAIL };
+    size_t n = sizeof st / sizeof st[0];
+
+    for (; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        int agree = 1;
+        for (size_t i = 0; i < n; i++) {
+            st[i] = rq_next(s, st[i], c);
+            agree &= st[i] == st[0];
+        }
+        if (agree)
+            n = 1;
+        if (n == 1 && c == '\n' && st[0] == RQ_START)
+            return p + 1;
+    }
+    return NULL;
+}
+
+/* Cut p..end into one block per thread, each starting where a row surely
+ * starts; a cut that cannot be proved is left out (its neighbour takes the
+ * bytes). @return the blocks. */
+static int cut_blocks(const struct csv *s, struct blocks *b, const char *p, const char *end)
+{
+    int n = 1;
+    size_t len = (size_t)(end - p);
+    b->parts[0].p = p;
+    for (int t = 1; t < b->n; t++) {
+        const char *guess = p + len * (size_t)t / (size_t)b->n;
+        const char *lim = p + len * (size_t)(t + 1) / (size_t)b->n;
+        const char *cut = sure_row_start(s, guess, lim);
+        if (cut && cut < end) {
+            b->parts[n - 1].end = cut;
+            b->parts[n++].p = cut;
+        }
+    }
+    b->parts[n - 1].end = end;
+    return n;
+}
+
+/* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
+ * blocks at proved row starts, parse each block with its own libcsv behind
+ * its own requote filter, then append their rows in file order, so the rows
+ * and their numbers are those of a one-thread parse. A block stops at a row
+ * that needs this thread (an unparsable cell, the first float, a short or
+ * wide row, an error); the blocks after it are dropped and this thread goes
+ * on from that row. libcsv on this thread must be between rows (at_row_start).
+ * @return 1 when rows were taken, 0 when more bytes are wanted first, -1 when
+ * no block can be parsed now (the caller parses a PIECE). */
+static int blocks_parse(struct csv *s)
+{
+    const char *p = s->buf + s->pos, *end = s->buf + s->len;
+    const char *last = (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p))
+                                                         : NULL;
+    if (!last)
+        return 0;
+    if (!s->blocks && blocks_start(s) < 0) {
+        s->no_blocks = 1;
+        return -1;
+    }
+    struct blocks *b = s->blocks;
+    size_t want = (size_t)b->n * b->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
+    uint64_t lines = count_lf(p, (size_t)(last + 1 - p));
+    end = last + 1;
+    if (lines > want) {                  /* fewer bytes, as many lines as the parts hold */
+        const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
+        end = (const char *)memchr(lim, '\n', (size_t)(last + 1 - lim)) + 1;
+    }
+    int n = cut_blocks(s, b, p, end);
+    if (n < 2) {
+        s->split_after = s->line + lines;    /* one quoted field: try again after it */
+        return -1;
+    }
+    for (int t = 0; t < n; t++)
+        part_begin(&b->parts[t].s, s);
+    la_pool_run(b->pool, n, parse_part, b);
+
+    const char *stop = p;
+    for (int t = 0; t < n; t++) {
+        const struct block_part *bp = &b->parts[t];
+        const struct csv *ps = &bp->s;
+        if (s->tail + ps->tail > PENDING)
+            break;                       /* never: the parts hold CHUNK rows in all */
+        memcpy((char *)s->vals + s->tail * sizeof(int64_t), ps->vals, ps->tail * sizeof(int64_t));
+        memcpy(s->kinds + s->tail, ps->kinds, ps->tail);
+        s->tail += ps->tail;
+        s->line += ps->line;
+        stop = bp->stop;
+        if (bp->stop != bp->end)
+            break;
+    }
+    if ((size_t)(stop - p) < (size_t)(b->parts[0].end - p) / 16)
+        s->split_after = s->line + lines;    /* rows that need this thread are dense here */
+    s->pos = (size_t)(stop - s->buf);
+    return stop > p ? 1 : -1;
+}
+
+/* Feed up to a PIECE of buf[pos..len) to libcsv on this thread; when blocks
+ * may follow, stop after the first row that ends in it. */
+static void slow_piece(struct csv *s)
+{
+    size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE, i = 0;
+    const char *p = s->buf + s->pos;
+    int to_row_end = blocks_wanted(s);
+
+    s->at_row_start = 0;
+    while (i < n) {
+        char c = p[i++];
+        if (requote_byte(s, c) < 0)
+            return;
+        if (to_row_end && c == '\n' && s->rq.state == RQ_START) {
+            s->at_row_start = 1;
+            break;
+        }
+    }
+    s->pos += i;
+    requote_flush(s, s->rq.pads);        /* the rows of this PIECE, no more, are pending */
+}
+
+/* Feed buf[pos..len) to libcsv until the run is complete: in blocks on every
+ * thread where it may, else a PIECE at a time. */
 static void slow_parse(struct csv *s)
 {
     while (s->pos < s->len && !run_complete(s)) {
-        size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
-        const char *p = s->buf + s->pos;
-        for (size_t i = 0; i < n; i++)
-            if (requote_byte(s, p[i]) < 0)
-                return;
-        s->pos += n;
-        if (requote_flush(s, s->rq.pads) < 0)   /* the rows of this PIECE, no more, are pending */
-            return;
+        if (blocks_wanted(s)) {
+            int got = s->at_row_start ? blocks_parse(s) : -1;
+            if (got > 0)
+                continue;
+            if (got == 0 && !s->eof && s->len - s->pos < s->block)
+                return;                  /* a read first: the block is too small */
+        }
+        slow_piece(s);
     }
 }
 
@@ -1021,13 +1295,13 @@ static int fill(struct csv *s)
      * moving it every time would be quadratic in the line length. */
     if (s->pos == s->len) {
         s->pos = s->len = s->scan = 0;
-    } else if (s->len > BLOCK) {
+    } else if (s->len > s->block) {
         memmove(s->buf, s->buf + s->pos, s->len - s->pos);
         s->len -= s->pos;
         s->scan = s->scan > s->pos ? s->scan - s->pos : 0;
         s->pos = 0;
     }
-    ssize_t n = la_source_read(s->r->src, s->buf + s->len, BLOCK);
+    ssize_t n = la_source_read(s->r->src, s->buf + s->len, s->block);
     if (n < 0) {
         const char *why = la_source_error(s->r->src);
         return FAIL(s, "%s", why && *why ? why : "read error");
@@ -1059,7 +1333,7 @@ static int produce(struct csv *s, int until_resolved)
             return 0;
         /* the parser needs more bytes; a line longer than a block goes to libcsv,
          * which holds only the cell, so memory stays bounded */
-        if (!s->slow && s->len - s->pos > BLOCK) {
+        if (!s->slow && s->len - s->pos > s->block) {
             s->slow = 1;
             continue;
         }
@@ -1080,6 +1354,7 @@ static void csv_close(struct la_reader *r)
     if (!s)
         return;
     helper_stop(s);
+    blocks_free(s->blocks);
     if (s->parser_live)
         csv_free(&s->parser);
     free(s->buf);
@@ -1103,6 +1378,7 @@ static int csv_setup(struct la_reader *r, struct csv *s)
 {
     const struct la_config *cfg = r->cfg;
     const char *slow = getenv("LABELAUDIT_CSV_SLOW");
+    const char *block = getenv("LABELAUDIT_CSV_BLOCK");
     uint64_t num;
 
     s->r = r;
@@ -1110,19 +1386,23 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->line = 1;
     s->slow = slow && strcmp(slow, "1") == 0;
     s->no_helper = cfg && cfg->threads == 1;
+    s->no_blocks = s->slow || !cfg || cfg->threads <= 1;   /* the reference stays one thread */
+    s->at_row_start = 1;
+    s->cap = PENDING;
+    s->block = BLOCK;
+    if (block && la_strtou64(block, &num) == 0 && num >= 2 && num <= BLOCK)
+        s->block = (size_t)num;          /* tests: small files cross many block edges */
+    s->split_min = s->block / 16 > 2 ? s->block / 16 : 2;
     if (s->delim == '"' || s->delim == '\n' || s->delim == '\r')
         return FAIL(s, "the delimiter cannot be a quote or a newline");
     if (cfg && cfg->column && cfg->header == LA_NO && !is_column_number(cfg->column, &num))
         return FAIL(s, "--column=%.100s names a header cell, but --no-header says there is none",
                     cfg->column);
-    s->buf = malloc(2 * BLOCK);
+    s->buf = malloc(2 * s->block);
     s->vals = malloc(PENDING * sizeof(int64_t));
     s->kinds = malloc(PENDING);
-    if (!s->buf || !s->vals || !s->kinds || csv_init(&s->parser, CSV_REPALL_NL) != 0)
+    if (!s->buf || !s->vals || !s->kinds || parser_init(s) != 0)
         return FAIL(s, "out of memory");
-    s->parser_live = 1;
-    csv_set_delim(&s->parser, s->delim);
-    csv_set_blk_size(&s->parser, 65536);   /* a long cell grows in 64 KiB steps, not 128 B */
     return 0;
 }
 
