@@ -3,10 +3,11 @@
  * scan() is one synchronous call per chunk. Inside it the chunk is cut into
  * sub-chunks of SUB_BYTES that are pipelined over two streams: the host copies
  * sub-chunk k+1 into a pinned staging buffer (on up to 8 threads, stage())
- * while sub-chunk k is in flight (DMA to the device, then the kernel). Mapped
- * files come in windows of GPU_WINDOW_BYTES, so most copies overlap. Every kernel folds into one device
- * accumulator (struct acc) and one device histogram with atomics, so the two
- * streams never need to be merged. At the end of the chunk the host reads the
+ * while sub-chunk k is in flight (DMA to the device, then the kernels). Mapped
+ * files come in windows of GPU_WINDOW_BYTES, so most copies overlap. Every
+ * kernel folds into one device accumulator (struct acc) and one device
+ * histogram with atomics, so the two streams never need to be merged. scan()
+ * is enqueue() then read_back(): at the end of the chunk the host reads the
  * accumulator, the histogram bins that were touched, and the bad entries.
  *
  * Identical stats to the CPU by construction:
@@ -16,18 +17,23 @@
  * - min/max are order-free except for -0.0 vs 0.0 (equal, but printed
  *   differently): the CPU keeps the first one it meets, so the kernel records
  *   the first index of each zero and the host picks the earlier one;
- * - bad entries (chunk offset and verdict, packed in a uint64) are appended in
- *   any order with warp-aggregated atomics, sorted on the host, and replayed
- *   through la_stats_add_bad() in ascending order with their values read from
- *   the host copy of the chunk, so the cap, the sink and bad_samples behave
- *   exactly as on the CPU.
- * When a chunk holds more bad entries than the device buffer (BAD_CAP), the
- * GPU result for that chunk is dropped and the chunk is rescanned on the CPU
- * with la_scan_chunk_cpu_ref(): slow, but only for files that are mostly bad.
+ * - bad entries (chunk offset and verdict, la_bad_pack) are written in index
+ *   order on the device: pass 1 counts them per block (each block folds a
+ *   contiguous range), pass 2 (compact_kernel) places each block's after those
+ *   of the blocks before it, each sub-chunk's from its own offset in a buffer
+ *   as long as the chunk (a window of the narrowest dtype at most). The host
+ *   reads them back in pieces of READ_PIECE and replays them through
+ *   la_stats_add_bad(), values from the host copy of the chunk, so the cap,
+ *   the sink and bad_samples behave exactly as on the CPU. No sort.
+ * A chunk whose bad entries do not fit (a chunk longer than the buffer, or
+ * LABELAUDIT_GPU_BAD_CAP) is scanned by the threaded CPU backend instead.
  *
- * Every CUDA call goes through CU_TRY(), which puts "cudaCall: message" in err
- * and jumps to the cleanup; nothing here exits. The stats are only touched
- * after the whole chunk succeeded, so a failed scan() leaves them as they were.
+ * Every CUDA call goes through CU_TRY(), which puts "cudaCall: message" in err,
+ * takes the error back from the runtime (cudaGetLastError) and jumps to the
+ * cleanup; nothing here exits. The stats are only touched after the chunk's
+ * device work succeeded; a failed scan() waits for both streams and clears the
+ * histogram on a stream (recover()) before it returns. After a sticky error
+ * close resets the device, the one way to release its memory then.
  *
  * Compile check by hand:
  *   nvcc -arch=all-major -O3 -std=c++17 -D_GNU_SOURCE -Isrc -c src/scan_cuda.cu
@@ -45,7 +51,7 @@ extern "C" {
 
 #include <stdint.h> // uint64_t, int64_t
 #include <stdio.h>  // snprintf
-#include <stdlib.h> // calloc, free, qsort
+#include <stdlib.h> // calloc, free, getenv, strtoull
 #include <string.h> // memcpy, memset, strcspn
 
 // Sub-chunk size: big enough that each copy and launch amortises its overhead,
@@ -53,8 +59,14 @@ extern "C" {
 // A chunk of 4 MiB or less is one piece: nothing overlaps, and such small
 // chunks are latency-bound anyway (--backend=auto keeps small inputs on the CPU).
 #define SUB_BYTES ((size_t)4 << 20)
-// Bad entries the device keeps per chunk before the CPU rescans the chunk.
-#define BAD_CAP ((size_t)1 << 20)
+// Bad entries the device buffer holds: one per element of a window of the
+// narrowest dtype, so a window never overflows it, however bad. A sub-chunk's
+// entries start at its own offset in the chunk; a chunk larger than this whose
+// entries do not fit is scanned by the threaded CPU backend instead.
+// LABELAUDIT_GPU_BAD_CAP lowers it (tests/gpu-check.sh makes chunks overflow).
+#define BAD_CAP (GPU_WINDOW_BYTES)
+// Bad entries read back per copy into pinned host memory (8 MiB).
+#define READ_PIECE ((size_t)1 << 20)
 // Histograms up to this many bins are counted per block in shared memory
 // (4 bytes a bin: 32 KiB, under the 48 KiB a launch gets without opting in).
 #define SHARED_HIST_MAX 8192u
@@ -78,7 +90,7 @@ struct acc {
     unsigned long long n_verdict[LA_V_COUNT];
     unsigned long long hist_beyond;
     unsigned long long hist_hi;
-    unsigned long long bad_count;   // exact, may exceed BAD_CAP
+    unsigned long long bad_count;   // the chunk's bad entries
     unsigned long long any;         // some value took part in min/max
     unsigned long long key_lo, key_hi;
     unsigned long long zero_first[2]; // floats: first offset of +0.0 / -0.0 in min/max
@@ -88,6 +100,7 @@ struct acc {
 // How a stored element becomes the number the verdict sees (as in scan_cpu.c).
 enum elem_kind { EK_INT, EK_U64, EK_HALF, EK_FLOAT };
 
+// One sub-chunk's launch: both kernels take it (by value), nothing else.
 struct scan_args {
     const void *values;     // this sub-chunk, on the device
     size_t n;
@@ -97,7 +110,11 @@ struct scan_args {
     int64_t above_base;
     struct acc *acc;
     unsigned long long *hist;  // hist_len bins (NULL when hist_len is 0)
-    unsigned long long *bad;   // BAD_CAP packed entries: offset << 3 | verdict
+    unsigned long long *bad;   // bad_len entries (la_bad_pack), in chunk order: this
+    unsigned long long bad_len; //  sub-chunk's go from bad[offset] on
+    unsigned long long *sub_bad;   // this sub-chunk's count of bad entries
+    unsigned long long *block_bad; // ... and each block's, `blocks` of them
+    unsigned blocks;           // the grid: block b takes a contiguous range (block_range)
 };
 
 // ---- GPU kernels ---------------------------------------------------------------
@@ -181,14 +198,14 @@ FOLD_HD unsigned long long key_f64(double x)
 // Per-thread partial state; the block reduces it once at the end.
 struct fold {
     unsigned long long cnt[LA_V_UNPARSABLE]; // the kernel never sees unparsable cells
-    unsigned long long beyond, hist_hi, any, lo, hi, zero_first[2];
+    unsigned long long beyond, bad, hist_hi, any, lo, hi, zero_first[2];
 };
 
 FOLD_HD void fold_init(struct fold *f)
 {
     for (int k = 0; k < LA_V_UNPARSABLE; k++)
         f->cnt[k] = 0;
-    f->beyond = f->hist_hi = f->any = f->hi = 0;
+    f->beyond = f->bad = f->hist_hi = f->any = f->hi = 0;
     f->lo = f->zero_first[0] = f->zero_first[1] = ~0ull;
 }
 
@@ -199,12 +216,12 @@ FOLD_HD void note_key(struct fold *f, unsigned long long k)
     f->hi = k > f->hi ? k : f->hi;
 }
 
-// count_valid() of scan_cpu.c: a bin when it fits, else "beyond".
+// count_valid() of scan_cpu.c: a bin when it fits, else "beyond" (verdict.h).
 FOLD_HD void count_valid(const struct scan_args *a, struct fold *f, unsigned *sh_hist,
                          int64_t label)
 {
     uint64_t c = (uint64_t)label;
-    if (c < a->hist_len) {
+    if (la_hist_fits(label, a->hist_len)) {
         if (sh_hist)
             bump32(&sh_hist[c]);
         else
@@ -216,13 +233,40 @@ FOLD_HD void count_valid(const struct scan_args *a, struct fold *f, unsigned *sh
 }
 
 // count_outlier() of scan_cpu.c, into the block's shared bins.
+// The shared bins are laid out as la_outlier_slot() numbers them.
 FOLD_HD void count_outlier(const struct scan_args *a, unsigned *sh_out, int verdict, int64_t x)
 {
-    if (verdict == LA_V_BELOW && x < 0 && x >= -LA_OUTLIER_BINS)
-        bump32(&sh_out[-1 - x]);
-    else if (verdict == LA_V_ABOVE && x >= a->above_base &&
-             x - a->above_base < LA_OUTLIER_BINS)
-        bump32(&sh_out[LA_OUTLIER_BINS + (x - a->above_base)]);
+    int slot = la_outlier_slot(verdict, x, a->above_base, LA_OUTLIER_BINS);
+    if (slot >= 0)
+        bump32(&sh_out[slot]);
+}
+
+// How a stored element becomes the double the verdict sees (as in scan_cpu.c).
+template <typename S, int K>
+FOLD_HD double as_double(S raw)
+{
+    if constexpr (K == EK_HALF)
+        return (double)la_half_to_float(raw);
+    else
+        return (double)raw;
+}
+
+// The verdict of one stored element, alone: what the compaction pass needs.
+template <typename S, int K>
+FOLD_HD int verdict_of(S raw, const struct la_rule *r)
+{
+    if constexpr (K == EK_INT)
+        return la_verdict_i64((int64_t)raw, r);
+    else if constexpr (K == EK_U64)
+        return la_verdict_u64((uint64_t)raw, r);
+    else
+        return la_verdict_f64(as_double<S, K>(raw), r);
+}
+
+// A bad entry: a verdict that is neither valid nor the ignore index.
+FOLD_HD bool is_bad(int verdict)
+{
+    return verdict != LA_V_VALID && verdict != LA_V_IGNORED;
 }
 
 // Fold one element; returns its verdict, and whether it is a bad entry in *bad.
@@ -260,11 +304,7 @@ FOLD_HD int fold_one(const struct scan_args *a, struct fold *f, unsigned *sh_his
             *bad = true;
         }
     } else {
-        double x;
-        if constexpr (K == EK_HALF)
-            x = (double)la_half_to_float(raw);
-        else
-            x = (double)raw;
+        double x = as_double<S, K>(raw);
         v = la_verdict_f64(x, r);
         if (v == LA_V_IGNORED)
             return v;
@@ -278,18 +318,17 @@ FOLD_HD int fold_one(const struct scan_args *a, struct fold *f, unsigned *sh_his
                     f->zero_first[0] = off < f->zero_first[0] ? off : f->zero_first[0];
             }
         }
+        int64_t label;
         if (v == LA_V_VALID) {
-            // The CPU's (int64_t)x on x86 turns x >= 2^63 into INT64_MIN: "beyond".
-            if (!r->bce) {
-                if (x >= LA_TWO_63)
-                    f->beyond++;
+            if (!r->bce) { // a valid float beyond int64 is counted "beyond", as on the CPU
+                if (la_f64_label(x, &label))
+                    count_valid(a, f, sh_hist, label);
                 else
-                    count_valid(a, f, sh_hist, (int64_t)x);
+                    f->beyond++;
             }
         } else {
-            if (v != LA_V_NON_FINITE && v != LA_V_NON_INTEGER && x >= -LA_TWO_63 &&
-                x < LA_TWO_63 && (double)(int64_t)x == x)
-                count_outlier(a, sh_out, v, (int64_t)x);
+            if (la_f64_label(x, &label))
+                count_outlier(a, sh_out, v, label);
             *bad = true;
         }
     }
@@ -307,17 +346,23 @@ FOLD_HD void count_verdict(struct fold *f, int verdict)
         f->cnt[k] += verdict == k;
 }
 
-// A bad entry as the device buffer holds it: chunk offset and verdict in one word.
-FOLD_HD unsigned long long bad_entry(uint64_t off, int verdict)
+// The elements [*lo, *hi) of the sub-chunk that block b folds: contiguous, and
+// whole tiles of BLOCK elements, so that the compaction pass can write each
+// block's bad entries in index order after those of the blocks before it.
+FOLD_HD void block_range(const struct scan_args *a, unsigned b, size_t *lo, size_t *hi)
 {
-    return (unsigned long long)off << 3 | (unsigned)verdict;
+    size_t per = (a->n + a->blocks - 1) / a->blocks;
+    per = (per + BLOCK - 1) / BLOCK * BLOCK;
+    *lo = (size_t)b * per < a->n ? (size_t)b * per : a->n;
+    *hi = a->n - *lo < per ? a->n : *lo + per;
 }
 
 // ---- block reduction, shared with the host emulation --------------------------------
 //
 // A struct fold travels as a vector of NRED words: the sums first, then the
 // maxima, then the minima, so a word's position says how two are combined.
-#define NSUM (LA_V_UNPARSABLE + 1)  // cnt[], beyond
+#define NSUM (LA_V_UNPARSABLE + 2)  // cnt[], beyond, bad
+#define BAD_WORD (NSUM - 1)
 #define NMAX 3                      // hist_hi, any, hi
 #define NMIN 3                      // lo, zero_first[2]
 #define NRED (NSUM + NMAX + NMIN)
@@ -326,7 +371,8 @@ FOLD_HD void fold_pack(const struct fold *f, unsigned long long x[NRED])
 {
     for (int k = 0; k < LA_V_UNPARSABLE; k++)
         x[k] = f->cnt[k];
-    x[NSUM - 1] = f->beyond;
+    x[NSUM - 2] = f->beyond;
+    x[BAD_WORD] = f->bad;
     x[NSUM] = f->hist_hi;
     x[NSUM + 1] = f->any;
     x[NSUM + 2] = f->hi;
@@ -350,14 +396,21 @@ FOLD_HD unsigned long long reduce_pair(int k, unsigned long long x, unsigned lon
     return x < y ? x : y;
 }
 
-// Fold one block's reduced vector into the chunk's accumulator.
-FOLD_HD void acc_add_block(struct acc *g, const unsigned long long x[NRED])
+// Fold block b's reduced vector into the chunk's accumulator, and note its
+// count of bad entries for the compaction pass.
+FOLD_HD void acc_add_block(const struct scan_args *a, unsigned b, const unsigned long long x[NRED])
 {
+    struct acc *g = a->acc;
     for (int k = 0; k < LA_V_UNPARSABLE; k++)
         if (x[k])
             add64(&g->n_verdict[k], x[k]);
-    if (x[NSUM - 1])
-        add64(&g->hist_beyond, x[NSUM - 1]);
+    if (x[NSUM - 2])
+        add64(&g->hist_beyond, x[NSUM - 2]);
+    a->block_bad[b] = x[BAD_WORD];
+    if (x[BAD_WORD]) {
+        add64(&g->bad_count, x[BAD_WORD]);
+        add64(a->sub_bad, x[BAD_WORD]);
+    }
     max64(&g->hist_hi, x[NSUM]);
     if (x[NSUM + 1]) {
         max64(&g->any, 1ull);
@@ -403,8 +456,9 @@ __device__ __forceinline__ unsigned long long warp_reduce(int k, unsigned long l
     return x;
 }
 
-// One kernel per element type: a grid-stride loop whose trip count is the
-// same for every lane of a warp, so the warp-wide ballot below is legal.
+// Pass 1, one kernel per element type: fold every element into the block's
+// partial state, the shared bins and the accumulator, and count bad entries
+// per block (the compaction pass places them from those counts).
 template <typename S, int K>
 __global__ void scan_kernel(struct scan_args a)
 {
@@ -420,31 +474,17 @@ __global__ void scan_kernel(struct scan_args a)
     fold_init(&f);
 
     const S *v = (const S *)a.values;
-    const unsigned lane = threadIdx.x & 31;
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t w = (size_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); w < a.n;
-         w += stride) {
-        size_t i = w + lane;
+    size_t lo, hi;
+    block_range(&a, blockIdx.x, &lo, &hi);
+    for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
         bool bad = false;
-        int verdict = LA_V_VALID;
-        if (i < a.n) {
-            verdict = fold_one<S, K>(&a, &f, sh_hist, sh_out, v[i], a.offset + i, &bad);
-            count_verdict(&f, verdict);
-        }
-        // Warp-aggregated append: one atomic per warp, each lane at its rank.
-        unsigned mask = __ballot_sync(0xffffffffu, bad);
-        if (mask) {
-            unsigned long long base = 0;
-            if (lane == 0)
-                base = atomicAdd(&a.acc->bad_count, (unsigned long long)__popc(mask));
-            base = __shfl_sync(0xffffffffu, base, 0);
-            unsigned long long pos = base + __popc(mask & ((1u << lane) - 1u));
-            if (bad && pos < BAD_CAP)
-                a.bad[pos] = bad_entry(a.offset + i, verdict);
-        }
+        int verdict = fold_one<S, K>(&a, &f, sh_hist, sh_out, v[i], a.offset + i, &bad);
+        count_verdict(&f, verdict);
+        f.bad += bad;
     }
 
     // Block reduction: warps by shuffles, then warp 0 over the warps' results.
+    const unsigned lane = threadIdx.x & 31;
     unsigned long long x[NRED];
     fold_pack(&f, x);
     const unsigned warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
@@ -460,10 +500,67 @@ __global__ void scan_kernel(struct scan_args a)
         for (int k = 0; k < NRED; k++)
             x[k] = warp_reduce(k, lane < nwarps ? sh_red[lane][k] : reduce_identity(k));
         if (lane == 0)
-            acc_add_block(a.acc, x);
+            acc_add_block(&a, blockIdx.x, x);
     }
     // The __syncthreads above ordered every update of the shared bins.
     flush_shared_bins(&a, sh_hist, sh_out, threadIdx.x, blockDim.x);
+}
+
+// The sum of x over the block, in every thread; sh holds a word per warp.
+__device__ unsigned long long block_sum(unsigned long long x, unsigned long long *sh)
+{
+    for (int d = 16; d > 0; d >>= 1)
+        x += __shfl_down_sync(0xffffffffu, x, d);
+    if ((threadIdx.x & 31) == 0)
+        sh[threadIdx.x / 32] = x;
+    __syncthreads();
+    unsigned long long total = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; w++)
+        total += sh[w];
+    __syncthreads(); // sh may be reused
+    return total;
+}
+
+// Pass 2, after pass 1 on the same stream: write the sub-chunk's bad entries
+// in index order, from bad[offset] on. Block b's entries follow those of
+// blocks 0..b-1 (their pass-1 counts); within a block, tile after tile, each
+// entry's place is the number of bad entries before it: a ballot per warp and
+// a prefix over the warps. Nothing to do, the usual case, costs one read.
+template <typename S, int K>
+__global__ void compact_kernel(struct scan_args a)
+{
+    __shared__ unsigned long long sh_sum[BLOCK / 32];
+    __shared__ unsigned sh_warp[BLOCK / 32];
+    if (*a.sub_bad == 0 || a.block_bad[blockIdx.x] == 0)
+        return; // the same for every thread of the block
+    unsigned long long before = 0;
+    for (unsigned j = threadIdx.x; j < blockIdx.x; j += blockDim.x)
+        before += a.block_bad[j];
+    unsigned long long pos = a.offset + block_sum(before, sh_sum);
+
+    const S *v = (const S *)a.values;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
+    size_t lo, hi;
+    block_range(&a, blockIdx.x, &lo, &hi);
+    for (size_t t = lo; t < hi; t += blockDim.x) { // the same trip count for every lane
+        size_t i = t + threadIdx.x;
+        int verdict = i < hi ? verdict_of<S, K>(v[i], &a.rule) : LA_V_VALID;
+        bool bad = is_bad(verdict);
+        unsigned mask = __ballot_sync(0xffffffffu, bad);
+        if (lane == 0)
+            sh_warp[warp] = __popc(mask);
+        __syncthreads();
+        unsigned below = 0, tile = 0;
+        for (unsigned w = 0; w < nwarps; w++) {
+            below += w < warp ? sh_warp[w] : 0;
+            tile += sh_warp[w];
+        }
+        unsigned long long at = pos + below + __popc(mask & ((1u << lane) - 1u));
+        if (bad && at < a.bad_len)
+            a.bad[at] = la_bad_pack(a.offset + i, verdict);
+        pos += tile;
+        __syncthreads(); // sh_warp is rewritten by the next tile
+    }
 }
 
 // ---- launchers -----------------------------------------------------------------
@@ -473,65 +570,127 @@ static cudaError_t launch_typed(const struct scan_args *a, int grid, cudaStream_
 {
     size_t shmem = hist_in_shared(a) ? (size_t)a->hist_len * sizeof(unsigned) : 0;
     scan_kernel<S, K><<<grid, BLOCK, shmem, st>>>(*a);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return e;
+    compact_kernel<S, K><<<grid, BLOCK, 0, st>>>(*a);
     return cudaGetLastError();
 }
 
-/* launch_scan() : fold one device-resident sub-chunk of dtype dt into a->acc,
- * a->hist and a->bad on stream st. max_grid bounds the grid (a few blocks per
- * SM: the loop is grid-stride). */
-static cudaError_t launch_scan(enum la_dtype dt, const struct scan_args *a, int max_grid,
-                               cudaStream_t st)
+/* grid_for() : blocks for n elements: one per BLOCK, at most max_grid (a few
+ * per SM; each block then takes a longer contiguous range). */
+static unsigned grid_for(size_t n, int max_grid)
 {
-    size_t blocks = (a->n + BLOCK - 1) / BLOCK;
-    int grid = blocks < (size_t)max_grid ? (int)blocks : max_grid;
-    if (grid < 1)
-        grid = 1;
+    size_t blocks = (n + BLOCK - 1) / BLOCK;
+    return blocks < 1 ? 1u : blocks < (size_t)max_grid ? (unsigned)blocks : (unsigned)max_grid;
+}
+
+// Element type tags: by_dtype() calls fn(elem<S, K>{}) for a chunk's dtype, so
+// that each use (the launch, the host's own pass) has one dtype switch.
+template <typename S_, int K_>
+struct elem {
+    typedef S_ S;
+    static const int K = K_;
+};
+
+/* by_dtype() : fn(elem<S, K>{}) for dt; @return 0, or -1 for an unknown dtype. */
+template <typename Fn>
+static int by_dtype(enum la_dtype dt, Fn fn)
+{
     switch (dt) {
-    case LA_DT_BOOL:    return launch_typed<uint8_t, EK_INT>(a, grid, st);
-    case LA_DT_INT8:    return launch_typed<int8_t, EK_INT>(a, grid, st);
-    case LA_DT_UINT8:   return launch_typed<uint8_t, EK_INT>(a, grid, st);
-    case LA_DT_INT16:   return launch_typed<int16_t, EK_INT>(a, grid, st);
-    case LA_DT_UINT16:  return launch_typed<uint16_t, EK_INT>(a, grid, st);
-    case LA_DT_INT32:   return launch_typed<int32_t, EK_INT>(a, grid, st);
-    case LA_DT_UINT32:  return launch_typed<uint32_t, EK_INT>(a, grid, st);
-    case LA_DT_INT64:   return launch_typed<int64_t, EK_INT>(a, grid, st);
-    case LA_DT_UINT64:  return launch_typed<uint64_t, EK_U64>(a, grid, st);
-    case LA_DT_FLOAT16: return launch_typed<uint16_t, EK_HALF>(a, grid, st);
-    case LA_DT_FLOAT32: return launch_typed<float, EK_FLOAT>(a, grid, st);
-    case LA_DT_FLOAT64: return launch_typed<double, EK_FLOAT>(a, grid, st);
-    default:            return cudaErrorInvalidValue;
+    case LA_DT_BOOL:    fn(elem<uint8_t, EK_INT>{}); return 0;
+    case LA_DT_INT8:    fn(elem<int8_t, EK_INT>{}); return 0;
+    case LA_DT_UINT8:   fn(elem<uint8_t, EK_INT>{}); return 0;
+    case LA_DT_INT16:   fn(elem<int16_t, EK_INT>{}); return 0;
+    case LA_DT_UINT16:  fn(elem<uint16_t, EK_INT>{}); return 0;
+    case LA_DT_INT32:   fn(elem<int32_t, EK_INT>{}); return 0;
+    case LA_DT_UINT32:  fn(elem<uint32_t, EK_INT>{}); return 0;
+    case LA_DT_INT64:   fn(elem<int64_t, EK_INT>{}); return 0;
+    case LA_DT_UINT64:  fn(elem<uint64_t, EK_U64>{}); return 0;
+    case LA_DT_FLOAT16: fn(elem<uint16_t, EK_HALF>{}); return 0;
+    case LA_DT_FLOAT32: fn(elem<float, EK_FLOAT>{}); return 0;
+    case LA_DT_FLOAT64: fn(elem<double, EK_FLOAT>{}); return 0;
+    default:            return -1;
     }
 }
 
+/* launch_scan() : fold one device-resident sub-chunk of dtype dt into a->acc
+ * and a->hist, and write its bad entries in order into a->bad, on stream st
+ * (a->blocks blocks). */
+static cudaError_t launch_scan(enum la_dtype dt, const struct scan_args *a, cudaStream_t st)
+{
+    cudaError_t e = cudaErrorInvalidValue;
+    by_dtype(dt, [&](auto t) {
+        e = launch_typed<typename decltype(t)::S, decltype(t)::K>(a, (int)a->blocks, st);
+    });
+    return e;
+}
+
 // ---- host side -----------------------------------------------------------------
+
+// LABELAUDIT_GPU_FAULT=N: the Nth CUDA call that CU_TRY checks (counted from
+// la_scan_gpu_open) is reported as failed after it ran, so that the retry and
+// the CPU fallback can be exercised on a real GPU (tests/gpu-check.sh).
+static long fault_at, fault_calls;
+static int fault_fired;
+#define FAULT_MESSAGE "injected by LABELAUDIT_GPU_FAULT"
+
+static cudaError_t checked(cudaError_t e)
+{
+    if (fault_at && ++fault_calls == fault_at && e == cudaSuccess) {
+        fault_fired = 1;
+        return cudaErrorUnknown;
+    }
+    return e;
+}
+
+/* Put "cudaName: message" in err, and take the error back from the runtime:
+ * it stays the thread's last error otherwise, and the next launch, which reads
+ * cudaGetLastError(), would fail for nothing. */
+static void cu_failed(cudaError_t e, const char *call, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%.*s: %s", (int)strcspn(call, "("), call,
+             fault_fired ? FAULT_MESSAGE : cudaGetErrorString(e));
+    fault_fired = 0;
+    cudaGetLastError();
+}
 
 /* CU_TRY(call) : run a CUDA runtime call; on failure put "cudaName: message" in
  * err and go to the enclosing function's fail label. */
 #define CU_TRY(call)                                                                    \
     do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
+        cudaError_t e_ = checked(call);                                                 \
         if (e_ != cudaSuccess) {                                                        \
-            snprintf(err, errlen, "%.*s: %s", (int)strcspn(#call, "("), #call,          \
-                     cudaGetErrorString(e_));                                           \
+            cu_failed(e_, #call, err, errlen);                                          \
             goto fail;                                                                  \
         }                                                                               \
     } while (0)
 
 struct gpu {
     struct la_pool *copiers;        // NULL: the scanning thread copies alone
+    int threads;                    // -j: also the CPU backend's, on overflow
+    struct la_scan_backend cpu;     // the threaded CPU scan, opened on the first overflow
     cudaStream_t stream[NSTREAMS];
     cudaEvent_t staged[NSTREAMS];   // the DMA out of pinned[s] has finished
-    cudaEvent_t done1;              // stream 1's work of this chunk is queued before this
+    cudaEvent_t joined;             // orders one stream's work before the other's
     void *pinned[NSTREAMS];         // host staging, SUB_BYTES each
     void *dev_in[NSTREAMS];         // device copies, SUB_BYTES each
     struct acc *dev_acc, *host_acc; // host_acc is pinned
-    unsigned long long *dev_bad, *host_bad;
+    unsigned long long *dev_bad;    // bad_len entries, a sub-chunk's from its offset on
+    size_t bad_len, bad_limit;      // entries allocated; the most to allocate
+    unsigned long long *host_piece; // piece entries, pinned: the read-back goes through it
+    size_t piece;
+    unsigned long long *dev_sub_bad, *host_sub_bad; // per sub-chunk: its bad entries
+    unsigned long long *dev_block_bad; // per sub-chunk, per block (max_grid each)
+    size_t slots;                   // sub-chunks those three have room for
     unsigned long long *dev_hist;   // atomics need unsigned long long
     uint64_t *host_hist;            // read back: la_stats' type
     uint64_t hist_cap;              // bins allocated in dev_hist/host_hist
     int max_grid;
     int n_streams, n_events;        // how many were created, for close
-    int done1_made;
+    int joined_made;
+    // what happened, for tests and LABELAUDIT_GPU_REPORT
+    unsigned long long chunks, overflows, pieces, host_finishes;
 };
 
 static void acc_reset(struct acc *h)
@@ -572,30 +731,68 @@ static void stage(const struct gpu *g, void *dst, const void *src, size_t bytes)
     la_pool_run(g->copiers, (int)parts, copy_part, &j);
 }
 
-static void gpu_free(struct gpu *g)
+// ---- device memory -------------------------------------------------------------------
+
+static void free_device_memory(struct gpu *g)
 {
-    if (!g)
-        return;
-    for (int s = 0; s < g->n_streams; s++)
-        cudaStreamSynchronize(g->stream[s]);
     for (int s = 0; s < NSTREAMS; s++) {
         cudaFreeHost(g->pinned[s]);
         cudaFree(g->dev_in[s]);
     }
     for (int s = 0; s < g->n_events; s++)
         cudaEventDestroy(g->staged[s]);
-    if (g->done1_made)
-        cudaEventDestroy(g->done1);
+    if (g->joined_made)
+        cudaEventDestroy(g->joined);
     for (int s = 0; s < g->n_streams; s++)
         cudaStreamDestroy(g->stream[s]);
     cudaFree(g->dev_acc);
     cudaFreeHost(g->host_acc);
     cudaFree(g->dev_bad);
-    cudaFreeHost(g->host_bad);
+    cudaFreeHost(g->host_piece);
+    cudaFree(g->dev_sub_bad);
+    cudaFreeHost(g->host_sub_bad);
+    cudaFree(g->dev_block_bad);
     cudaFree(g->dev_hist);
     cudaFreeHost(g->host_hist);
+}
+
+static void gpu_free(struct gpu *g)
+{
+    if (!g)
+        return;
+    cudaGetLastError();
+    // Work still queued ends first. If that fails, the context is lost (a sticky
+    // error: a kernel fault, a device gone) and every call fails, cudaFree
+    // included: resetting the device is then what releases the memory, pinned
+    // buffers included. This process has no other CUDA user to disturb.
+    if (cudaDeviceSynchronize() == cudaSuccess)
+        free_device_memory(g);
+    else
+        cudaDeviceReset();
+    cudaGetLastError();
+    la_scan_close(&g->cpu);
     la_pool_close(g->copiers);
+    if (getenv("LABELAUDIT_GPU_REPORT"))
+        fprintf(stderr, "labelaudit: gpu: %llu chunks, %llu overflowed to the CPU, "
+                "%llu read-back pieces, %llu finished on the host\n", g->chunks, g->overflows,
+                g->pieces, g->host_finishes);
     free(g);
+}
+
+/* After a failure: let the work still queued on both streams end (the legacy
+ * stream would not wait for it), then clear the histogram on a stream and
+ * wait, so that neither the failed call's kernels nor this reset can race the
+ * next call's work. Errors here are ignored: the next call reports its own. */
+static void recover(struct gpu *g)
+{
+    cudaGetLastError();
+    for (int s = 0; s < g->n_streams; s++)
+        cudaStreamSynchronize(g->stream[s]);
+    if (g->dev_hist &&
+        cudaMemsetAsync(g->dev_hist, 0, g->hist_cap * sizeof *g->dev_hist, g->stream[0]) ==
+            cudaSuccess)
+        cudaStreamSynchronize(g->stream[0]);
+    cudaGetLastError();
 }
 
 /* The device histogram grows to the largest hist_len seen; it is all zero
@@ -610,9 +807,8 @@ static int ensure_hist(struct gpu *g, uint64_t bins, char *err, size_t errlen)
     g->host_hist = NULL;
     g->hist_cap = 0;
     CU_TRY(cudaMalloc((void **)&g->dev_hist, bins * sizeof *g->dev_hist));
-    CU_TRY(cudaMemset(g->dev_hist, 0, bins * sizeof *g->dev_hist));
-    // cudaMemset runs on the legacy stream, which our non-blocking streams do not wait for.
-    CU_TRY(cudaDeviceSynchronize());
+    CU_TRY(cudaMemsetAsync(g->dev_hist, 0, bins * sizeof *g->dev_hist, g->stream[0]));
+    CU_TRY(cudaStreamSynchronize(g->stream[0]));
     CU_TRY(cudaHostAlloc((void **)&g->host_hist, bins * sizeof *g->host_hist,
                          cudaHostAllocDefault));
     g->hist_cap = bins;
@@ -621,11 +817,103 @@ fail:
     return -1;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Room for the bad entries of a chunk of count elements (at most bad_limit)
+ * and for the counts of its nsubs sub-chunks. */
+static int ensure_room(struct gpu *g, size_t count, size_t nsubs, char *err, size_t errlen)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
+    size_t want = count < g->bad_limit ? count : g->bad_limit;
+    if (want > g->bad_len) {
+        cudaFree(g->dev_bad);
+        g->dev_bad = NULL;
+        g->bad_len = 0;
+        CU_TRY(cudaMalloc((void **)&g->dev_bad, want * sizeof *g->dev_bad));
+        g->bad_len = want;
+    }
+    if (nsubs > g->slots) {
+        cudaFree(g->dev_sub_bad);
+        cudaFreeHost(g->host_sub_bad);
+        cudaFree(g->dev_block_bad);
+        g->dev_sub_bad = g->host_sub_bad = g->dev_block_bad = NULL;
+        g->slots = 0;
+        CU_TRY(cudaMalloc((void **)&g->dev_sub_bad, nsubs * sizeof *g->dev_sub_bad));
+        CU_TRY(cudaHostAlloc((void **)&g->host_sub_bad, nsubs * sizeof *g->host_sub_bad,
+                             cudaHostAllocDefault));
+        CU_TRY(cudaMalloc((void **)&g->dev_block_bad,
+                          nsubs * (size_t)g->max_grid * sizeof *g->dev_block_bad));
+        g->slots = nsubs;
+    }
+    return 0;
+fail:
+    return -1;
 }
+
+// ---- one chunk: enqueue ---------------------------------------------------------------
+
+/* What a chunk's scan needs to know about how it was cut. */
+struct plan {
+    size_t per_sub;     // elements per sub-chunk
+    size_t nsubs;
+    uint64_t hist_len;  // bins the device counts (0: no histogram)
+};
+
+/* enqueue() : reset the accumulators, then pipeline the chunk's sub-chunks over
+ * both streams (stage into pinned memory, copy, both kernels), then join the
+ * streams and read back the accumulator and the per-sub-chunk counts. */
+static int enqueue(struct gpu *g, const struct la_chunk *c, const struct la_rule *r,
+                   const struct la_stats *s, const struct plan *p, char *err, size_t errlen)
+{
+    const size_t elem = la_dtype_info(c->dtype)->size;
+    struct scan_args a;
+    memset(&a, 0, sizeof a);
+    a.rule = *r;
+    a.hist_len = p->hist_len;
+    a.above_base = s->above_base;
+    a.acc = g->dev_acc;
+    a.hist = p->hist_len ? g->dev_hist : NULL;
+    a.bad = g->dev_bad;
+    a.bad_len = g->bad_len;
+
+    // The accumulators are reset on stream 0; stream 1 waits for that.
+    acc_reset(g->host_acc);
+    CU_TRY(cudaMemcpyAsync(g->dev_acc, g->host_acc, sizeof *g->dev_acc, cudaMemcpyHostToDevice,
+                           g->stream[0]));
+    CU_TRY(cudaMemsetAsync(g->dev_sub_bad, 0, p->nsubs * sizeof *g->dev_sub_bad, g->stream[0]));
+    CU_TRY(cudaEventRecord(g->joined, g->stream[0]));
+    CU_TRY(cudaStreamWaitEvent(g->stream[1], g->joined, 0));
+
+    for (size_t k = 0; k < p->nsubs; k++) {
+        int st = (int)(k % NSTREAMS);
+        size_t lo = k * p->per_sub;
+        size_t n = c->count - lo < p->per_sub ? c->count - lo : p->per_sub;
+        // pinned[st] is free once its previous DMA is done (the kernels read dev_in).
+        CU_TRY(cudaEventSynchronize(g->staged[st]));
+        stage(g, g->pinned[st], (const char *)c->values + lo * elem, n * elem);
+        CU_TRY(cudaMemcpyAsync(g->dev_in[st], g->pinned[st], n * elem, cudaMemcpyHostToDevice,
+                               g->stream[st]));
+        CU_TRY(cudaEventRecord(g->staged[st], g->stream[st]));
+        a.values = g->dev_in[st];
+        a.n = n;
+        a.offset = lo;
+        a.sub_bad = g->dev_sub_bad + k;
+        a.block_bad = g->dev_block_bad + k * (size_t)g->max_grid;
+        a.blocks = grid_for(n, g->max_grid);
+        CU_TRY(launch_scan(c->dtype, &a, g->stream[st]));
+    }
+
+    // Join stream 1 into stream 0, then read the accumulator and the counts.
+    CU_TRY(cudaEventRecord(g->joined, g->stream[1]));
+    CU_TRY(cudaStreamWaitEvent(g->stream[0], g->joined, 0));
+    CU_TRY(cudaMemcpyAsync(g->host_acc, g->dev_acc, sizeof *g->host_acc, cudaMemcpyDeviceToHost,
+                           g->stream[0]));
+    CU_TRY(cudaMemcpyAsync(g->host_sub_bad, g->dev_sub_bad, p->nsubs * sizeof *g->host_sub_bad,
+                           cudaMemcpyDeviceToHost, g->stream[0]));
+    CU_TRY(cudaStreamSynchronize(g->stream[0]));
+    return 0;
+fail:
+    return -1;
+}
+
+// ---- one chunk: read back -----------------------------------------------------------------
 
 /* The value of element off as scan_cpu.c reports it for a bad entry. */
 static struct la_num bad_value(const struct la_chunk *c, uint64_t off)
@@ -684,10 +972,9 @@ static struct la_num key_to_num(enum la_dtype dt, unsigned long long k,
     return n;
 }
 
-/* Fold the accumulator, touched bins and sorted bad entries of one chunk into s,
- * in the order scan_cpu.c would: the counts merge as a CPU part's do
- * (la_stats_merge), the bad entries are replayed one by one in index order. */
-static void apply_chunk(struct gpu *g, const struct la_chunk *c, struct la_stats *s)
+/* Merge the accumulator and the touched bins of one chunk into s, as a CPU
+ * part's stats merge (la_stats_merge); the bad entries come after. */
+static void apply_counts(struct gpu *g, const struct la_chunk *c, struct la_stats *s)
 {
     const struct acc *h = g->host_acc;
     struct la_stats part;
@@ -710,18 +997,123 @@ static void apply_chunk(struct gpu *g, const struct la_chunk *c, struct la_stats
         part.outlier_above[k] = h->above[k];
     }
     la_stats_merge(s, &part);
+}
 
-    size_t nbad = (size_t)h->bad_count;
-    int sorted = 1;
-    for (size_t i = 1; i < nbad && sorted; i++)
-        sorted = g->host_bad[i - 1] <= g->host_bad[i];
-    if (!sorted)
-        qsort(g->host_bad, nbad, sizeof *g->host_bad, cmp_u64);
-    for (size_t i = 0; i < nbad; i++) {
-        uint64_t off = g->host_bad[i] >> 3;
-        la_stats_add_bad(s, c->first_index + off, (int)(g->host_bad[i] & 7u),
-                         bad_value(c, off), NULL);
+/* Where the read-back of a chunk's bad entries stands. */
+struct cursor {
+    size_t sub;         // the sub-chunk being read
+    uint64_t done;      // of its entries, already queued
+    uint64_t next;      // chunk offset after the last entry replayed
+};
+
+/* Queue the copy of the next entries (up to a piece) into host_piece, on
+ * stream 0; *n says how many. */
+static cudaError_t queue_piece(struct gpu *g, const struct plan *p, struct cursor *cur,
+                               size_t *n)
+{
+    *n = 0;
+    while (cur->sub < p->nsubs && *n < g->piece) {
+        uint64_t left = g->host_sub_bad[cur->sub] - cur->done;
+        size_t m = left < g->piece - *n ? (size_t)left : g->piece - *n;
+        if (m) {
+            cudaError_t e = checked(cudaMemcpyAsync(
+                g->host_piece + *n, g->dev_bad + cur->sub * p->per_sub + cur->done,
+                m * sizeof *g->host_piece, cudaMemcpyDeviceToHost, g->stream[0]));
+            if (e != cudaSuccess)
+                return e;
+        }
+        *n += m;
+        cur->done += m;
+        if (cur->done == g->host_sub_bad[cur->sub]) {
+            cur->sub++;
+            cur->done = 0;
+        }
     }
+    g->pieces += *n != 0;
+    return cudaSuccess;
+}
+
+/* Replay n entries of host_piece, in index order as the CPU meets them. */
+static void replay_piece(struct gpu *g, const struct la_chunk *c, struct la_stats *s, size_t n,
+                         struct cursor *cur)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = la_bad_offset(g->host_piece[i]);
+        la_stats_add_bad(s, c->first_index + off, la_bad_verdict(g->host_piece[i]),
+                         bad_value(c, off), NULL);
+        cur->next = off + 1;
+    }
+}
+
+/* The bad entries of c from offset `from` on, found on the host with the
+ * kernel's own verdict: how a read-back that fails half-way is finished. */
+static void bad_entries_on_host(const struct la_chunk *c, const struct la_rule *r,
+                                struct la_stats *s, uint64_t from)
+{
+    by_dtype(c->dtype, [&](auto t) {
+        typedef typename decltype(t)::S S;
+        const S *v = (const S *)c->values;
+        for (size_t i = from; i < c->count; i++) {
+            int verdict = verdict_of<S, decltype(t)::K>(v[i], r);
+            if (is_bad(verdict))
+                la_stats_add_bad(s, c->first_index + i, verdict, bad_value(c, i), NULL);
+        }
+    });
+}
+
+/* The threaded CPU scan, for a chunk whose bad entries overflowed the buffer. */
+static int scan_on_cpu(struct gpu *g, const struct la_chunk *c, const struct la_rule *r,
+                       struct la_stats *s, char *err, size_t errlen)
+{
+    g->overflows++;
+    if (!g->cpu.ops)
+        la_scan_cpu_open(&g->cpu, g->threads);
+    return g->cpu.ops->scan(&g->cpu, c, r, s, err, errlen);
+}
+
+/* read_back() : the chunk's histogram bins and bad entries, into s. Every call
+ * that can fail comes before s is touched, but for the copies of the second
+ * and later pieces: if one of those fails, the rest of the entries are found
+ * on the host, so that s is still exact. */
+static int read_back(struct gpu *g, const struct la_chunk *c, const struct la_rule *r,
+                     struct la_stats *s, const struct plan *p, char *err, size_t errlen)
+{
+    const struct acc *h = g->host_acc;
+    uint64_t bins = h->hist_hi < p->hist_len ? h->hist_hi : p->hist_len;
+    int overflow = 0;
+    for (size_t k = 0; k < p->nsubs; k++)
+        overflow |= k * p->per_sub + g->host_sub_bad[k] > g->bad_len;
+    struct cursor cur = { 0, 0, 0 };
+    size_t n = 0;
+    cudaError_t e;
+    if (bins && !overflow)
+        CU_TRY(cudaMemcpyAsync(g->host_hist, g->dev_hist, bins * sizeof *g->host_hist,
+                               cudaMemcpyDeviceToHost, g->stream[0]));
+    if (bins)
+        CU_TRY(cudaMemsetAsync(g->dev_hist, 0, bins * sizeof *g->dev_hist, g->stream[0]));
+    if (!overflow && (e = queue_piece(g, p, &cur, &n)) != cudaSuccess) {
+        cu_failed(e, "cudaMemcpyAsync", err, errlen);
+        goto fail;
+    }
+    CU_TRY(cudaStreamSynchronize(g->stream[0]));
+    if (overflow)
+        return scan_on_cpu(g, c, r, s, err, errlen);
+    apply_counts(g, c, s);
+    replay_piece(g, c, s, n, &cur);
+    while (cur.sub < p->nsubs) {
+        if (queue_piece(g, p, &cur, &n) != cudaSuccess ||
+            checked(cudaStreamSynchronize(g->stream[0])) != cudaSuccess) {
+            fault_fired = 0;
+            recover(g);
+            g->host_finishes++;
+            bad_entries_on_host(c, r, s, cur.next);
+            return 0;
+        }
+        replay_piece(g, c, s, n, &cur);
+    }
+    return 0;
+fail:
+    return -1;
 }
 
 static int gpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
@@ -736,74 +1128,18 @@ static int gpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
         la_scan_chunk_cpu_ref(c, r, s);
         return 0;
     }
-    const size_t elem = la_dtype_info(c->dtype)->size;
-    const size_t per_sub = SUB_BYTES / elem;
-    const uint64_t hist_len = s->hist ? s->hist_len : 0;
-    if (ensure_hist(g, hist_len, err, errlen) != 0)
+    struct plan p;
+    p.per_sub = SUB_BYTES / la_dtype_info(c->dtype)->size;
+    p.nsubs = (c->count + p.per_sub - 1) / p.per_sub;
+    p.hist_len = s->hist ? s->hist_len : 0;
+    g->chunks++;
+    if (ensure_hist(g, p.hist_len, err, errlen) != 0 ||
+        ensure_room(g, c->count, p.nsubs, err, errlen) != 0 ||
+        enqueue(g, c, r, s, &p, err, errlen) != 0 || read_back(g, c, r, s, &p, err, errlen) != 0) {
+        recover(g);
         return -1;
-
-    struct scan_args a;
-    memset(&a, 0, sizeof a);
-    a.rule = *r;
-    a.hist_len = hist_len;
-    a.above_base = s->above_base;
-    a.acc = g->dev_acc;
-    a.hist = hist_len ? g->dev_hist : NULL;
-    a.bad = g->dev_bad;
-
-    // The accumulator is reset on stream 0; stream 1 waits for that.
-    acc_reset(g->host_acc);
-    CU_TRY(cudaMemcpyAsync(g->dev_acc, g->host_acc, sizeof *g->dev_acc, cudaMemcpyHostToDevice,
-                           g->stream[0]));
-    CU_TRY(cudaEventRecord(g->done1, g->stream[0]));
-    CU_TRY(cudaStreamWaitEvent(g->stream[1], g->done1, 0));
-
-    for (size_t lo = 0, k = 0; lo < c->count; lo += per_sub, k++) {
-        int st = (int)(k % NSTREAMS);
-        size_t n = c->count - lo < per_sub ? c->count - lo : per_sub;
-        // pinned[st] is free once its previous DMA is done (the kernel reads dev_in).
-        CU_TRY(cudaEventSynchronize(g->staged[st]));
-        stage(g, g->pinned[st], (const char *)c->values + lo * elem, n * elem);
-        CU_TRY(cudaMemcpyAsync(g->dev_in[st], g->pinned[st], n * elem, cudaMemcpyHostToDevice,
-                               g->stream[st]));
-        CU_TRY(cudaEventRecord(g->staged[st], g->stream[st]));
-        a.values = g->dev_in[st];
-        a.n = n;
-        a.offset = lo;
-        CU_TRY(launch_scan(c->dtype, &a, g->max_grid, g->stream[st]));
-    }
-
-    // Join stream 1 into stream 0, then read the accumulator.
-    CU_TRY(cudaEventRecord(g->done1, g->stream[1]));
-    CU_TRY(cudaStreamWaitEvent(g->stream[0], g->done1, 0));
-    CU_TRY(cudaMemcpyAsync(g->host_acc, g->dev_acc, sizeof *g->host_acc, cudaMemcpyDeviceToHost,
-                           g->stream[0]));
-    CU_TRY(cudaStreamSynchronize(g->stream[0]));
-
-    {
-        const struct acc *h = g->host_acc;
-        uint64_t bins = h->hist_hi < hist_len ? h->hist_hi : hist_len;
-        int overflow = h->bad_count > BAD_CAP;
-        if (bins && !overflow)
-            CU_TRY(cudaMemcpyAsync(g->host_hist, g->dev_hist, bins * sizeof *g->host_hist,
-                                   cudaMemcpyDeviceToHost, g->stream[0]));
-        if (bins)
-            CU_TRY(cudaMemsetAsync(g->dev_hist, 0, bins * sizeof *g->dev_hist, g->stream[0]));
-        if (h->bad_count && !overflow)
-            CU_TRY(cudaMemcpyAsync(g->host_bad, g->dev_bad, h->bad_count * sizeof *g->host_bad,
-                                   cudaMemcpyDeviceToHost, g->stream[0]));
-        CU_TRY(cudaStreamSynchronize(g->stream[0]));
-        if (overflow)
-            la_scan_chunk_cpu_ref(c, r, s); // too many bad entries to keep: CPU rescan
-        else
-            apply_chunk(g, c, s);
     }
     return 0;
-fail:
-    // Leave the device histogram clean for a caller that goes on after an error.
-    if (g->dev_hist && cudaMemset(g->dev_hist, 0, g->hist_cap * sizeof *g->dev_hist) == 0)
-        cudaDeviceSynchronize();
-    return -1;
 }
 
 static void gpu_close(struct la_scan_backend *b)
@@ -858,6 +1194,15 @@ extern "C" int la_gpu_probe(char *why, size_t whylen)
     return 1;
 }
 
+/* A positive count from the environment variable name, or dflt. */
+static size_t env_count(const char *name, size_t dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 ? (size_t)n : dflt;
+}
+
 extern "C" int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err,
                                 size_t errlen)
 {
@@ -869,24 +1214,29 @@ extern "C" int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *er
     }
     // without the pool (out of memory) the scanning thread copies alone: slower, not wrong
     g->copiers = la_pool_open(threads < COPY_THREADS_MAX ? threads : COPY_THREADS_MAX);
+    g->threads = threads;
+    g->bad_limit = env_count("LABELAUDIT_GPU_BAD_CAP", BAD_CAP);
+    g->piece = READ_PIECE;
+    fault_at = (long)env_count("LABELAUDIT_GPU_FAULT", 0);
+    fault_calls = 0;
     CU_TRY(cudaGetDevice(&dev));
     CU_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    // Enough resident blocks to hide latency; the loop strides over the rest.
+    // Enough resident blocks to hide latency; each takes a longer range beyond.
     g->max_grid = (sms > 0 ? sms : 1) * 4;
     for (; g->n_streams < NSTREAMS; g->n_streams++)
         CU_TRY(cudaStreamCreateWithFlags(&g->stream[g->n_streams], cudaStreamNonBlocking));
     for (; g->n_events < NSTREAMS; g->n_events++)
         CU_TRY(cudaEventCreateWithFlags(&g->staged[g->n_events], cudaEventDisableTiming));
-    CU_TRY(cudaEventCreateWithFlags(&g->done1, cudaEventDisableTiming));
-    g->done1_made = 1;
+    CU_TRY(cudaEventCreateWithFlags(&g->joined, cudaEventDisableTiming));
+    g->joined_made = 1;
     for (int s = 0; s < NSTREAMS; s++) {
         CU_TRY(cudaHostAlloc(&g->pinned[s], SUB_BYTES, cudaHostAllocDefault));
         CU_TRY(cudaMalloc(&g->dev_in[s], SUB_BYTES));
     }
     CU_TRY(cudaMalloc((void **)&g->dev_acc, sizeof *g->dev_acc));
     CU_TRY(cudaHostAlloc((void **)&g->host_acc, sizeof *g->host_acc, cudaHostAllocDefault));
-    CU_TRY(cudaMalloc((void **)&g->dev_bad, BAD_CAP * sizeof *g->dev_bad));
-    CU_TRY(cudaHostAlloc((void **)&g->host_bad, BAD_CAP * sizeof *g->host_bad,
+    // dev_bad, the sub-chunk counts and the histogram grow with the chunks seen
+    CU_TRY(cudaHostAlloc((void **)&g->host_piece, g->piece * sizeof *g->host_piece,
                          cudaHostAllocDefault));
     b->ops = &gpu_ops;
     b->threads = 1;

@@ -28,52 +28,82 @@ extern "C" {
 
 #include "checks.h" // fill, digest, tap, check_all
 
-// ---- the kernel, emulated on the host ------------------------------------------------
+// ---- the kernels, emulated on the host ------------------------------------------------
 
-/* One sub-chunk, folded by THREADS emulated threads of one block that each
- * take every THREADS-th element (as the grid-stride loop does), so bad entries
- * land out of order. The rest is the kernel's own code: the shared-bin clear
+/* Pass 1: every block of the grid, last block first, each folded by THREADS
+ * emulated threads that take every THREADS-th element of the block's range.
+ * The rest is the kernel's own code: the block ranges, the shared-bin clear
  * and flush, the fold's packing and reduction identities and operators, and
- * the block's fold into the accumulator; only the warp shuffles and the
- * atomics (plain adds on the host) are not exercised. */
+ * the block's fold into the accumulator with its count of bad entries; only
+ * the warp shuffles and the atomics (plain adds on the host) are not exercised. */
 #define THREADS 7
 template <typename S, int K>
-static void host_fold_typed(const struct scan_args *a)
+static void host_scan(const struct scan_args *a)
 {
     static unsigned sh_hist_mem[SHARED_HIST_MAX];
     unsigned sh_out[2 * LA_OUTLIER_BINS];
     unsigned *sh_hist = hist_in_shared(a) ? sh_hist_mem : NULL;
-    clear_shared_bins(a, sh_hist, sh_out, 0, 1);
     const S *v = (const S *)a->values;
-    unsigned long long block[NRED];
-    for (int k = 0; k < NRED; k++)
-        block[k] = reduce_identity(k);
-    for (size_t t = THREADS; t-- > 0;) {
-        struct fold f;
-        fold_init(&f);
-        for (size_t i = t; i < a->n; i += THREADS) {
-            bool bad = false;
-            int verdict = fold_one<S, K>(a, &f, sh_hist, sh_out, v[i], a->offset + i, &bad);
-            count_verdict(&f, verdict);
-            if (bad && a->acc->bad_count++ < BAD_CAP)
-                a->bad[a->acc->bad_count - 1] = bad_entry(a->offset + i, verdict);
-        }
-        unsigned long long x[NRED];
-        fold_pack(&f, x);
+    for (unsigned b = a->blocks; b-- > 0;) {
+        size_t lo, hi;
+        block_range(a, b, &lo, &hi);
+        clear_shared_bins(a, sh_hist, sh_out, 0, 1);
+        unsigned long long block[NRED];
         for (int k = 0; k < NRED; k++)
-            block[k] = reduce_pair(k, block[k], x[k]);
+            block[k] = reduce_identity(k);
+        for (size_t t = THREADS; t-- > 0;) {
+            struct fold f;
+            fold_init(&f);
+            for (size_t i = lo + t; i < hi; i += THREADS) {
+                bool bad = false;
+                int verdict = fold_one<S, K>(a, &f, sh_hist, sh_out, v[i], a->offset + i, &bad);
+                count_verdict(&f, verdict);
+                f.bad += bad;
+            }
+            unsigned long long x[NRED];
+            fold_pack(&f, x);
+            for (int k = 0; k < NRED; k++)
+                block[k] = reduce_pair(k, block[k], x[k]);
+        }
+        acc_add_block(a, b, block);
+        flush_shared_bins(a, sh_hist, sh_out, 0, 1);
     }
-    acc_add_block(a->acc, block);
-    flush_shared_bins(a, sh_hist, sh_out, 0, 1);
 }
 
-/* Run the launch of kernel (scan_kernel<S, K>'s host address) if it is this one. */
+/* Pass 2: what compact_kernel computes, block by block in reverse: each
+ * block's entries in order from after those of the blocks before it. (The
+ * ballot and prefix sum inside a tile are the device's; gpu-check.sh runs them.) */
+template <typename S, int K>
+static void host_compact(const struct scan_args *a)
+{
+    if (*a->sub_bad == 0)
+        return;
+    const S *v = (const S *)a->values;
+    for (unsigned b = a->blocks; b-- > 0;) {
+        unsigned long long pos = a->offset;
+        for (unsigned j = 0; j < b; j++)
+            pos += a->block_bad[j];
+        size_t lo, hi;
+        block_range(a, b, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            int verdict = verdict_of<S, K>(v[i], &a->rule);
+            if (is_bad(verdict) && pos++ < a->bad_len)
+                a->bad[pos - 1] = la_bad_pack(a->offset + i, verdict);
+        }
+    }
+}
+
+/* Run the launch of kernel (a host address) if it is one of <S, K>'s. */
 template <typename S, int K>
 static bool run_if(const void *kernel, void **args)
 {
-    if (kernel != (const void *)scan_kernel<S, K>)
+    const struct scan_args *a = (const struct scan_args *)args[0];
+    if (kernel == (const void *)scan_kernel<S, K>)
+        host_scan<S, K>(a);
+    else if (kernel == (const void *)compact_kernel<S, K>)
+        host_compact<S, K>(a);
+    else
         return false;
-    host_fold_typed<S, K>((const struct scan_args *)args[0]);
     return true;
 }
 
@@ -115,12 +145,16 @@ static struct la_chunk fault_chunk(const struct fault_input *in, int k)
 }
 
 enum fault_place { IN_OPEN, IN_SCAN, IN_CLOSE };
+/* Bad entries read back per copy in the fault test: several pieces a chunk, so
+ * that a copy after the first fails too (the host finishes such a chunk). */
+#define FAULT_PIECE 16384
 
 /* What one failure left wrong, or NULL when it was handled as it must be.
  * *place says where the failing call was; err holds the error reported. */
 static const char *one_fault(const struct fault_input *in, long at, char *err, size_t errlen,
-                             enum fault_place *place)
+                             enum fault_place *place, unsigned long long *finished)
 {
+    *finished = 0;
     struct la_scan_backend g;
     fake_cuda_calls = 0;
     fake_cuda_fail_at = at;
@@ -130,6 +164,8 @@ static const char *one_fault(const struct fault_input *in, long at, char *err, s
     if (la_scan_gpu_open(&g, 2, err, errlen) != 0)
         return fake_cuda_live != 0 ? "a failed open leaked" : NULL;
     *place = IN_SCAN;
+    struct gpu *gs = (struct gpu *)g.state;
+    gs->piece = FAULT_PIECE;
     struct la_stats s;
     fault_stats(&s);
     const char *wrong = NULL;
@@ -138,7 +174,7 @@ static const char *one_fault(const struct fault_input *in, long at, char *err, s
         uint64_t before = digest(&s);
         char e[256];
         if (g.ops->scan(&g, &c, &in->rule, &s, e, sizeof e) == 0)
-            continue;
+            continue;   // the failure, if any, was in a later piece: see host_finishes
         snprintf(err, errlen, "%s", e);
         if (digest(&s) != before)
             wrong = "a failed scan changed the stats";
@@ -147,6 +183,9 @@ static const char *one_fault(const struct fault_input *in, long at, char *err, s
     }
     if (!wrong && digest(&s) != in->want)
         wrong = "after a failure and a retry, the stats are not the CPU's";
+    if (!wrong && fake_cuda_failed && !err[0] && gs->host_finishes != 1)
+        wrong = "a failure went unreported and the host did not finish the chunk";
+    *finished = gs->host_finishes;
     la_stats_free(&s);
     if (at > fake_cuda_calls)
         *place = IN_CLOSE;  // cleanup goes on through errors: nothing to report
@@ -175,20 +214,22 @@ static void test_faults(void)
 
     char err[256];
     enum fault_place place;
-    const char *wrong = one_fault(&in, 0, err, sizeof err, &place);
+    unsigned long long finished;
+    const char *wrong = one_fault(&in, 0, err, sizeof err, &place, &finished);
     long total = fake_cuda_calls;
     tap(!wrong && !err[0], "fake device: %ld CUDA calls to open, scan %d chunks and close",
         total, FAULT_CHUNKS);
 
-    long named = 0, handled = 0, where[3] = { 0, 0, 0 };
+    long named = 0, handled = 0, on_host = 0, where[3] = { 0, 0, 0 };
     for (long at = 1; at <= total; at++) {
-        wrong = one_fault(&in, at, err, sizeof err, &place);
+        wrong = one_fault(&in, at, err, sizeof err, &place, &finished);
         where[place]++;
         handled += !wrong;
+        on_host += finished != 0;
         // CU_TRY names the call as written: the launch is wrapped in launch_scan();
-        // close reports nothing
+        // close reports nothing, nor does a read-back the host finished
         char want[128] = "";
-        if (place != IN_CLOSE)
+        if (place != IN_CLOSE && !finished)
             snprintf(want, sizeof want, "%s: " FAKE_CUDA_MESSAGE,
                      fake_cuda_failed && strcmp(fake_cuda_failed, "kernel launch") == 0
                          ? "launch_scan" : fake_cuda_failed ? fake_cuda_failed : "?");
@@ -204,7 +245,56 @@ static void test_faults(void)
     tap(handled == total,
         "each failure leaves the stats as they were, leaks nothing, and the backend scans on "
         "(%ld of %ld)", handled, total);
+    tap(on_host > 0, "%s: %ld failures in the read-back of a later piece, finished on the host",
+        fake_cuda_deferred ? "late work" : "work at once", on_host);
     free(in.values);
+}
+
+// ---- a sticky error: the context is lost ----------------------------------------------
+
+/* After a kernel fault every CUDA call fails, cudaFree included: close must
+ * still release everything (by resetting the device), and a new open work. */
+static void test_sticky(void)
+{
+    size_t n = SUB_BYTES / 4 * 3;
+    int32_t *v = (int32_t *)malloc(n * sizeof *v);
+    rng_state = 77;
+    fill(v, LA_DT_INT32, n, 10, 20);
+    struct la_rule rule = { 0, 1, -100, 1, 10 };
+    struct la_chunk c = { LA_DT_INT32, v, n, 0, NULL };
+    struct la_scan_backend g;
+    char err[256];
+    long resets = fake_cuda_resets;
+    int opened = la_scan_gpu_open(&g, 2, err, sizeof err) == 0;
+    fake_cuda_sticky = 1;
+    fake_cuda_calls = 0;
+    fake_cuda_fail_at = 12; // in the middle of the first scan
+    struct la_stats s;
+    la_stats_init(&s, 1, 100, 10, 10);
+    int first = opened ? g.ops->scan(&g, &c, &rule, &s, err, sizeof err) : 0;
+    int second = opened ? g.ops->scan(&g, &c, &rule, &s, err, sizeof err) : 0;
+    if (opened)
+        la_scan_close(&g);
+    tap(opened && first == -1 && second == -1 && fake_cuda_live == 0 &&
+            fake_cuda_resets == resets + 1,
+        "a sticky error: scans fail, and close resets the device, so nothing stays allocated "
+        "(%ld left), pinned buffers included", fake_cuda_live);
+    fake_cuda_sticky = 0;
+    fake_cuda_fail_at = 0;
+    int again = la_scan_gpu_open(&g, 2, err, sizeof err) == 0;
+    la_stats_free(&s);
+    la_stats_init(&s, 1, 100, 10, 10);
+    struct la_stats want;
+    la_stats_init(&want, 1, 100, 10, 10);
+    la_scan_chunk_cpu_ref(&c, &rule, &want);
+    tap(again && g.ops->scan(&g, &c, &rule, &s, err, sizeof err) == 0 &&
+            digest(&s) == digest(&want),
+        "after the reset the backend opens and scans again");
+    if (again)
+        la_scan_close(&g);
+    la_stats_free(&s);
+    la_stats_free(&want);
+    free(v);
 }
 
 // ---- choosing the backend, and whole audits on the fake device ------------------------
@@ -335,9 +425,21 @@ int main(void)
     }
     check_all(&g, "fake device");
     la_scan_close(&g);
+    // again with work that completes late, out of order between the streams
+    fake_cuda_deferred = 1;
+    fake_cuda_arg_bytes = sizeof(struct scan_args);
+    if (la_scan_gpu_open(&g, 3, err, sizeof err) == 0) {
+        check_all(&g, "fake device, late work");
+        la_scan_close(&g);
+    }
     tap(unknown_launches == 0 && fake_cuda_live == 0,
         "every launch ran a known kernel; everything allocated was freed");
+    fake_cuda_deferred = 0;
     test_faults();
+    fake_cuda_deferred = 1;
+    test_faults();
+    test_sticky();
+    fake_cuda_deferred = 0;
     test_choice();
     test_audits();
     printf("1..%d\n", tap_runs);
