@@ -43,8 +43,9 @@ static void write_file(const char *path, const struct blob *b)
 
 /* Audit path (after the options in opts, a NULL-ended list), cut to cut bytes
  * once mapped, then clean, a file of clean_count good labels, with -j 2. */
-static void check(const char *what, const char *path, off_t cut, const char *const *opts,
-                  const char *clean, uint64_t clean_count)
+static void check_says(const char *what, const char *path, off_t cut,
+                       const char *const *opts, const char *clean, uint64_t clean_count,
+                       const char *says)
 {
     char *argv[16] = { "labelaudit", "-n", "10", "-j", "2" };
     int argc = 5;
@@ -64,12 +65,18 @@ static void check(const char *what, const char *path, off_t cut, const char *con
     int rc = la_audit_files(&cfg, &cpu, NULL, files);
     TAP_OK(g_cuts == 1, "%s: the file was cut once mapped", what);
     TAP_OK(rc == 0 && !files[0].read_ok, "%s: no crash, the file is unreadable (exit 3)", what);
-    TAP_OK(strstr(files[0].error, "file shrank while being read") != NULL,
+    TAP_OK(strstr(files[0].error, says) != NULL,
            "%s: \"%s\"", what, files[0].error);
     TAP_OK(files[1].read_ok && files[1].stats.count == clean_count, "%s: the next file is audited", what);
     la_file_report_free(&files[0]);
     la_file_report_free(&files[1]);
     la_scan_close(&cpu);
+}
+
+static void check(const char *what, const char *path, off_t cut, const char *const *opts,
+                  const char *clean, uint64_t clean_count)
+{
+    check_says(what, path, cut, opts, clean, clean_count, "file shrank while being read");
 }
 
 int main(void)
@@ -101,6 +108,10 @@ int main(void)
         tap_diag("cannot write %s", clean_raw);
     close(fd);
     check("raw", path, 100 * 1024, raw, clean_raw, 10);
+    /* rewritten longer: what was read is neither the old file nor the new one */
+    write_file(path, &data);
+    check_says("raw, grown while read", path, (off_t)data.len + 4096, raw, clean_raw, 10,
+               "file changed while being read");
     unlink(clean_raw);
 
     /* Fortran order (1000, 400): gathered from the mapping into C order */
