@@ -41,6 +41,7 @@
                                           a split block adds <= CHUNK (see split_parse,
                                           blocks_parse) */
 #define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
+#define SURE_MAX 4096                  /* bytes sure_row_start reads before a block speculates */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
 #define SNIFF_ROWS 20                  /* data rows the header guess compares the first row with */
@@ -1121,8 +1122,9 @@ static void parse_part(void *ctx, int t)
  * (a block does not know whether it begins inside a quoted field): run every
  * state through the bytes until all agree, then up to a newline that ends a
  * row. The rules of requote_byte make the states meet within a row or two
- * (after a quote and a delimiter). @return NULL when they have not by end:
- * the block lies inside one quoted field, or too near its start. */
+ * (at a quote next to a letter: '"great' opens, 'great"' closes). @return
+ * NULL when they have not by end: a block inside one quoted field, or quotes
+ * that read both ways ('"\n' after a delimiter, as in '1,"\nx",2'). */
 static const char *sure_row_start(const struct csv *s, const char *p, const char *end)
 {
     enum rq_state st[] = { RQ_START, RQ_PLAIN, RQ_QUOTED, RQ_QUOTE, RQ_TAIL };
@@ -1144,8 +1146,11 @@ static const char *sure_row_start(const struct csv *s, const char *p, const char
 }
 
 /* Cut p..end into one block per thread, each starting where a row surely
- * starts; a cut that cannot be proved is left out (its neighbour takes the
- * bytes). @return the blocks. */
+ * starts (sure_row_start, within SURE_MAX bytes), or else at the next
+ * newline: a speculation that the newline is not inside a quoted field. The
+ * block before it confirms or refutes the cut: it parses exactly up to it, and
+ * stops short unless a row ends there (blocks_parse then drops the blocks
+ * after it). @return the blocks. */
 static int cut_blocks(const struct csv *s, struct blocks *b, const char *p, const char *end)
 {
     int n = 1;
@@ -1154,8 +1159,10 @@ static int cut_blocks(const struct csv *s, struct blocks *b, const char *p, cons
     for (int t = 1; t < b->n; t++) {
         const char *guess = p + len * (size_t)t / (size_t)b->n;
         const char *lim = p + len * (size_t)(t + 1) / (size_t)b->n;
-        const char *cut = sure_row_start(s, guess, lim);
-        if (cut && cut < end) {
+        const char *cut = sure_row_start(s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
+        if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
+            cut++;
+        if (cut && cut < end && cut > b->parts[n - 1].p) {
             b->parts[n - 1].end = cut;
             b->parts[n++].p = cut;
         }
@@ -1194,7 +1201,7 @@ static int blocks_parse(struct csv *s)
     }
     int n = cut_blocks(s, b, p, end);
     if (n < 2) {
-        s->split_after = s->line + lines;    /* one quoted field: try again after it */
+        s->split_after = s->line + lines;    /* too few lines: try again after them */
         return -1;
     }
     for (int t = 0; t < n; t++)

@@ -140,6 +140,9 @@ struct how {
     int slow;                 /* LABELAUDIT_CSV_SLOW=1 */
     int tiny;                 /* 1..7 bytes per read */
     size_t max_read;          /* else at most this many per read (0: as asked) */
+    int threads;              /* -j (0: as main leaves it unset) */
+    const char *block;        /* LABELAUDIT_CSV_BLOCK: libcsv's blocks on every thread
+                                 cut at every few bytes (NULL: the default) */
 };
 
 static void dump_chunk(struct result *res, const struct la_chunk *c, uint64_t *next)
@@ -166,9 +169,11 @@ static void dump_chunk(struct result *res, const struct la_chunk *c, uint64_t *n
     bprintf(&res->dump, "]");
 }
 
-static void run_source(struct la_source *src, const struct la_config *cfg, const char *format,
-                       int slow, struct result *res)
+static void run_source(struct la_source *src, const struct la_config *cfg_in, const char *format,
+                       struct how how, struct result *res)
 {
+    struct la_config cfg_j = *cfg_in, *cfg = &cfg_j;
+    int slow = how.slow;
     struct la_reader r;
     struct la_chunk c;
     uint64_t next = 0;
@@ -184,6 +189,10 @@ static void run_source(struct la_source *src, const struct la_config *cfg, const
         setenv("LABELAUDIT_CSV_SLOW", "1", 1);
     else
         unsetenv("LABELAUDIT_CSV_SLOW");
+    if (how.block)
+        setenv("LABELAUDIT_CSV_BLOCK", how.block, 1);
+    if (how.threads)
+        cfg_j.threads = how.threads;
     rc = r.ops->open(&r);
     while (rc == 0 && (rc = r.ops->next(&r, &c)) == 1) {
         dump_chunk(res, &c, &next);
@@ -202,6 +211,7 @@ static void run_source(struct la_source *src, const struct la_config *cfg, const
         res->bad_chunk = 1;
     r.ops->close(&r);
     unsetenv("LABELAUDIT_CSV_SLOW");
+    unsetenv("LABELAUDIT_CSV_BLOCK");
 }
 
 static void run(const char *input, size_t len, const struct la_config *cfg, const char *format,
@@ -209,14 +219,17 @@ static void run(const char *input, size_t len, const struct la_config *cfg, cons
 {
     struct la_source src = { .data = input, .len = len, .tiny = how.tiny,
                              .max_read = how.max_read, .rng = 42 };
-    run_source(&src, cfg, format, how.slow, res);
+    run_source(&src, cfg, format, how, res);
 }
 
 static const struct how g_ways[] = {
-    { 0, 0, 0 }, { 0, 1, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
+    { 0, 0, 0, 0, NULL }, { 0, 1, 0, 0, NULL }, { 1, 0, 0, 0, NULL }, { 1, 1, 0, 0, NULL },
+    { 0, 0, 0, 3, "2" }, { 0, 0, 0, 2, "5" }, { 0, 1, 0, 3, "16" }, { 0, 0, 0, 4, "64" },
 };
 static const char *const g_way_names[] = {
     "fast, whole", "fast, 1-7 byte reads", "libcsv, whole", "libcsv, 1-7 byte reads",
+    "-j3, blocks of 2 bytes", "-j2, blocks of 5 bytes", "-j3, 1-7 byte reads, blocks of 16",
+    "-j4, blocks of 64 bytes",
 };
 
 /* Options for one case. */
@@ -565,7 +578,7 @@ static void test_errors(void)
     struct la_config cfg = config_of(AUTO);
     struct la_source src = { .data = "label\n1\n2\n", .len = 10, .fail_at_end = 1 };
     struct result res;
-    run_source(&src, &cfg, "csv", 0, &res);
+    run_source(&src, &cfg, "csv", (struct how){ 0 }, &res);
     tap_ok(strcmp(res.dump.p, "ERROR: Input/output error") == 0, "a read error is an error (%s)",
        res.dump.p);
     free(res.dump.p);
@@ -603,7 +616,7 @@ static void test_long_field(void)
                                      .tail = cases[i].tail, .tiny = cases[i].tiny, .rng = 7 };
             struct result res;
             long before = max_rss_kib();
-            run_source(&src, &cfg, "csv", slow, &res);
+            run_source(&src, &cfg, "csv", (struct how){ .slow = slow }, &res);
             long grown = max_rss_kib() - before;
             int pass = strcmp(res.dump.p, "ERROR: line 3: field longer than 16 MiB") == 0;
 #if !defined(UNDER_ASAN)
@@ -620,7 +633,7 @@ static void test_long_field(void)
     struct la_source src = { .data = "label\n\"", .len = 7, .fill_len = (16u << 20) - 8,
                              .fill_byte = ' ', .tail = "1\"\n2\n" };
     struct result res;
-    run_source(&src, &cfg, "csv", 0, &res);
+    run_source(&src, &cfg, "csv", (struct how){ 0 }, &res);
     tap_ok(strcmp(res.dump.p, "I0[1 2]") == 0, "a 16 MiB quoted cell is read (%.60s)", res.dump.p);
     free(res.dump.p);
 }
@@ -691,6 +704,7 @@ static void test_paths_agree(void)
                    && strcmp(ref.column, "label") == 0;
         static const struct how ways[] = {
             { 0, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 4093 }, { 0, 0, 65537 },
+            { 0, 0, 0, 2, NULL }, { 0, 0, 4093, 3, "1000" },
         };
         for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
             run(file, len, &cfg, "csv", ways[w], &res);
@@ -707,6 +721,101 @@ static void test_paths_agree(void)
         free(ref.dump.p);
         free(file);
     }
+}
+
+// ---- libcsv on every thread: blocks cut near every byte
+
+/* Rows that make a block edge hard to find: quoted newlines at every offset,
+ * quotes that read both ways, one field longer than many blocks, stray quotes
+ * (issue 11, item 4), doubled quotes and delimiters in quotes; with stops,
+ * also unparsable cells, short rows and a float (rows that stop a block), and
+ * with stops == 2 a wide row (an error). eol is "\n", "\r\n" or "\r". */
+static char *make_hard(int kind, const char *eol, int bom, int stops)
+{
+    struct buf b = { 0 };
+    bprintf(&b, "%sid,text,label%s", bom ? "\xEF\xBB\xBF" : "", eol);
+    for (int i = 0; i < 90; i++) {
+        int label = i % 10;
+        bprintf(&b, "%d,", i);
+        switch (kind) {
+        case 0:                          /* a quoted newline after i % 23 bytes */
+            bprintf(&b, "\"%.*s%sb\"", i % 23, "aaaaaaaaaaaaaaaaaaaaaaaaa", eol);
+            break;
+        case 1:                          /* '"\n' and '\n"': either way a valid CSV */
+            bprintf(&b, "\"%s%d,%d%s\"", eol, i, label, eol);
+            break;
+        case 2:                          /* one field over many blocks, at row 40 */
+            if (i == 40) {
+                bprintf(&b, "\"");
+                for (int k = 0; k < 300; k++)
+                    bprintf(&b, "x,%s\"\"y", k % 7 ? "" : eol);
+                bprintf(&b, "\"");
+            } else {
+                bprintf(&b, "t%d", i);
+            }
+            break;
+        case 3:                          /* stray quotes, as pandas reads them */
+            bprintf(&b, i % 3 == 0 ? "\"Great\" movie" : i % 3 == 1 ? "he said \"meh\""
+                                   : "\"a,\"\"b\"\"%s c\"", eol);
+            break;
+        default:                         /* doubled quotes, delimiters, spaces */
+            bprintf(&b, "  \"%d \"\",\"\" ,%s\"  ", i, i % 4 ? "" : eol);
+            break;
+        }
+        if (stops && i % 13 == 5)
+            bprintf(&b, ",%s%s", i % 2 ? "cat" : "2.5", eol);
+        else if (stops && i % 17 == 3)
+            bprintf(&b, "%s", eol);      /* a short row: no label cell */
+        else if (stops == 2 && i == 77)
+            bprintf(&b, ",1,2%s", eol);  /* a wide row: an error, as on one thread */
+        else
+            bprintf(&b, ",%d%s", label, eol);
+    }
+    return b.p;
+}
+
+/* Every block size from 2 to 70 bytes, on 2 and 3 threads, whole and tiny
+ * reads, gives the chunks (or the error) of the one-thread libcsv parse. */
+static void test_blocks(void)
+{
+    static const char *const kinds[] = { "quoted newline at every offset", "quotes read both ways",
+                                         "a field over many blocks", "stray quotes",
+                                         "doubled quotes and delimiters" };
+    static const char *const eols[] = { "\n", "\r\n", "\r" };
+    struct la_config cfg = config_of(AUTO);
+
+    for (int kind = 0; kind < 5; kind++)
+        for (int e = 0; e < 3; e++)
+            for (int stops = 0; stops <= 2; stops++) {
+                char *file = make_hard(kind, eols[e], e == 1, stops);
+                struct result ref, res;
+                size_t wrong = 0, ways = 0;
+                run(file, strlen(file), &cfg, "csv", (struct how){ .slow = 1 }, &ref);
+                for (int block = 2; block <= 70; block++)
+                    for (int j = 2; j <= 3; j++) {
+                        char bs[16];
+                        snprintf(bs, sizeof bs, "%d", block);
+                        run(file, strlen(file), &cfg, "csv",
+                            (struct how){ .tiny = j == 3 && block % 2, .threads = j, .block = bs },
+                            &res);
+                        if (strcmp(res.dump.p, ref.dump.p) != 0 || res.bad_chunk) {
+                            if (!wrong)
+                                tap_diag("blocks of %d, -j%d: %s\n  want %s", block, j,
+                                         res.dump.p, ref.dump.p);
+                            wrong++;
+                        }
+                        ways++;
+                        free(res.dump.p);
+                    }
+                tap_ok(wrong == 0 && ref.rows >= (stops ? 0u : 90u),
+                       "blocks: %s, %s%s: %zu of %zu ways differ from one thread (%s...)",
+                       kinds[kind], e == 0 ? "LF" : e == 1 ? "BOM, CR LF" : "CR",
+                       stops == 1 ? ", rows that stop a block" : stops ? ", a wide row" : "",
+                       wrong, ways,
+                       strncmp(ref.dump.p, "ERROR", 5) == 0 ? ref.dump.p : "rows");
+                free(ref.dump.p);
+                free(file);
+            }
 }
 
 /* Indices stay exact across chunk boundaries: row i holds i % 1000, except a
@@ -782,5 +891,6 @@ int main(void)
     test_long_field();
     test_paths_agree();
     test_chunk_boundaries();
+    test_blocks();
     return tap_done();
 }
