@@ -430,7 +430,7 @@ FAST_INLINE size_t first_bad(const void *p, int dtype, const struct keys *k)
     return i;
 }
 
-/* How many values of p[0..m) are x: a loop of compares, vectorised. */
+/* How many values of p[0..m) are x: compares and adds, no branch. */
 FAST_INLINE size_t count_equal(const void *p, size_t m, int dtype, uint64_t x)
 {
     size_t n = 0;
