@@ -1000,6 +1000,56 @@ static int requote_byte(struct csv *s, char c)
     return requote_put(s, c);
 }
 
+/* Bytes that need no rewriting, gathered as they are. */
+static int requote_copy(struct csv *s, const char *p, size_t n)
+{
+    struct requote *q = &s->rq;
+    while (n > 0) {
+        size_t room = OUT_CAP - q->n, k = n < room ? n : room;
+        memcpy(q->out + q->n, p, k);
+        q->n += k, p += k, n -= k;
+        if (q->n == OUT_CAP) {
+            q->pads = 0;
+            if (requote_flush(s, 0) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Filter *pp..end through requote_byte up to the first newline that ends a
+ * row, moving *pp past what was read. Inside a quoted field and inside an
+ * unquoted one no byte is rewritten until a quote or a field's end, so those
+ * runs are copied whole: most bytes of a text column go by memchr and memcpy.
+ * @return 1 when a row ended, 0 at end, -1 with the error set. */
+static int requote_span(struct csv *s, const char **pp, const char *end)
+{
+    const char *p = *pp;
+    int ended = 0;
+
+    while (p < end && !ended) {
+        const char *run = p;
+        if (s->rq.state == RQ_QUOTED) {
+            run = memchr(p, '"', (size_t)(end - p));
+            if (!run)
+                run = end;
+        } else if (s->rq.state == RQ_PLAIN) {
+            while (run < end && (unsigned char)*run != s->delim && *run != '\n' && *run != '\r')
+                run++;
+        }
+        if (run > p && requote_copy(s, p, (size_t)(run - p)) < 0)
+            return -1;
+        p = run;
+        if (p == end)
+            break;
+        if (requote_byte(s, *p) < 0)
+            return -1;
+        ended = *p++ == '\n' && s->rq.state == RQ_START;
+    }
+    *pp = p;
+    return ended;
+}
+
 // ---- libcsv on every thread
 
 /* One block of a parallel step: the rows in p..end (p starts a row, end
@@ -1102,17 +1152,9 @@ static void parse_part(void *ctx, int t)
     if (ps->parser_live)
         csv_free(&ps->parser);           /* the last step may have left it mid-row */
     ps->parser_live = 0;
-    if (parser_init(ps) == 0) {
-        for (; p < bp->end; p++) {
-            if (requote_byte(ps, *p) < 0)
-                break;
-            if (*p == '\n' && ps->rq.state == RQ_START) {
-                if (requote_flush(ps, 0) < 0)
-                    break;
-                unit = p + 1, unit_rows = ps->tail, unit_lines = ps->line;
-            }
-        }
-    }
+    if (parser_init(ps) == 0)
+        while (requote_span(ps, &p, bp->end) > 0 && requote_flush(ps, 0) == 0)
+            unit = p, unit_rows = ps->tail, unit_lines = ps->line;
     ps->tail = unit_rows;
     ps->line = unit_lines;
     bp->stop = unit;
@@ -1232,21 +1274,17 @@ static int blocks_parse(struct csv *s)
  * may follow, stop after the first row that ends in it. */
 static void slow_piece(struct csv *s)
 {
-    size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE, i = 0;
-    const char *p = s->buf + s->pos;
-    int to_row_end = blocks_wanted(s);
+    size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
+    const char *p = s->buf + s->pos, *end = p + n;
+    int to_row_end = blocks_wanted(s), got;
 
-    s->at_row_start = 0;
-    while (i < n) {
-        char c = p[i++];
-        if (requote_byte(s, c) < 0)
-            return;
-        if (to_row_end && c == '\n' && s->rq.state == RQ_START) {
-            s->at_row_start = 1;
-            break;
-        }
-    }
-    s->pos += i;
+    do
+        got = requote_span(s, &p, end);
+    while (got == 1 && !to_row_end);
+    if (got < 0)
+        return;
+    s->at_row_start = got == 1;
+    s->pos = (size_t)(p - s->buf);
     requote_flush(s, s->rq.pads);        /* the rows of this PIECE, no more, are pending */
 }
 
