@@ -4,6 +4,10 @@
  *   gen raw-int32 PATH COUNT CLASSES     headerless little-endian int32
  *   gen npy-mask  PATH S H W CLASSES     uint8 .npy of shape (S, H, W), runs of one class
  *   gen csv       PATH ROWS CLASSES      "path,label" with a header row
+ *   gen csv-text  PATH ROWS CLASSES      "id,text,label": a quoted review of
+ *                                        about 90 bytes (commas, doubled quotes,
+ *                                        a quoted newline in one row of 64)
+ *   gen csv-text-first PATH ROWS CLASSES "label,id,text": the same, label first
  *   gen npy-mask-scattered PATH S H W CLASSES PPM
  *                                        as npy-mask, plus PPM per million
  *                                        pixels set to 255 one by one
@@ -186,6 +190,62 @@ static int gen_csv(FILE *f, uint64_t rows, int64_t classes, uint64_t *bad)
     return fwrite(buf, 1, used, f) == used ? 0 : -1;
 }
 
+/* A review: quoted, with the commas, doubled quotes and (one row in 64)
+ * newline that text datasets hold. @return bytes written to out. */
+static size_t review(char *out, uint64_t r)
+{
+    static const char *const words[] = {
+        "great", "movie", "really", "\"\"great\"\"", "bad", "film,", "plot", "acting",
+        "the", "a", "was", "not", "very", "good", "terrible,", "fine", "i", "loved", "it",
+        "boring", "and", "too", "long", "ending", "\"\"meh\"\"", "would", "watch", "again",
+        "5/10", "characters", "music", "fun",
+    };
+    size_t n = 0;
+    int newline = r >> 58 == 0;          /* one row in 64 */
+    out[n++] = '"';
+    for (int w = 0; w < 16; w++, r >>= 5) {
+        const char *word = words[r & 31];
+        size_t len = strlen(word);
+        memcpy(out + n, word, len);
+        n += len;
+        out[n++] = w == 7 && newline ? '\n' : ' ';
+        if (w == 11)
+            r = splitmix64(&r);
+    }
+    out[n - 1] = '"';
+    return n;
+}
+
+/* Rows "1234,\"great movie, ...\",7" (or the label first): about 100 bytes. */
+static int gen_csv_text(FILE *f, uint64_t rows, int64_t classes, int label_first, uint64_t *bad)
+{
+    static char buf[1 << 20];
+    size_t used = 0;
+    uint64_t st = 77;
+    fputs(label_first ? "label,id,text\n" : "id,text,label\n", f);
+    for (uint64_t i = 0; i < rows; i++) {
+        uint64_t r = splitmix64(&st);
+        int64_t v = label_from(r, classes, bad);
+        if (label_first)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%lld,%llu,", (long long)v,
+                                     (unsigned long long)i);
+        else
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%llu,",
+                                     (unsigned long long)i);
+        used += review(buf + used, splitmix64(&st));
+        if (label_first)
+            buf[used++] = '\n';
+        else
+            used += (size_t)snprintf(buf + used, sizeof buf - used, ",%lld\n", (long long)v);
+        if (used > sizeof buf - 1024) {
+            if (fwrite(buf, 1, used, f) != used)
+                return -1;
+            used = 0;
+        }
+    }
+    return fwrite(buf, 1, used, f) == used ? 0 : -1;
+}
+
 static uint64_t num(const char *s)
 {
     return strtoull(s, NULL, 10);
@@ -194,7 +254,8 @@ static uint64_t num(const char *s)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: gen npy-int64|npy-int64-1based|raw-int32|csv PATH COUNT CLASSES\n"
+        fprintf(stderr, "usage: gen npy-int64|npy-int64-1based|raw-int32|csv|csv-text|csv-text-first"
+                        " PATH COUNT CLASSES\n"
                         "       gen npy-mask PATH S H W CLASSES\n"
                         "       gen npy-mask-scattered PATH S H W CLASSES PPM\n");
         return 2;
@@ -236,6 +297,8 @@ int main(int argc, char **argv)
             rc = gen_one_based(f, num(argv[3]), (int64_t)num(argv[4]), &bad);
     } else if (strcmp(mode, "csv") == 0) {
         rc = gen_csv(f, num(argv[3]), (int64_t)num(argv[4]), &bad);
+    } else if (strcmp(mode, "csv-text") == 0 || strcmp(mode, "csv-text-first") == 0) {
+        rc = gen_csv_text(f, num(argv[3]), (int64_t)num(argv[4]), mode[8] == '-', &bad);
     }
     if (fclose(f) != 0)
         rc = -1;
