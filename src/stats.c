@@ -6,6 +6,7 @@
 #include <string.h> /* memset, strdup */
 
 #include "dtype.h"
+#include "util.h"   /* la_grow */
 
 int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
                   uint64_t hist_len, int64_t above_base)
@@ -18,15 +19,37 @@ int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
     /* calloc'd pages cost no memory until a bin is touched */
     if (hist_len && !(s->hist = calloc(hist_len, sizeof *s->hist)))
         return -1;
-    if (bad_cap && (!(s->bad = calloc(bad_cap, sizeof *s->bad)) ||
-                    !(s->groups = calloc(bad_cap, sizeof *s->groups)))) {
-        free(s->hist);
-        free(s->bad);
-        s->hist = NULL;
-        s->bad = NULL;
-        return -1;
-    }
     return 0;
+}
+
+/* Room for one more entry in bad[] / groups[], below bad_cap: the lists grow
+ * as entries come, so 100,000 clean files cost nothing each (issue 16). Out of
+ * memory, the entry is counted but not kept. @return 1 when there is room. */
+static int room_for_bad(struct la_stats *s)
+{
+    if (s->n_bad >= s->bad_cap)
+        return 0;
+    size_t bytes = s->bad_alloc * sizeof *s->bad;
+    if (s->n_bad < s->bad_alloc)
+        return 1;
+    if (la_grow(&s->bad, &bytes, (s->n_bad + 1) * sizeof *s->bad, 16 * sizeof *s->bad) != 0)
+        return 0;
+    s->bad_alloc = bytes / sizeof *s->bad;
+    return 1;
+}
+
+static int room_for_group(struct la_stats *s)
+{
+    if (s->n_groups >= s->bad_cap)
+        return 0;
+    size_t bytes = s->groups_alloc * sizeof *s->groups;
+    if (s->n_groups < s->groups_alloc)
+        return 1;
+    if (la_grow(&s->groups, &bytes, (s->n_groups + 1) * sizeof *s->groups,
+                16 * sizeof *s->groups) != 0)
+        return 0;
+    s->groups_alloc = bytes / sizeof *s->groups;
+    return 1;
 }
 
 void la_stats_free(struct la_stats *s)
@@ -39,7 +62,7 @@ void la_stats_free(struct la_stats *s)
     s->bad = NULL;
     s->groups = NULL;
     s->hist = NULL;
-    s->n_bad = 0;
+    s->n_bad = s->bad_alloc = s->n_groups = s->groups_alloc = 0;
 }
 
 int la_num_cmp(struct la_num a, struct la_num b)
@@ -80,6 +103,16 @@ static int same_value(struct la_num a, struct la_num b)
     return a.kind == b.kind && la_num_cmp(a, b) == 0;
 }
 
+/* Add v to g's distinct values while there is room. */
+static void group_note_value(struct la_bad_group *g, struct la_num v)
+{
+    for (int i = 0; i < g->n_values; i++)
+        if (same_value(g->values[i], v))
+            return;
+    if (g->n_values < LA_GROUP_VALUES)
+        g->values[g->n_values++] = v;
+}
+
 /* The group of the last bad sample, when it is in the list. */
 static struct la_bad_group *last_group(struct la_stats *s)
 {
@@ -97,6 +130,7 @@ static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
         if (g) {
             g->count++;
             g->mixed |= !same_value(g->first_value, b->value) || g->first_verdict != b->verdict;
+            group_note_value(g, b->value);
         }
         return;
     }
@@ -105,9 +139,10 @@ static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
     s->bad_samples++;
     s->has_last_bad = 1;
     s->last_bad_sample = b->sample;
-    if (s->n_groups < s->bad_cap)
+    if (room_for_group(s))
         s->groups[s->n_groups++] = (struct la_bad_group){ b->sample, 1, b->index, b->value,
-                                                          b->verdict, 0 };
+                                                          b->verdict, 0, 1,
+                                                          { b->value } };
 }
 
 void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
@@ -118,7 +153,7 @@ void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
     note_bad_sample(s, &b);
     if (s->sink)
         s->sink(s->sink_ctx, &(struct la_bad){ b.index, b.sample, verdict, value, (char *)text });
-    if (s->n_bad < s->bad_cap) {
+    if (room_for_bad(s)) {
         b.text = text ? strdup(text) : NULL;
         s->bad[s->n_bad++] = b;
     }
@@ -142,10 +177,12 @@ static void merge_groups(struct la_stats *dst, const struct la_stats *src, int c
             g->count += h->count;
             g->mixed |= h->mixed || !same_value(g->first_value, h->first_value) ||
                         g->first_verdict != h->first_verdict;
+            for (int k = 0; k < h->n_values; k++)
+                group_note_value(g, h->values[k]);
         }
         i = 1;
     }
-    for (; i < src->n_groups && dst->n_groups < dst->bad_cap; i++)
+    for (; i < src->n_groups && room_for_group(dst); i++)
         dst->groups[dst->n_groups++] = src->groups[i];
 }
 
@@ -163,7 +200,7 @@ static void merge_bad(struct la_stats *dst, const struct la_stats *src)
     dst->bad_total += src->bad_total;
     for (size_t i = 0; dst->sink && i < src->n_bad; i++)
         dst->sink(dst->sink_ctx, &src->bad[i]);
-    for (size_t i = 0; i < src->n_bad && dst->n_bad < dst->bad_cap; i++) {
+    for (size_t i = 0; i < src->n_bad && room_for_bad(dst); i++) {
         dst->bad[dst->n_bad] = src->bad[i];
         dst->bad[dst->n_bad].text = src->bad[i].text ? strdup(src->bad[i].text) : NULL;
         dst->n_bad++;

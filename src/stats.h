@@ -34,7 +34,13 @@ struct la_bad_group {
     struct la_num first_value;
     int first_verdict;
     int mixed;                /* not every entry holds first_value */
+    /* The distinct bad values met, in order, at most LA_GROUP_VALUES of them.
+     * Entries the CPU scan counts in runs (la_stats_add_bad_run) add none but
+     * the first, so a mixed group may list fewer than it holds. */
+    int n_values;
+    struct la_num values[4];
 };
+#define LA_GROUP_VALUES 4
 
 /* Counts of integer out-of-range values near the valid range, exact and
  * mergeable: below[k] counts the value -1-k, above[k] the value above_base+k.
@@ -49,7 +55,8 @@ typedef void (*la_bad_sink)(void *ctx, const struct la_bad *bad);
 struct la_stats {
     /* --- set by the caller before the first chunk --- */
     uint64_t sample_stride;   /* elements per sample (product of shape[1:]), >= 1 */
-    size_t bad_cap;           /* keep at most this many bad entries in bad[] */
+    size_t bad_cap;           /* keep at most this many bad entries in bad[] (and
+                                 groups in groups[]); both grow on demand */
     uint64_t hist_len;        /* bins in hist[]; 0: no histogram (bce, N too big) */
     int64_t above_base;       /* first "above" value: N (ce/nll) or 1 (bce) */
     la_bad_sink sink;         /* optional: called for every bad entry, in order */
@@ -67,17 +74,18 @@ struct la_stats {
     uint64_t outlier_below[LA_OUTLIER_BINS];
     uint64_t outlier_above[LA_OUTLIER_BINS];
     struct la_bad *bad;
-    size_t n_bad;
+    size_t n_bad, bad_alloc;
     uint64_t bad_total;
     uint64_t bad_samples;     /* distinct samples holding a bad entry */
     struct la_bad_group *groups; /* the first bad_cap samples holding bad entries */
-    size_t n_groups;
+    size_t n_groups, groups_alloc;
     int has_last_bad;
     uint64_t first_bad_sample;
     uint64_t last_bad_sample;
 };
 
-/** la_stats_init() : zero the accumulator and allocate hist/bad.
+/** la_stats_init() : zero the accumulator and allocate hist (bad[] and
+ *  groups[] grow as entries come, so a clean file costs no room for them).
  *  @return 0, or -1 when out of memory. */
 int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
                   uint64_t hist_len, int64_t above_base);
