@@ -20,6 +20,11 @@ gzip -c "$d/labels.npy" >"$d/labels.npy.gz"
 awk -F, 'NR % 50000 == 7 { $0 = "\"" $1 ",x\"," $2 }
           NR % 70001 == 3 { $0 = $1 ",\"" $2 "\"" }
           { print }' "$d/labels.csv" >"$d/quoted.csv"
+# a quoted text column (commas, doubled quotes, newlines in quotes), label last
+# and first: libcsv on every thread, in blocks cut at proved row starts
+"$gen" csv-text "$d/text.csv" 200000 10 >"$d/text.bad"
+"$gen" csv-text-first "$d/text-first.csv" 200000 10 >/dev/null
+gzip -c "$d/text.csv" >"$d/text.csv.gz"
 
 # same DESCRIPTION FILE1 FILE2 : byte-identical outputs
 same() {
@@ -41,7 +46,8 @@ by_threads() {
     same "$name $*: -j1 and -j2 text" "$d/j1.txt" "$d/j2.txt"
 }
 
-for f in labels.npy labels.csv quoted.csv labels.csv.gz labels.npy.gz; do
+for f in labels.npy labels.csv quoted.csv labels.csv.gz labels.npy.gz text.csv text-first.csv \
+         text.csv.gz; do
     by_threads "$d/$f" -n 10
     by_threads "$d/$f"
 done
@@ -79,8 +85,9 @@ strip "$d/gz.json"
 strip "$d/plain.json"
 same "labels.csv: gzip and plain" "$d/gz.json.s" "$d/plain.json.s"
 
-# the CSV fast path and libcsv agree, quotes or not
-for f in labels.csv quoted.csv labels.csv.gz; do
+# the CSV fast path and libcsv agree, quotes or not; libcsv on every thread
+# and the one-thread reference (LABELAUDIT_CSV_SLOW=1) agree
+for f in labels.csv quoted.csv labels.csv.gz text.csv text-first.csv text.csv.gz; do
     for j in 1 2; do
         "$LABELAUDIT" -j$j --json -n 10 "$d/$f" >"$d/fast.json" 2>&1
         LABELAUDIT_CSV_SLOW=1 "$LABELAUDIT" -j$j --json -n 10 "$d/$f" >"$d/slow.json" 2>&1
@@ -89,5 +96,17 @@ for f in labels.csv quoted.csv labels.csv.gz; do
 done
 run --json -n 10 "$d/quoted.csv"
 expect_json '.files[0].count' 1000000 "quoted.csv: every row read once"
+for f in text.csv text-first.csv; do
+    "$LABELAUDIT" -j1 --json -n 10 --indices-out="$d/i1.tsv" "$d/$f" >"$d/j1.json" 2>&1
+    for block in 4099 65536; do
+        LABELAUDIT_CSV_BLOCK=$block "$LABELAUDIT" -j3 --json -n 10 --indices-out="$d/i3.tsv" \
+            "$d/$f" >"$d/j3.json" 2>&1
+        same "$f: -j1 and -j3 in blocks of $block bytes, JSON" "$d/j1.json" "$d/j3.json"
+        same "$f: -j1 and -j3 in blocks of $block bytes, --indices-out" "$d/i1.tsv" "$d/i3.tsv"
+    done
+    run --json -n 10 "$d/$f"
+    expect_json '.files[0].count' 200000 "$f: every row read once"
+    expect_json '.files[0].invalid.count' "$(cat "$d/text.bad")" "$f: every planted bad label"
+done
 
 finish
