@@ -1098,15 +1098,18 @@ static void blocks_free(struct blocks *b)
 }
 
 /* A part per thread, its rows a share of CHUNK: the merged rows of a step fit
- * in PENDING, and the memory is the same for any -j. @return 0, or -1 when
- * fewer than two threads can run (libcsv stays on this thread). */
+ * in PENDING, and the memory is the same for any -j. Compressed input is
+ * inflated on a thread of its own (input.c), so the parse takes one thread
+ * fewer. @return 0, or -1 when fewer than two threads can run (libcsv stays
+ * on this thread). */
 static int blocks_start(struct csv *s)
 {
     struct blocks *b = calloc(1, sizeof *b);
+    int inflating = la_source_is_compressed(s->r->src);
     if (!b)
         return -1;
     s->blocks = b;
-    b->pool = la_pool_open(s->r->cfg->threads);
+    b->pool = la_pool_open(s->r->cfg->threads - inflating);
     b->n = b->pool ? la_pool_size(b->pool) : 0;
     if (b->n < 2 || !(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
         return -1;

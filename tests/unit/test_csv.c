@@ -51,6 +51,12 @@ struct la_source {
     int fail_at_end;          /* report a read error instead of the end */
 };
 
+int la_source_is_compressed(const struct la_source *s)
+{
+    (void)s;
+    return 0;
+}
+
 ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
 {
     size_t tail_len = s->tail ? strlen(s->tail) : 0;
