@@ -1,0 +1,102 @@
+/* label_notes.h - what the folder- and document-shaped readers (imagefolder,
+ * coco, yolo) learn beyond the label values: their own findings (a hidden
+ * class folder, a degenerate box), the problems behind them with their place
+ * (file and line, annotation id and image_id), and a format-specific JSON
+ * object and text lines (class_to_idx, the category-id histogram).
+ *
+ * The reader fills one while it reads; audit.c hands it to the file's report,
+ * which outlives the reader; diagnose.c copies its findings, report_text.c
+ * and report_json.c print the rest. Memory stays bounded: at most `cap`
+ * problems are kept, the others only counted. */
+#ifndef LA_LABEL_NOTES_H
+#define LA_LABEL_NOTES_H
+
+#include <stdint.h> /* uint64_t */
+#include <stddef.h> /* size_t */
+#include <stdio.h>  /* FILE */
+#include <cjson/cJSON.h>
+
+#define LA_NOTES_MAX_FINDINGS 8
+#define LA_NOTE_LEN 256
+
+/* One problem a reader found, where it lies. */
+struct la_note {
+    const char *code;          /* the finding's code: "degenerate-box", ... */
+    uint64_t index;            /* element index (annotation or line ordinal) */
+    uint64_t sample;           /* its sample (file, image) */
+    char where[LA_NOTE_LEN];   /* "labels/a.txt line 3", "annotation id 17 (image_id 4)" */
+    char what[LA_NOTE_LEN];    /* "width 0", "class 80 >= nc 80" */
+    cJSON *json;               /* the entry as printed in the JSON's "problems" */
+};
+
+/* A finding as the reader words it; diagnose.c turns it into a la_finding. */
+struct la_note_finding {
+    int error;                 /* 1 error, 0 warning */
+    const char *code;
+    const char *prevents;      /* static string or NULL */
+    char message[512];
+    char hint[512];
+};
+
+struct la_notes {
+    size_t cap;                        /* keep at most this many problems */
+    struct la_note *problems;
+    size_t n_problems;
+    size_t n_own;                      /* kept problems other than "at" places */
+    uint64_t problems_total;
+    struct { const char *code; uint64_t count; } tally[LA_NOTES_MAX_FINDINGS];
+    size_t n_tally;                    /* problems per code, kept or not */
+    struct la_note_finding findings[LA_NOTES_MAX_FINDINGS];
+    size_t n_findings;
+    cJSON *json;                       /* the format's object ("imagefolder": {...}) */
+    char **lines;                      /* the text report's extra lines */
+    size_t n_lines;
+    /* imagefolder: how many classes torchvision finds (class-count, with -n) */
+    int has_classes;
+    uint64_t classes;
+    /* Optional, set by the reader: name the place of each of the scan's bad
+     * entries (ascending), as problems with code "at"; audit.c calls it once
+     * after the scan. ctx is the reader's, freed by free_ctx with the notes. */
+    int (*locate)(struct la_notes *n, const uint64_t *index, size_t count);
+    void *ctx;
+    void (*free_ctx)(void *ctx);
+};
+
+/** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */
+struct la_notes *la_notes_new(size_t cap);
+void la_notes_free(struct la_notes *n);
+
+/** la_notes_problem() : count a problem, and keep it while fewer than cap are kept.
+ *  json (owned from now on) may be NULL: then an entry is built from the fields.
+ *  @return 0, or -1 out of memory. */
+int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint64_t sample,
+                     const char *where, const char *what, cJSON *json);
+
+/** la_notes_finding() : add a finding (at most LA_NOTES_MAX_FINDINGS; extra ones are dropped). */
+struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const char *code,
+                                         const char *prevents, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/** la_notes_line() : add a line to the text report. @return 0, or -1 out of memory. */
+int la_notes_line(struct la_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** la_notes_find() : the kept problem at element index with code, or NULL. */
+const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, const char *code);
+
+/** la_notes_count() : how many problems of code were counted (kept or not). */
+uint64_t la_notes_count(const struct la_notes *n, const char *code);
+
+/* For the reports (report_text.c, report_json.c). */
+/** la_notes_where() : where the scan's bad entry at index lies ("a.txt line 3"), or NULL. */
+const char *la_notes_where(const struct la_notes *n, uint64_t index);
+/** la_notes_print_lines() : the reader's summary lines, escaped. */
+void la_notes_print_lines(FILE *out, const struct la_notes *n);
+/** la_notes_print_problems() : the kept problems of code, "where: what", up to max_report. */
+void la_notes_print_problems(FILE *out, const struct la_notes *n, const char *code,
+                             uint64_t max_report);
+/** la_notes_json_bad() : the place of the bad entry at index into its JSON entry. */
+void la_notes_json_bad(const struct la_notes *n, uint64_t index, cJSON *entry);
+/** la_notes_json_add() : the format's object, with its "problems", into the file's JSON. */
+void la_notes_json_add(const struct la_notes *n, const char *format, cJSON *file);
+
+#endif

@@ -1,0 +1,629 @@
+/* read_coco.c - --format=coco: COCO-style detection JSON (instances_*.json).
+ *
+ * One annotation = one element (its category_id goes to the scan, so
+ * category_id < N with -n counting background as torchvision's detection
+ * models do); its image = its sample (samples: the images, for batching).
+ * Files reach 500 MB, so they are streamed through yajl in bounded memory:
+ * only the ids (and sizes) of images and categories are kept, never the
+ * annotations. Annotations may come before images and categories in the file,
+ * so it is read twice: open() keeps the images and categories, next() streams
+ * the annotations and checks each against them. Hence a path that can be read
+ * twice: not standard input (compressed files are fine: each pass
+ * decompresses again).
+ *
+ * Checked per annotation, each problem named by the annotation's ordinal, id
+ * and image_id: a category_id or image_id that `categories` or `images` lack
+ * (unknown-category), a bbox [x, y, w, h] with w or h <= 0 or not 4 numbers
+ * (degenerate-box: torchvision raises "All bounding boxes should have
+ * positive height and width"), a box reaching outside its image
+ * (box-outside-image, a warning), a category_id that is not a number (a
+ * string "3": unparsable). Strings longer than MAX_STRING and nesting deeper
+ * than MAX_DEPTH are refused before yajl would buffer or stack them. */
+#include "config.h"   /* HAVE_YAJL */
+#include "label_items.h"
+#include "label_notes.h"
+#include "reader.h"
+
+#include <errno.h>  /* errno */
+#include <stdarg.h> /* va_list */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* strtoll, strtod, bsearch */
+#include <string.h> /* memcmp */
+
+#if HAVE_YAJL
+#include <yajl/yajl_parse.h>
+
+#define READ_LEN (1u << 20)
+#define MAX_STRING (16u << 20)    /* one JSON string; a longer one is refused */
+#define MAX_DEPTH 512
+#define NAMED_GAPS 40
+#define PREVENTS_BOX "ValueError: All bounding boxes should have positive height and width"
+
+enum section { S_OTHER, S_IMAGES, S_CATEGORIES, S_ANNOTATIONS };
+enum field { F_OTHER, F_ID, F_IMAGE_ID, F_CATEGORY_ID, F_BBOX, F_WIDTH, F_HEIGHT, F_NAME };
+enum cat_kind { CAT_MISSING, CAT_INT, CAT_FLOAT, CAT_TEXT };
+
+struct image { int64_t id; uint64_t ordinal; double width, height; };
+struct category { int64_t id; uint64_t count; char *name; };
+
+/* The record being read: an image, a category or an annotation. */
+struct record {
+    int has_id, has_image_id, id_text, image_id_text;
+    int64_t id, image_id;
+    enum cat_kind cat;
+    int64_t cat_i;
+    double cat_f;
+    char cat_text[48];
+    double bbox[4];
+    int n_bbox, bbox_bad, has_bbox;
+    double width, height;
+    char *name;
+};
+
+struct coco_state {
+    int pass;                     /* 1: images, categories; 2: annotations */
+    int depth;
+    enum section section;         /* of the top-level key being read */
+    enum field field;             /* of the record key being read */
+    struct record rec;
+    struct image *images;
+    size_t n_images, cap_images;
+    struct category *cats;
+    size_t n_cats, cap_cats;
+    int has_annotations;
+    uint64_t index;               /* annotations so far */
+    struct la_items items;
+    struct la_reader *r;
+    int oom;
+    char why[160];                /* a reason to cancel the parse */
+    /* the stream */
+    struct la_source *src;
+    yajl_handle h;
+    unsigned char *buf;
+    uint64_t offset;              /* bytes fed before buf */
+    int eof;
+    int in_string, escape;        /* the string guard, ahead of yajl */
+    uint64_t string_len;
+};
+
+static int set_why(struct coco_state *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_why(struct coco_state *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->why, sizeof t->why, fmt, ap);
+    va_end(ap);
+    return 0;   /* cancels the parse */
+}
+
+// ---- the records -------------------------------------------------------------
+
+static int in_record(const struct coco_state *t) { return t->depth == 3 && t->section != S_OTHER; }
+
+static int by_image_id(const void *a, const void *b)
+{
+    int64_t x = ((const struct image *)a)->id, y = ((const struct image *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int by_category_id(const void *a, const void *b)
+{
+    int64_t x = ((const struct category *)a)->id, y = ((const struct category *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int keep_image(struct coco_state *t)
+{
+    if (!t->rec.has_id)
+        return 1;   /* an image without a usable id can be named by no annotation */
+    if (t->n_images == t->cap_images) {
+        size_t cap = t->cap_images ? t->cap_images * 2 : 1024;
+        struct image *grown = realloc(t->images, cap * sizeof *grown);
+        if (!grown)
+            return t->oom = 1, 0;
+        t->images = grown;
+        t->cap_images = cap;
+    }
+    t->images[t->n_images] = (struct image){ t->rec.id, t->n_images, t->rec.width, t->rec.height };
+    t->n_images++;
+    return 1;
+}
+
+static int keep_category(struct coco_state *t)
+{
+    if (!t->rec.has_id)
+        return 1;
+    if (t->n_cats == t->cap_cats) {
+        size_t cap = t->cap_cats ? t->cap_cats * 2 : 128;
+        struct category *grown = realloc(t->cats, cap * sizeof *grown);
+        if (!grown)
+            return t->oom = 1, 0;
+        t->cats = grown;
+        t->cap_cats = cap;
+    }
+    t->cats[t->n_cats++] = (struct category){ t->rec.id, 0, t->rec.name };
+    t->rec.name = NULL;
+    return 1;
+}
+
+static int problem(struct coco_state *t, const struct image *img, const char *code,
+                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A problem of the current annotation, named by its ordinal, id and image_id. */
+static int problem(struct coco_state *t, const struct image *img, const char *code,
+                   const char *fmt, ...)
+{
+    const struct record *a = &t->rec;
+    char what[LA_NOTE_LEN], where[LA_NOTE_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof where, "annotation %llu (id %lld, image_id %lld)",
+             (unsigned long long)t->index, (long long)a->id, (long long)a->image_id);
+    uint64_t sample = img ? img->ordinal : 0;
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+        cJSON_AddNumberToObject(o, "index", (double)t->index);
+        if (img)
+            cJSON_AddNumberToObject(o, "sample", (double)sample);
+        cJSON_AddItemToObject(o, "id", a->has_id ? cJSON_CreateNumber((double)a->id) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "image_id", a->has_image_id ? cJSON_CreateNumber((double)a->image_id)
+                                                             : cJSON_CreateNull());
+    }
+    if (la_notes_problem(t->r->notes, code, t->index, sample, where, what, o) != 0)
+        t->oom = 1;
+    return !t->oom;
+}
+
+static void check_box(struct coco_state *t, const struct image *img)
+{
+    const struct record *a = &t->rec;
+    const double *b = a->bbox;
+    if (a->n_bbox != 4 || a->bbox_bad) {
+        problem(t, img, "degenerate-box", "bbox is not [x, y, width, height] of 4 numbers");
+        return;
+    }
+    if (!(b[2] > 0 && b[3] > 0)) {
+        problem(t, img, "degenerate-box", "bbox [%g, %g, %g, %g]: %s <= 0", b[0], b[1], b[2], b[3],
+                b[2] > 0 ? "height" : "width");
+        return;
+    }
+    if (img && img->width > 0 && img->height > 0 &&
+        (b[0] < 0 || b[1] < 0 || b[0] + b[2] > img->width || b[1] + b[3] > img->height))
+        problem(t, img, "box-outside-image", "bbox [%g, %g, %g, %g] reaches outside the %gx%g image",
+                b[0], b[1], b[2], b[3], img->width, img->height);
+}
+
+/* One annotation read whole: its category to the items, its problems to the notes. */
+static int end_annotation(struct coco_state *t)
+{
+    struct record *a = &t->rec;
+    struct image key = { .id = a->image_id };
+    struct category ckey = { .id = a->cat_i };
+    const struct image *img = a->has_image_id
+        ? bsearch(&key, t->images, t->n_images, sizeof key, by_image_id) : NULL;
+    struct category *cat = a->cat == CAT_INT
+        ? bsearch(&ckey, t->cats, t->n_cats, sizeof ckey, by_category_id) : NULL;
+    if (cat)
+        cat->count++;
+    if (a->cat == CAT_INT && !cat)
+        problem(t, img, "unknown-category", "category_id %lld is not among the categories",
+                (long long)a->cat_i);
+    if (!img && a->has_image_id)
+        problem(t, NULL, "unknown-category", "image_id %lld is not among the images",
+                (long long)a->image_id);
+    else if (!img)
+        problem(t, NULL, "unknown-category", "no image_id (an integer)");
+    check_box(t, img);
+    int rc = 0;
+    if (a->cat == CAT_INT)
+        rc = la_items_push_int(&t->items, a->cat_i);
+    else if (a->cat == CAT_FLOAT)
+        rc = la_items_push_float(&t->items, a->cat_f);
+    else {
+        const char *text = a->cat == CAT_TEXT ? a->cat_text : "(no category_id)";
+        problem(t, img, "unparsable", "category_id %s is not a number", text);
+        rc = la_items_push_text(&t->items, text, strlen(text));
+    }
+    t->index++;
+    return rc == 0 ? 1 : (t->oom = 1, 0);
+}
+
+static int end_record(struct coco_state *t)
+{
+    int rc = 1;
+    if (t->pass == 1 && t->section == S_IMAGES)
+        rc = keep_image(t);
+    else if (t->pass == 1 && t->section == S_CATEGORIES)
+        rc = keep_category(t);
+    else if (t->pass == 2 && t->section == S_ANNOTATIONS)
+        rc = end_annotation(t);
+    free(t->rec.name);
+    t->rec = (struct record){ 0 };
+    return rc;
+}
+
+// ---- yajl's callbacks ----------------------------------------------------------
+
+/* A record's number field: an integer (as text, so huge ones do not fail), or a float. */
+static void number_field(struct coco_state *t, const char *s, size_t n)
+{
+    char tmp[64];
+    struct record *a = &t->rec;
+    if (n >= sizeof tmp)
+        n = sizeof tmp - 1;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *end;
+    errno = 0;
+    long long i = strtoll(tmp, &end, 10);
+    int is_int = *end == '\0' && errno == 0;
+    double f = strtod(tmp, NULL);
+    switch (t->field) {
+    case F_ID: a->has_id = is_int; a->id = i; break;
+    case F_IMAGE_ID: a->has_image_id = is_int; a->image_id = i; break;
+    case F_CATEGORY_ID:
+        a->cat = is_int ? CAT_INT : CAT_FLOAT;
+        a->cat_i = i;
+        a->cat_f = f;
+        break;
+    case F_WIDTH: a->width = f; break;
+    case F_HEIGHT: a->height = f; break;
+    default: break;
+    }
+}
+
+static int on_number(void *ctx, const char *s, size_t n)
+{
+    struct coco_state *t = ctx;
+    if (in_record(t))
+        number_field(t, s, n);
+    else if (t->depth == 4 && t->field == F_BBOX) {
+        char tmp[64];
+        size_t k = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+        memcpy(tmp, s, k);
+        tmp[k] = '\0';
+        if (t->rec.n_bbox < 4)
+            t->rec.bbox[t->rec.n_bbox] = strtod(tmp, NULL);
+        t->rec.n_bbox++;
+    }
+    return 1;
+}
+
+/* Anything but a number where the bbox wants one. */
+static void not_a_number(struct coco_state *t, const char *text, size_t n)
+{
+    if (t->depth == 4 && t->field == F_BBOX) {
+        t->rec.bbox_bad = 1;
+        t->rec.n_bbox++;
+    }
+    if (!in_record(t))
+        return;
+    if (t->field == F_CATEGORY_ID) {
+        t->rec.cat = CAT_TEXT;
+        snprintf(t->rec.cat_text, sizeof t->rec.cat_text, "%.*s", (int)(n > 40 ? 40 : n), text);
+    } else if (t->field == F_ID) {
+        t->rec.has_id = 0;
+    } else if (t->field == F_IMAGE_ID) {
+        t->rec.has_image_id = 0;
+    }
+}
+
+static int on_null(void *ctx) { not_a_number(ctx, "null", 4); return 1; }
+static int on_bool(void *ctx, int b) { not_a_number(ctx, b ? "true" : "false", b ? 4 : 5); return 1; }
+
+static int on_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct coco_state *t = ctx;
+    if (in_record(t) && t->field == F_NAME && t->section == S_CATEGORIES && t->pass == 1) {
+        free(t->rec.name);
+        t->rec.name = strndup((const char *)s, n > 200 ? 200 : n);
+    }
+    if (in_record(t) && t->field == F_CATEGORY_ID) {   /* "3": a number as a string */
+        char quoted[48];
+        snprintf(quoted, sizeof quoted, "\"%.*s\"", (int)(n > 40 ? 40 : n), (const char *)s);
+        not_a_number(t, quoted, strlen(quoted));
+    } else {
+        not_a_number(t, (const char *)s, n);
+    }
+    return 1;
+}
+
+static enum field field_of(const unsigned char *k, size_t n)
+{
+    static const struct { const char *name; enum field f; } names[] = {
+        { "id", F_ID }, { "image_id", F_IMAGE_ID }, { "category_id", F_CATEGORY_ID },
+        { "bbox", F_BBOX }, { "width", F_WIDTH }, { "height", F_HEIGHT }, { "name", F_NAME },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i].name) == n && memcmp(names[i].name, k, n) == 0)
+            return names[i].f;
+    return F_OTHER;
+}
+
+static int on_key(void *ctx, const unsigned char *k, size_t n)
+{
+    struct coco_state *t = ctx;
+    if (t->depth == 1) {
+        t->section = n == 6 && !memcmp(k, "images", 6) ? S_IMAGES
+                   : n == 10 && !memcmp(k, "categories", 10) ? S_CATEGORIES
+                   : n == 11 && !memcmp(k, "annotations", 11) ? S_ANNOTATIONS : S_OTHER;
+        t->has_annotations |= t->section == S_ANNOTATIONS;
+    } else if (t->depth == 3) {
+        t->field = field_of(k, n);
+    }
+    return 1;
+}
+
+static int open_container(struct coco_state *t, int is_map)
+{
+    if (t->depth == 0 && !is_map)
+        return set_why(t, "the top level is an array, not a COCO object");
+    if (++t->depth > MAX_DEPTH)
+        return set_why(t, "nested deeper than %d levels", MAX_DEPTH);
+    if (t->depth == 2 && t->section != S_OTHER && is_map)
+        t->section = S_OTHER;   /* "images": {...} is no list of records */
+    if (in_record(t) && !is_map) {
+        t->section = S_OTHER;   /* an array where a record should be */
+    }
+    if (t->depth == 4 && t->field == F_BBOX && is_map)
+        t->rec.bbox_bad = 1;
+    if (t->depth == 4 && t->field == F_BBOX)
+        t->rec.has_bbox = 1;
+    return 1;
+}
+
+static int on_start_map(void *ctx) { return open_container(ctx, 1); }
+static int on_start_array(void *ctx) { return open_container(ctx, 0); }
+
+static int on_end(void *ctx)
+{
+    struct coco_state *t = ctx;
+    int rc = 1;
+    if (in_record(t))
+        rc = end_record(t);
+    t->depth--;
+    if (t->depth == 3)
+        t->field = F_OTHER;
+    return rc;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = on_null, .yajl_boolean = on_bool, .yajl_number = on_number,
+    .yajl_string = on_string, .yajl_start_map = on_start_map, .yajl_map_key = on_key,
+    .yajl_end_map = on_end, .yajl_start_array = on_start_array, .yajl_end_array = on_end,
+};
+
+// ---- the stream ----------------------------------------------------------------
+
+/* The token guard: how far into buf every token (a string, a number, a
+ * literal) stays under MAX_STRING bytes, which yajl would buffer whole. */
+static size_t guard_strings(struct coco_state *t, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!t->in_string) {
+            if (b[i] == '"')
+                t->in_string = 1, t->string_len = 0;
+            else if (strchr(" \t\r\n{}[],:", b[i]) && b[i])
+                t->string_len = 0;
+            else if (++t->string_len > MAX_STRING)
+                return i;
+            continue;
+        }
+        if (t->escape)
+            t->escape = 0;
+        else if (b[i] == '\\')
+            t->escape = 1;
+        else if (b[i] == '"')
+            t->in_string = 0;
+        if (++t->string_len > MAX_STRING)
+            return i;
+    }
+    return n;
+}
+
+static int start_pass(struct la_reader *r, struct coco_state *t, int pass)
+{
+    if (t->h)
+        yajl_free(t->h);
+    if (t->src)
+        la_source_close(t->src);
+    t->src = NULL;
+    t->h = NULL;
+    t->pass = pass;
+    t->depth = 0;
+    t->section = S_OTHER;
+    t->field = F_OTHER;
+    t->offset = 0;
+    t->eof = 0;
+    t->in_string = t->escape = 0;
+    if (la_source_open(r->path, &t->src, r->err, sizeof r->err) != 0)
+        return -1;
+    if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+static int parse_failed(struct la_reader *r, struct coco_state *t, const unsigned char *b, size_t n)
+{
+    uint64_t at = t->offset + yajl_get_bytes_consumed(t->h);
+    if (t->oom)
+        return la_reader_set_error(r, "out of memory");
+    if (t->why[0])
+        return la_reader_set_error(r, "byte %llu: %s", (unsigned long long)at, t->why);
+    unsigned char *e = yajl_get_error(t->h, 0, b, n);
+    char *nl = e ? strchr((char *)e, '\n') : NULL;
+    if (nl)
+        *nl = '\0';
+    la_reader_set_error(r, "byte %llu: not valid JSON (yajl: %s)", (unsigned long long)at,
+                        e ? (char *)e : "error");
+    if (e)
+        yajl_free_error(t->h, e);
+    return -1;
+}
+
+/* Feed the next block to yajl. @return 1, 0 at the end, -1 with r->err. */
+static int feed(struct la_reader *r, struct coco_state *t)
+{
+    if (t->eof)
+        return 0;
+    ssize_t got = la_source_read(t->src, t->buf, READ_LEN);
+    if (got < 0)
+        return la_reader_set_error(r, "%s", la_source_error(t->src));
+    if (got == 0) {
+        t->eof = 1;
+        if (yajl_complete_parse(t->h) != yajl_status_ok)
+            return parse_failed(r, t, t->buf, 0);
+        return 0;
+    }
+    size_t n = guard_strings(t, t->buf, (size_t)got);
+    if (yajl_parse(t->h, t->buf, n) != yajl_status_ok)
+        return parse_failed(r, t, t->buf, n);
+    if (n < (size_t)got)
+        return la_reader_set_error(r, "byte %llu: a JSON string longer than %u MiB",
+                                   (unsigned long long)(t->offset + n), MAX_STRING >> 20);
+    t->offset += n;
+    return 1;
+}
+
+// ---- the report ----------------------------------------------------------------
+
+static int describe_categories(struct la_reader *r, struct coco_state *t)
+{
+    struct la_notes *n = r->notes;
+    cJSON *cats = cJSON_AddArrayToObject(n->json, "categories");
+    cJSON *gaps = cJSON_AddArrayToObject(n->json, "gaps");
+    char gtext[400] = "";
+    size_t used = 0, ngaps = 0;
+    for (size_t i = 0; i < t->n_cats; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddNumberToObject(c, "id", (double)t->cats[i].id);
+        cJSON_AddStringToObject(c, "name", t->cats[i].name ? t->cats[i].name : "");
+        cJSON_AddNumberToObject(c, "annotations", (double)t->cats[i].count);
+        cJSON_AddItemToArray(cats, c);
+        int64_t from = i ? t->cats[i - 1].id + 1 : 0;   /* ids missing below this one */
+        for (int64_t g = from; g < t->cats[i].id && ngaps < 100000; g++, ngaps++) {
+            cJSON_AddItemToArray(gaps, cJSON_CreateNumber((double)g));
+            if (ngaps < NAMED_GAPS && used < sizeof gtext)
+                used += (size_t)snprintf(gtext + used, sizeof gtext - used, "%s%lld",
+                                         ngaps ? ", " : "", (long long)g);
+        }
+    }
+    cJSON_AddNumberToObject(n->json, "images", (double)t->n_images);
+    cJSON_AddNumberToObject(n->json, "annotations", (double)t->index);
+    if (t->n_cats == 0)
+        return la_notes_line(n, "  no categories");
+    int64_t lo = t->cats[0].id, hi = t->cats[t->n_cats - 1].id;
+    if (la_notes_line(n, "  %zu images, %llu annotations, %zu categories with ids %lld..%lld: "
+                      "torchvision's num_classes (background included) is %lld",
+                      t->n_images, (unsigned long long)t->index, t->n_cats, (long long)lo,
+                      (long long)hi, (long long)hi + 1) != 0)
+        return -1;
+    if (ngaps)
+        return la_notes_line(n, "  ids without a category: %s%s", gtext,
+                             ngaps > NAMED_GAPS ? ", ..." : "");
+    return 0;
+}
+
+static void coco_findings(struct la_reader *r)
+{
+    struct la_notes *n = r->notes;
+    uint64_t unknown = la_notes_count(n, "unknown-category");
+    uint64_t boxes = la_notes_count(n, "degenerate-box");
+    uint64_t outside = la_notes_count(n, "box-outside-image");
+    if (unknown)
+        la_notes_finding(n, 1, "unknown-category", "KeyError (pycocotools, or the dataset's own lookup)",
+                         "%llu annotation %s a category_id or image_id that the file does not list",
+                         (unsigned long long)unknown, unknown == 1 ? "names" : "name");
+    if (boxes)
+        la_notes_finding(n, 1, "degenerate-box", PREVENTS_BOX,
+                         "%llu %s with a width or height <= 0 (or no [x, y, w, h])",
+                         (unsigned long long)boxes, boxes == 1 ? "box" : "boxes");
+    if (outside)
+        la_notes_finding(n, 0, "box-outside-image", NULL,
+                         "%llu %s reaching outside the image's width and height",
+                         (unsigned long long)outside, outside == 1 ? "box" : "boxes");
+}
+
+// ---- the reader ----------------------------------------------------------------
+
+static int coco_open(struct la_reader *r)
+{
+    struct coco_state *t = calloc(1, sizeof *t);
+    r->state = t;
+    if (!t || !(t->buf = malloc(READ_LEN)) || !r->notes || !(r->notes->json = cJSON_CreateObject()))
+        return la_reader_set_error(r, "out of memory");
+    t->r = r;
+    if (strcmp(r->path, "-") == 0)
+        return la_reader_set_error(r, "--format=coco reads the file twice (annotations may come "
+                                      "before images and categories): not from standard input");
+    if (start_pass(r, t, 1) != 0)
+        return -1;
+    int rc;
+    while ((rc = feed(r, t)) == 1)
+        ;
+    if (rc < 0)
+        return -1;
+    if (!t->has_annotations)
+        return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
+    qsort(t->images, t->n_images, sizeof *t->images, by_image_id);
+    qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
+    if (start_pass(r, t, 2) != 0)
+        return -1;
+    r->info.dtype = LA_DT_INT64;
+    r->info.ndim = 1;
+    r->info.shape[0] = t->n_images;   /* samples: the images; elements: the annotations */
+    r->info.shape_known = 1;
+    return 0;
+}
+
+static int coco_next(struct la_reader *r, struct la_chunk *out)
+{
+    struct coco_state *t = r->state;
+    if (la_items_take(&t->items, out))
+        return 1;
+    la_items_reset(&t->items, t->index);
+    for (;;) {
+        int rc = feed(r, t);
+        if (rc < 0)
+            return -1;
+        if (la_items_take(&t->items, out))
+            return 1;
+        if (rc == 0)
+            break;
+    }
+    if (t->eof == 1) {   /* once, at the end */
+        t->eof = 2;
+        coco_findings(r);
+        if (describe_categories(r, t) != 0)
+            return la_reader_set_error(r, "out of memory");
+    }
+    return 0;
+}
+
+static void coco_close(struct la_reader *r)
+{
+    struct coco_state *t = r->state;
+    if (t) {
+        if (t->h)
+            yajl_free(t->h);
+        if (t->src)
+            la_source_close(t->src);
+        for (size_t i = 0; i < t->n_cats; i++)
+            free(t->cats[i].name);
+        free(t->cats);
+        free(t->images);
+        free(t->rec.name);
+        free(t->buf);
+        la_items_free(&t->items);
+    }
+    free(t);
+    r->state = NULL;
+}
+
+const struct la_reader_ops la_reader_coco = { coco_open, coco_next, coco_close };
+
+#else /* !HAVE_YAJL: formats.c lists coco as absent */
+typedef int la_coco_absent;   /* ISO C wants a translation unit to declare something */
+#endif
