@@ -12,6 +12,7 @@ static const char *const code_names[LA_F_COUNT] = {
     "out-of-range", "non-finite", "non-integer", "unparsable", "empty", "float-labels",
     "one-based", "ignore-like-value", "missing-classes", "tiny-last-batch", "no-batches",
     "int-labels-dtype",
+    "label-gap", "labelids-not-trainids", "reduce-zero-label",
 };
 
 const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
@@ -260,6 +261,117 @@ static void diagnose_missing(struct la_file_report *r)
             (unsigned long long)r->hist_n, (unsigned long long)first);
 }
 
+// ---- segmentation masks: labels that need a remap, not a fix (issue 13) ----------
+
+/* The out-of-range values, ascending, when they are at most max distinct ones
+ * and all lie in the outlier bins (so none went uncounted). @return how many, or -1. */
+static int few_outliers(const struct la_stats *s, int64_t *values, int max)
+{
+    uint64_t binned = 0;
+    int n = 0;
+    for (int k = LA_OUTLIER_BINS - 1; k >= 0; k--)
+        if (s->outlier_below[k] && (binned += s->outlier_below[k], n < max))
+            values[n++] = -1 - k;
+        else if (s->outlier_below[k])
+            return -1;
+    for (int k = 0; k < LA_OUTLIER_BINS; k++)
+        if (s->outlier_above[k] && (binned += s->outlier_above[k], n < max))
+            values[n++] = s->above_base + k;
+        else if (s->outlier_above[k])
+            return -1;
+    return binned == s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE] ? n : -1;
+}
+
+/* ADE20K: every value of 0..N occurs, where 0 is "other" and the classes are
+ * 1..N; 0 holds at least as many labels as an average class. (With a class
+ * missing instead, N is more likely a gap's stray: BraTS's 0, 1, 2, 4.) */
+static int zero_means_other(const struct la_file_report *r, const struct la_config *cfg,
+                            const int64_t *out, int n_out)
+{
+    const struct la_stats *s = &r->stats;
+    for (uint64_t c = 0; c < r->hist_n; c++)
+        if (s->hist[c] == 0)
+            return 0;
+    return n_out == 1 && out[0] == cfg->num_classes &&
+           s->hist[0] * (uint64_t)cfg->num_classes >= s->n_verdict[LA_V_VALID];
+}
+
+/* Cityscapes labelIds (0..33, and 255 for none) audited against its 19
+ * trainIds. @return the highest labelId seen above 18, or 0 when it is not that. */
+static int64_t cityscapes_label_ids(const struct la_config *cfg, const int64_t *out, int n_out)
+{
+    int64_t top = 0;
+    for (int i = 0; i < n_out; i++) {
+        if (out[i] >= 19 && out[i] <= 33)
+            top = out[i];
+        else if (out[i] != 255)
+            return 0;
+    }
+    return cfg->num_classes == 19 ? top : 0;
+}
+
+static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_out)
+{
+    uint64_t missing[8];
+    int n_missing = 0;
+    for (uint64_t c = 0; c < r->hist_n && n_missing <= n_out; c++)
+        if (r->stats.hist[c] == 0) {
+            if (n_missing == n_out)
+                return;     /* more classes missing than values to move there */
+            missing[n_missing++] = c;
+        }
+    if (n_missing != n_out)
+        return;
+    char from[192] = "", to[192] = "", remap[400] = "";   /* 8 values of 20 digits fit */
+    size_t fl = 0, tl = 0, rl = 0;
+    for (int i = 0; i < n_out; i++) {
+        const char *sep = i ? ", " : "";
+        fl += (size_t)snprintf(from + fl, sizeof from - fl, "%s%lld", sep, (long long)out[i]);
+        tl += (size_t)snprintf(to + tl, sizeof to - tl, "%s%llu", sep,
+                               (unsigned long long)missing[i]);
+        rl += (size_t)snprintf(remap + rl, sizeof remap - rl, "%s%lld -> %llu", sep,
+                               (long long)out[i], (unsigned long long)missing[i]);
+    }
+    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABEL_GAP, PREVENTS_NLL,
+                               "out of range: %s; never occurring: %s %s: the labels skip "
+                               "%s (as BraTS's 0, 1, 2, 4 with -n 4)", from,
+                               plural((uint64_t)n_out, "class", "classes"), to,
+                               plural((uint64_t)n_out, "a class", "classes"));
+    snprintf(f->hint, sizeof f->hint, "remap %s (e.g. y[y == %lld] = %llu)", remap,
+             (long long)out[0], (unsigned long long)missing[0]);
+}
+
+static void diagnose_mask_hints(struct la_file_report *r, const struct la_config *cfg)
+{
+    int64_t out[8];
+    int n_out = few_outliers(&r->stats, out, 8);
+    if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->has_hist || n_out <= 0 ||
+        one_based(r, cfg))
+        return;
+    int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
+    if (label_id) {
+        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABELIDS_NOT_TRAINIDS, PREVENTS_NLL,
+                                   "values up to %lld with -n 19: these look like Cityscapes "
+                                   "labelIds (0..33), not trainIds (0..18)", (long long)label_id);
+        snprintf(f->hint, sizeof f->hint, "train on the trainIds masks (cityscapesscripts' "
+                 "createTrainIdLabelImgs makes them), with --ignore-index 255");
+    } else if (zero_means_other(r, cfg, out, n_out)) {
+        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_REDUCE_ZERO_LABEL, PREVENTS_NLL,
+                                   "values run 0..%lld with -n %lld and 0 is frequent (%llu of "
+                                   "%llu labels): 0 looks like \"other\", as in ADE20K",
+                                   (long long)cfg->num_classes, (long long)cfg->num_classes,
+                                   (unsigned long long)r->stats.hist[0],
+                                   (unsigned long long)r->stats.count);
+        snprintf(f->hint, sizeof f->hint, "reduce_zero_label: map 0 -> 255 and c -> c-1, then "
+                 "--ignore-index 255 (mmsegmentation: reduce_zero_label=True)");
+    } else {
+        for (int i = 0; i < n_out; i++)
+            if (looks_like_ignore_value(out[i]))
+                return;     /* a "no label" value is ignore-like-value's business */
+        hint_label_gap(r, out, n_out);
+    }
+}
+
 static void diagnose_batching(struct la_file_report *r, const struct la_config *cfg)
 {
     r->has_batching = cfg->has_batch_size;
@@ -291,6 +403,7 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
         diagnose_values(r, cfg);
         diagnose_hints(r, cfg);
         diagnose_missing(r);
+        diagnose_mask_hints(r, cfg);
     }
     diagnose_batching(r, cfg);
 }
