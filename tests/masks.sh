@@ -1,0 +1,136 @@
+#!/bin/sh
+# masks.sh - segmentation masks where they live (issue 13): PNG, TIFF and
+# NIfTI files, one sample each, read as PIL, tifffile and nibabel give them
+# (tests/gen_masks.py made every file here with those tools and says what
+# each holds); the samples' reports and the mask findings (label-gap,
+# labelids-not-trainids, reduce-zero-label); several FILE arguments. A format
+# this build lacks (configure found no library) is skipped.
+. "$srcdir/tests/setup.sh"
+m="$srcdir/tests/data/masks"
+s="$srcdir/samples"
+
+formats=$("$LABELAUDIT" --version | sed -n 's/^Formats: \([^(]*\).*/\1/p')
+has() { case " $formats " in *" $1 "*) return 0 ;; esac; return 1; }
+skip() { echo "ok $((n_tests += 1)) # SKIP $1: built without it"; }
+
+# layout FILE ARGS... : format, dtype, shape, samples, count, min and max in one line
+layout() {
+    f=$1
+    shift
+    run --json "$@" "$f"
+    jqf '.files[0] | [.format, .dtype, (.shape | map(tostring) | join("x")), .samples, .count,
+                      .min, .max] | map(tostring) | join(" ")'
+}
+
+expect_layout() {   # expect_layout FILE "FORMAT DTYPE SHAPE SAMPLES COUNT MIN MAX" [ARGS...]
+    f=$1 want=$2
+    shift 2
+    got=$(layout "$m/$f" "$@")
+    [ "$got" = "$want" ]
+    ok $? "$f: $got (want $want)"
+}
+
+# hist FILE N : the histogram's non-zero classes, "c:count ..."
+hist() {
+    run --json -n "$2" "$1"
+    jqf '[.files[0].histogram | to_entries[] | select(.value > 0) | "\(.key):\(.value)"] | join(" ")'
+}
+
+codes() { jqf '[.files[0].findings[].code] | join(" ")'; }
+
+# ---- PNG: grey, palette, 16-bit, sub-byte depths, interlaced ----------------------
+if has png; then
+    expect_layout grey8.png "png uint8 3x4 1 12 0 255"
+    expect_layout grey16.png "png uint16 2x2 1 4 0 65535"
+    expect_layout grey1.png "png bool 2x2 1 4 0 1"
+    # PIL scales 2-bit grey to 0..255 ("L;2"); palette indices are never scaled
+    expect_layout grey2.png "png uint8 2x4 1 8 0 255"
+    [ "$(hist "$m/grey2.png" 256)" = "0:2 85:2 170:2 255:2" ]
+    ok $? "grey2.png: 0, 85, 170, 255 twice each, as np.array(Image.open(p))"
+    expect_layout palette4.png "png uint8 2x8 1 16 0 15"
+    [ "$(hist "$m/palette4.png" 16 | wc -w)" -eq 16 ]
+    ok $? "palette4.png: the 4-bit indices 0..15, once each"
+    [ "$(hist "$m/interlaced.png" 256)" = "$(hist "$m/grey8.png" 256)" ]
+    ok $? "interlaced.png (Adam7) holds grey8.png's values"
+    run --json -n 256 "$m/interlaced.png"
+    expect_json '.files[0].bad_samples' 0 "interlaced.png: nothing out of range with -n 256"
+    # standard input and gzip: PNG is read as a stream
+    run --format=png -n 256 - <"$m/grey8.png"
+    expect_status 0 "grey8.png on standard input"
+    gzip -c "$m/grey8.png" >"$d/grey8.png.gz"
+    [ "$(layout "$d/grey8.png.gz")" = "png uint8 3x4 1 12 0 255" ]
+    ok $? "grey8.png.gz: decompressed, then read as PNG"
+else
+    skip png
+fi
+
+# ---- TIFF: strips, tiles, compression, signed and float ------------------------------
+if has tiff; then
+    expect_layout strips-u16.tif "tiff uint16 2x3 1 6 0 300"
+    expect_layout tiles-f32.tif "tiff float32 20x40 1 800 0 7" -n 10
+    expect_json '.files[0].invalid.non_integer' 1 "tiles-f32.tif: 2.5 is not a class"
+    expect_json '.files[0].bad[0].index' 153 "tiles-f32.tif: 2.5 at row 3, column 33 (a second tile)"
+    expect_layout deflate-i8.tif "tiff int8 1x4 1 4 -1 2"
+    # libtiff seeks: a pipe is refused by name, in one line
+    cat "$m/strips-u16.tif" | "$LABELAUDIT" --format=tiff - >"$d/out" 2>"$d/err"
+    rc=$?
+    expect_status 3 "TIFF through a pipe"
+    expect_err "labelaudit: -: TIFF is read from a regular file only" "TIFF through a pipe: why"
+else
+    skip tiff
+fi
+
+# ---- NIfTI: byte order, scaling, gzip, stdin -----------------------------------------
+if has nifti; then
+    expect_layout bigendian-i16.nii "nifti int16 2x3x4 1 24 0 4"
+    # scl_slope 2, scl_inter 1 on 0..5: nibabel's float64 1, 3, ..., 11
+    expect_layout scaled.nii "nifti float64 3x2x1 1 6 1 11"
+    [ "$(hist "$m/scaled.nii" 12)" = "1:1 3:1 5:1 7:1 9:1 11:1" ]
+    ok $? "scaled.nii: slope * x + inter, as nibabel's dataobj"
+    run --format=nifti -n 5 - <"$m/brats.nii"
+    expect_status 0 "brats.nii on standard input"
+    cat "$m/brats.nii" | "$LABELAUDIT" --json -n 5 - >"$d/out" 2>"$d/err"
+    expect_json '.files[0].count' 9216 "brats.nii through a pipe: streamed"
+else
+    skip nifti
+fi
+
+# ---- the samples and the mask findings ---------------------------------------------
+if has png; then
+    run --json -n 21 "$s"/voc-masks/*.png
+    expect_json '[.files[] | .format] | unique | join(",")' png "VOC masks: png"
+    expect_json '[.files[] | .findings[] | select(.code == "ignore-like-value") | .message] | length' 4 \
+        "VOC masks: 255 boundaries are ignore-like-value in each"
+    expect_json '[.files[] | .samples] | add' 4 "VOC masks: one sample per image"
+    run --json -n 19 "$s"/cityscapes/*_labelIds.png
+    expect_json "$(printf '%s' '.files[0].findings[] | select(.code == "labelids-not-trainids") | .message')" \
+        "values up to 33 with -n 19: these look like Cityscapes labelIds (0..33), not trainIds (0..18); train on the trainIds masks (cityscapesscripts' createTrainIdLabelImgs makes them), with --ignore-index 255" \
+        "Cityscapes labelIds with -n 19"
+    run --json -n 19 "$s"/cityscapes/*_trainIds.png
+    expect_json "$(printf '%s' '[.files[0].findings[].code] | join(" ")')" \
+        "out-of-range ignore-like-value missing-classes" "Cityscapes trainIds: 255 is the ignore value"
+    run --json -n 19 --ignore-index 255 "$s"/cityscapes/*_trainIds.png
+    expect_status 0 "Cityscapes trainIds with --ignore-index 255: clean but for missing classes"
+    run --json -n 150 "$m/ade-like.png"
+    expect_json "$(printf '%s' '.files[0].findings[] | select(.code == "reduce-zero-label") | .message')" \
+        'values run 0..150 with -n 150 and 0 is frequent (800 of 1600 labels): 0 looks like "other", as in ADE20K; reduce_zero_label: map 0 -> 255 and c -> c-1, then --ignore-index 255 (mmsegmentation: reduce_zero_label=True)' \
+        "ADE20K-like 0..150 with -n 150: reduce-zero-label"
+    run --json -n 151 "$m/ade-like.png"
+    expect_json "$(printf '%s' '[.files[0].findings[].code] | join(" ")')" "" "ADE20K-like with -n 151: clean"
+    # several FILE arguments: one report each, each image one sample
+    run -n 3 "$m"/folder/m0.png "$m"/folder/m1.png "$m"/folder/m2.png
+    expect_status 1 "three masks, one with a 22"
+    [ "$(grep -c ': png, uint8, shape (16, 24)' "$d/out")" -eq 3 ]
+    ok $? "three masks: three reports"
+fi
+if has nifti; then
+    run --json -n 4 "$s/brats/BraTS20_Training_001_seg.nii.gz"
+    got=$(jqf '.files[0] | {format, dtype, shape, samples, count, min, max, invalid, bad_samples,
+                            missing_classes, findings: [.findings[] | {code, message}]}' |
+          jq -c .)
+    want='{"format":"nifti","dtype":"uint8","shape":[24,24,16],"samples":1,"count":9216,"min":0,"max":4,"invalid":{"count":64,"below":0,"above":64,"non_finite":0,"non_integer":0,"unparsable":0},"bad_samples":1,"missing_classes":[3],"findings":[{"code":"out-of-range","message":"64 labels outside [0, 4) (0 below 0, 64 at or above 4)"},{"code":"missing-classes","message":"1 of 4 classes never occur (first: 3)"},{"code":"label-gap","message":"out of range: 4; never occurring: class 3: the labels skip a class (as BraTS'"'"'s 0, 1, 2, 4 with -n 4); remap 4 -> 3 (e.g. y[y == 4] = 3)"}]}'
+    [ "$got" = "$want" ]
+    ok $? "BraTS-like .nii.gz with -n 4: the report, label-gap 4 -> 3"
+    [ "$got" = "$want" ] || printf '# got:  %s\n# want: %s\n' "$got" "$want"
+fi
+finish
