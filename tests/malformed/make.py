@@ -2,7 +2,7 @@
 """make.py - write the broken inputs of tests/malformed/ (committed; run again
 only to change them). Python's standard library only (and the zstd command for
 the .zst cases). MANIFEST says what labelaudit must answer for each."""
-import bz2, gzip, io, lzma, os, shutil, struct, subprocess, zipfile, zlib
+import bz2, gzip, io, json, lzma, os, pickle, shutil, struct, subprocess, zipfile, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -204,3 +204,106 @@ put("text-escape-sequences.txt", b"1\n\x1b[2J\x1b]0;owned\x07\n")
 put("raw-odd-size.bin", b"\x01\x00\x00\x00\x02")
 put("raw-zero-bytes.bin", b"")
 put("good-5.txt", b"0\n1\n2\n3\n4\n")
+
+# ---- .pt (torch.save's zip) and .safetensors (issue 15) ---------------------------
+# Written by hand, as torch.save lays them out: PREFIX/data.pkl, a protocol-2
+# pickle, and one stored member PREFIX/data/KEY per storage.
+
+
+def pkl_str(s):
+    b = s.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def pkl_tuple(items):
+    return b"(" + b"".join(items) + b"t"
+
+
+def pkl_int(i):
+    return b"J" + struct.pack("<i", i)
+
+
+def tensor_pkl(numel, offset, size, stride, storage="LongStorage", key="0"):
+    pid = pkl_tuple([pkl_str("storage"), b"ctorch\n" + storage.encode() + b"\n", pkl_str(key),
+                     pkl_str("cpu"), pkl_int(numel)]) + b"Q"
+    args = pkl_tuple([pid, pkl_int(offset), pkl_tuple([pkl_int(n) for n in size]),
+                      pkl_tuple([pkl_int(n) for n in stride]), b"\x89",
+                      b"ccollections\nOrderedDict\n)R"])
+    return b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R."
+
+
+def pt(members, method=zipfile.ZIP_STORED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            z.writestr(info, data)
+    return bytearray(buf.getvalue())
+
+
+five = struct.pack("<5q", 0, 1, 2, 3, 4)
+put("pt-good.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)]))
+
+
+class Shell:                       # what a malicious .pt carries: torch.load would run it
+    def __reduce__(self):
+        return (os.system, ("echo labelaudit-ran-the-pickle > /tmp/labelaudit-pwned",))
+
+
+class Eval:
+    def __reduce__(self):
+        return (eval, ("1",))
+
+
+put("pt-os-system.pt", pt([("p/data.pkl", pickle.dumps(Shell(), protocol=2))]))
+put("pt-builtins-eval.pt", pt([("p/data.pkl", pickle.dumps({"labels": Eval()}, protocol=2))]))
+# a "billion laughs": 40 levels of lists, each ten references to the one below
+bomb = b"\x80\x02]q\x000"
+for level in range(40):
+    bomb += b"(" + (b"h" + bytes([level % 2])) * 10 + b"lq" + bytes([(level + 1) % 2]) + b"0"
+put("pt-pickle-bomb.pt", pt([("p/data.pkl", bomb + b"h\x00.")]))
+put("pt-pickle-million-values.pt",
+    pt([("p/data.pkl", b"\x80\x02(" + b"N" * 1100000 + b"l.")], zipfile.ZIP_DEFLATED))
+put("pt-pickle-truncated.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])[:-20])]))
+put("pt-offset-past-storage.pt",
+    pt([("p/data.pkl", tensor_pkl(5, 3, [5], [1])), ("p/data/0", five)]))
+put("pt-stride-past-storage.pt",
+    pt([("p/data.pkl", tensor_pkl(5, 0, [3], [2 ** 31 - 1])), ("p/data/0", five)]))
+put("pt-storage-short.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five[:32])]))
+put("pt-storage-missing.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1]))]))
+put("pt-complex-storage.pt",
+    pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1], "ComplexFloatStorage")), ("p/data/0", five)]))
+bad = pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)])
+bad[bad.find(b"p/data/0") + 8 + 8] ^= 0xFF          # a byte of the storage's values
+put("pt-storage-bad-crc.pt", bad)
+put("pt-torchscript.pt", pt([("m/data.pkl", b"\x80\x02}."), ("m/constants.pkl", b"\x80\x02)."),
+                             ("m/code/m.py", b"")]))
+put("pt-not-torch.pt", pt([("labels.txt", b"1\n2\n")]))
+put("pt-legacy.pt", b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.\x80\x02M\xe9\x03.")
+put("pt-truncated.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)])[:150])
+
+
+def st(header, data, length=None):
+    h = json.dumps(header).encode() if isinstance(header, dict) else header
+    return struct.pack("<Q", len(h) if length is None else length) + h + data
+
+
+one = {"labels": {"dtype": "I64", "shape": [5], "data_offsets": [0, 40]}}
+put("st-good.safetensors", st(one, five))
+put("st-header-100mb.safetensors", st(b'{"labels":', b"", length=100 << 20))
+put("st-header-past-end.safetensors", st(b'{"labels": {}}', b"", length=4096))
+put("st-header-not-json.safetensors", st(b"{'labels': 1}", five))
+put("st-size-lies.safetensors",
+    st({"labels": {"dtype": "I64", "shape": [4], "data_offsets": [0, 40]}}, five))
+put("st-offsets-overlap.safetensors",
+    st({"a": {"dtype": "I64", "shape": [5], "data_offsets": [0, 40]},
+        "b": {"dtype": "I64", "shape": [1], "data_offsets": [32, 40]}}, five))
+put("st-offsets-gap.safetensors",
+    st({"labels": {"dtype": "I64", "shape": [4], "data_offsets": [8, 40]}}, five))
+put("st-offset-past-end.safetensors",
+    st({"labels": {"dtype": "I64", "shape": [5], "data_offsets": [0, 40]}}, five[:24]))
+put("st-trailing-bytes.safetensors", st(one, five + b"junk"))
+put("st-complex-dtype.safetensors",
+    st({"labels": {"dtype": "C64", "shape": [5], "data_offsets": [0, 40]}}, five))
+put("st-zero-bytes.safetensors", b"")

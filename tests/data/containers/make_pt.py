@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""make_pt.py - the .pt fixtures of tests/containers.sh, written by torch.save
+(Debian's python3-torch: `apt-get install python3-torch`; any PyTorch >= 1.6
+writes the same layout). Committed; run it again only to change them:
+    /usr/bin/python3 tests/data/containers/make_pt.py"""
+import collections, os, torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(obj, name, **kw):
+    torch.save(obj, os.path.join(here, name), **kw)
+
+
+# 1-based class indices as MATLAB-born datasets carry them: 10 is out of range for -n 10
+labels = torch.tensor([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3, 4], dtype=torch.int64)
+save(labels, "pt-labels.pt")
+save({"images": torch.zeros(12, 2, 2), "labels": labels}, "pt-dict.pt")
+save(collections.OrderedDict([("y", labels), ("w", torch.ones(12))]), "pt-ordereddict.pt")
+save([torch.zeros(3), labels], "pt-list.pt")
+save((labels, torch.zeros(3)), "pt-tuple.pt")
+save({"a": torch.zeros(2), "b": torch.ones(2)}, "pt-two-tensors.pt")
+save({"labels": labels, "meta": "not a tensor"}, "pt-dict-with-str.pt")
+# views: torch.save keeps the whole storage; the tensor is offset, size and stride into it
+base = torch.arange(40, dtype=torch.int64)
+save(base[3:30:4], "pt-strided-view.pt")                 # 3 7 11 ... 27
+save(base.view(5, 8).t(), "pt-transposed.pt")            # C order of the transpose
+save(base.view(5, 8)[1:4, 2:5], "pt-slice-2d.pt")
+save(torch.tensor([0, 1, 2]).expand(4, 3), "pt-expanded.pt")   # stride 0
+save(torch.tensor(7), "pt-scalar.pt")
+save(torch.zeros(0, dtype=torch.int64), "pt-empty.pt")
+# dtypes
+save(torch.tensor([0.0, 1.0, 0.5, 2.0], dtype=torch.bfloat16), "pt-bf16.pt")
+save(torch.tensor([0.0, 1.0, 0.5, 2.0], dtype=torch.float16), "pt-f16.pt")
+save(torch.tensor([0, 1, 255], dtype=torch.uint8), "pt-uint8.pt")
+save(torch.tensor([True, False, True]), "pt-bool.pt")
+save(torch.tensor([0, 1, 2, 5], dtype=torch.int32), "pt-int32.pt")
+save(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), "pt-double.pt")
+# the format before PyTorch 1.6, refused by name
+save(labels, "pt-legacy.pt", _use_new_zipfile_serialization=False)
+# the layout of the torch that runs this (PyTorch 2 adds byteorder,
+# .format_version, .storage_alignment and .data/serialization_id members):
+# run it once with a PyTorch 2 (pip install torch) and once with Debian's 1.13
+save({"labels": labels}, "pt-torch%s-dict.pt" % torch.__version__.split(".")[0])
