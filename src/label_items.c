@@ -14,16 +14,13 @@ static int grow(struct la_items *q)
     int64_t *ints = realloc(q->ints, cap * sizeof *ints);
     if (ints)
         q->ints = ints;
-    double *floats = realloc(q->floats, cap * sizeof *floats);
-    if (floats)
-        q->floats = floats;
     char **texts = realloc(q->texts, cap * sizeof *texts);
     if (texts)
         q->texts = texts;
     unsigned char *kind = realloc(q->kind, cap);
     if (kind)
         q->kind = kind;
-    if (!ints || !floats || !texts || !kind)
+    if (!ints || !texts || !kind)
         return -1;
     q->cap = cap;
     return 0;
@@ -44,14 +41,6 @@ int la_items_push_int(struct la_items *q, int64_t v)
     if (push(q, LA_ITEM_INT) != 0)
         return -1;
     q->ints[q->n - 1] = v;
-    return 0;
-}
-
-int la_items_push_float(struct la_items *q, double v)
-{
-    if (push(q, LA_ITEM_FLOAT) != 0)
-        return -1;
-    q->floats[q->n - 1] = v;
     return 0;
 }
 
@@ -83,9 +72,6 @@ int la_items_take(struct la_items *q, struct la_chunk *out)
     if (kind == LA_ITEM_INT) {
         out->dtype = LA_DT_INT64;
         out->values = q->ints + start;
-    } else if (kind == LA_ITEM_FLOAT) {
-        out->dtype = LA_DT_FLOAT64;
-        out->values = q->floats + start;
     } else {
         out->dtype = LA_DT_INT64;
         out->unparsable = q->texts[start];
@@ -106,7 +92,6 @@ void la_items_free(struct la_items *q)
 {
     la_items_reset(q, 0);
     free(q->ints);
-    free(q->floats);
     free(q->texts);
     free(q->kind);
     *q = (struct la_items){ 0 };

@@ -1,5 +1,5 @@
 /* label_items.h - a queue of one file's labels for the folder readers (yolo,
- * imagefolder): integers, the odd float class, and unparsable cells, handed to
+ * imagefolder): integers and unparsable cells, handed to
  * next() as chunks of one kind each, in order. */
 #ifndef LA_LABEL_ITEMS_H
 #define LA_LABEL_ITEMS_H
@@ -8,11 +8,10 @@
 #include <stddef.h>
 #include "reader.h"
 
-enum la_item_kind { LA_ITEM_INT, LA_ITEM_FLOAT, LA_ITEM_TEXT };
+enum la_item_kind { LA_ITEM_INT, LA_ITEM_TEXT };
 
 struct la_items {
     int64_t *ints;        /* per item: the value (LA_ITEM_INT) */
-    double *floats;       /* per item: the value (LA_ITEM_FLOAT) */
     char **texts;         /* per item: the cell (LA_ITEM_TEXT), else NULL */
     unsigned char *kind;
     size_t n, cap, pos;
@@ -20,7 +19,6 @@ struct la_items {
 };
 
 int la_items_push_int(struct la_items *q, int64_t v);
-int la_items_push_float(struct la_items *q, double v);
 /** la_items_push_text() : an unparsable cell, its text copied (up to 80 bytes). */
 int la_items_push_text(struct la_items *q, const char *s, size_t len);
 /** la_items_take() : the next run of one kind as a chunk. @return 1, or 0 when empty. */

@@ -41,7 +41,7 @@
 
 enum section { S_OTHER, S_IMAGES, S_CATEGORIES, S_ANNOTATIONS };
 enum field { F_OTHER, F_ID, F_IMAGE_ID, F_CATEGORY_ID, F_BBOX, F_WIDTH, F_HEIGHT, F_NAME };
-enum cat_kind { CAT_MISSING, CAT_INT, CAT_FLOAT, CAT_TEXT };
+enum cat_kind { CAT_MISSING, CAT_INT, CAT_TEXT };
 
 struct image { int64_t id; uint64_t ordinal; double width, height; };
 struct category { int64_t id; uint64_t count; char *name; };
@@ -52,8 +52,8 @@ struct record {
     int64_t id, image_id;
     enum cat_kind cat;
     int64_t cat_i;
-    double cat_f;
     char cat_text[48];
+    int cat_is_string;
     double bbox[4];
     int n_bbox, bbox_bad, has_bbox;
     double width, height;
@@ -84,6 +84,8 @@ struct coco_state {
     int eof;
     int in_string, escape;        /* the string guard, ahead of yajl */
     uint64_t string_len;
+    const uint64_t *wanted;       /* pass 3: the scan's bad entries, ascending */
+    size_t count_wanted, n_wanted;
 };
 
 static int set_why(struct coco_state *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,15 +221,43 @@ static int end_annotation(struct coco_state *t)
     int rc = 0;
     if (a->cat == CAT_INT)
         rc = la_items_push_int(&t->items, a->cat_i);
-    else if (a->cat == CAT_FLOAT)
-        rc = la_items_push_float(&t->items, a->cat_f);
     else {
         const char *text = a->cat == CAT_TEXT ? a->cat_text : "(no category_id)";
-        problem(t, img, "unparsable", "category_id %s is not a number", text);
+        problem(t, img, "unparsable", a->cat_is_string ? "category_id \"%s\" is a string, not a number"
+                                                       : "category_id %s is not a number", text);
         rc = la_items_push_text(&t->items, text, strlen(text));
     }
     t->index++;
     return rc == 0 ? 1 : (t->oom = 1, 0);
+}
+
+/* Pass 3: an annotation the scan found bad gets its id and image_id. */
+static int place_annotation(struct coco_state *t)
+{
+    const struct record *a = &t->rec;
+    if (t->n_wanted < t->count_wanted && t->wanted[t->n_wanted] == t->index) {
+        struct image key = { .id = a->image_id };
+        const struct image *img = a->has_image_id
+            ? bsearch(&key, t->images, t->n_images, sizeof key, by_image_id) : NULL;
+        char where[LA_NOTE_LEN];
+        snprintf(where, sizeof where, "annotation id %lld, image_id %lld", (long long)a->id,
+                 (long long)a->image_id);
+        cJSON *o = cJSON_CreateObject();
+        if (o) {
+            cJSON_AddItemToObject(o, "sample", img ? cJSON_CreateNumber((double)img->ordinal)
+                                                   : cJSON_CreateNull());   /* no such image */
+            cJSON_AddItemToObject(o, "id", a->has_id ? cJSON_CreateNumber((double)a->id)
+                                                     : cJSON_CreateNull());
+            cJSON_AddItemToObject(o, "image_id", a->has_image_id
+                                  ? cJSON_CreateNumber((double)a->image_id) : cJSON_CreateNull());
+        }
+        if (la_notes_problem(t->r->notes, "at", t->index, img ? img->ordinal : 0, where, "", o) != 0)
+            return t->oom = 1, 0;
+        while (t->n_wanted < t->count_wanted && t->wanted[t->n_wanted] == t->index)
+            t->n_wanted++;
+    }
+    t->index++;
+    return 1;
 }
 
 static int end_record(struct coco_state *t)
@@ -239,6 +269,8 @@ static int end_record(struct coco_state *t)
         rc = keep_category(t);
     else if (t->pass == 2 && t->section == S_ANNOTATIONS)
         rc = end_annotation(t);
+    else if (t->pass == 3 && t->section == S_ANNOTATIONS)
+        rc = place_annotation(t);
     free(t->rec.name);
     t->rec = (struct record){ 0 };
     return rc;
@@ -264,9 +296,9 @@ static void number_field(struct coco_state *t, const char *s, size_t n)
     case F_ID: a->has_id = is_int; a->id = i; break;
     case F_IMAGE_ID: a->has_image_id = is_int; a->image_id = i; break;
     case F_CATEGORY_ID:
-        a->cat = is_int ? CAT_INT : CAT_FLOAT;
+        a->cat = is_int ? CAT_INT : CAT_TEXT;   /* 1.5 is no category: unparsable */
         a->cat_i = i;
-        a->cat_f = f;
+        snprintf(a->cat_text, sizeof a->cat_text, "%.40s", tmp);
         break;
     case F_WIDTH: a->width = f; break;
     case F_HEIGHT: a->height = f; break;
@@ -320,13 +352,9 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
         free(t->rec.name);
         t->rec.name = strndup((const char *)s, n > 200 ? 200 : n);
     }
-    if (in_record(t) && t->field == F_CATEGORY_ID) {   /* "3": a number as a string */
-        char quoted[48];
-        snprintf(quoted, sizeof quoted, "\"%.*s\"", (int)(n > 40 ? 40 : n), (const char *)s);
-        not_a_number(t, quoted, strlen(quoted));
-    } else {
-        not_a_number(t, (const char *)s, n);
-    }
+    not_a_number(t, (const char *)s, n);   /* "category_id": "3", a number as a string */
+    if (in_record(t) && t->field == F_CATEGORY_ID)
+        t->rec.cat_is_string = 1;
     return 1;
 }
 
@@ -534,8 +562,8 @@ static void coco_findings(struct la_reader *r)
     uint64_t outside = la_notes_count(n, "box-outside-image");
     if (unknown)
         la_notes_finding(n, 1, "unknown-category", "KeyError (pycocotools, or the dataset's own lookup)",
-                         "%llu annotation %s a category_id or image_id that the file does not list",
-                         (unsigned long long)unknown, unknown == 1 ? "names" : "name");
+                         "%llu %s a category_id or image_id that the file does not list",
+                         (unsigned long long)unknown, unknown == 1 ? "annotation names" : "annotations name");
     if (boxes)
         la_notes_finding(n, 1, "degenerate-box", PREVENTS_BOX,
                          "%llu %s with a width or height <= 0 (or no [x, y, w, h])",
@@ -547,6 +575,8 @@ static void coco_findings(struct la_reader *r)
 }
 
 // ---- the reader ----------------------------------------------------------------
+
+static int coco_locate(struct la_notes *n, const uint64_t *index, size_t count);
 
 static int coco_open(struct la_reader *r)
 {
@@ -571,6 +601,8 @@ static int coco_open(struct la_reader *r)
     qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
     if (start_pass(r, t, 2) != 0)
         return -1;
+    r->notes->ctx = r;           /* locate() runs before close(), on this state */
+    r->notes->locate = coco_locate;
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape[0] = t->n_images;   /* samples: the images; elements: the annotations */
@@ -600,6 +632,23 @@ static int coco_next(struct la_reader *r, struct la_chunk *out)
             return la_reader_set_error(r, "out of memory");
     }
     return 0;
+}
+
+/* The scan's bad entries by id and image_id: a third pass, only when there are any. */
+static int coco_locate(struct la_notes *n, const uint64_t *index, size_t count)
+{
+    struct la_reader *r = n->ctx;
+    struct coco_state *t = r->state;
+    t->wanted = index;
+    t->count_wanted = count;
+    t->n_wanted = 0;
+    t->index = 0;
+    if (start_pass(r, t, 3) != 0)
+        return -1;
+    int rc;
+    while ((rc = feed(r, t)) == 1 && t->n_wanted < count)
+        ;
+    return rc < 0 && t->oom ? -1 : 0;   /* a file that changed since: fewer places, no failure */
 }
 
 static void coco_close(struct la_reader *r)

@@ -264,7 +264,11 @@ static int parse_line(struct line_ctx *c, const char *s, size_t n)
     parse_number(s + cls_s, cls_l, &cls);
     if (cls == (double)(int64_t)cls && cls > -9.2e18 && cls < 9.2e18)
         return la_items_push_int(&t->items, (int64_t)cls);
-    return la_items_push_float(&t->items, cls);
+    /* Ultralytics reads the class as float32 and truncates it: 1.5 becomes 1 silently */
+    if (problem(c, "unparsable", "class %.*s is not an integer", (int)(cls_l > 40 ? 40 : cls_l),
+                s + cls_s) != 0)
+        return -1;
+    return la_items_push_text(&t->items, s + cls_s, cls_l);
 }
 
 /* Equal float32 rows, as np.unique(lb, axis=0) finds them. */

@@ -1,0 +1,96 @@
+#!/bin/sh
+# coco.sh - --format=coco (issue 14): COCO detection JSON streamed through
+# yajl. Annotations may come before images and categories (the file is read
+# twice); category_id < N with -n counting background as torchvision's
+# detection models do; unknown category and image ids; degenerate boxes
+# (torchvision: "All bounding boxes should have positive height and width");
+# boxes outside the image (a warning); the category ids' gaps. Bad input:
+# truncated JSON, a 1 GB string (made here, never committed), deep nesting,
+# numbers as strings. Skipped where labelaudit was built without yajl.
+. "$srcdir/tests/setup.sh"
+if ! "$LABELAUDIT" --version | grep -q '^Formats:.* coco'; then
+    echo "1..0 # SKIP built without yajl"
+    exit 0
+fi
+cat >"$d/mixed.json" <<'JSON'
+{"info": {"description": "annotations first"},
+ "annotations": [
+  {"id": 1, "image_id": 10, "category_id": 1, "bbox": [0, 0, 10, 10]},
+  {"id": 2, "image_id": 10, "category_id": 90, "bbox": [5, 5, 0, 3]},
+  {"id": 3, "image_id": 11, "category_id": 91, "bbox": [90, 90, 20, 20]},
+  {"id": 4, "image_id": 99, "category_id": "3", "bbox": [1, 1, 1, 1]},
+  {"id": 5, "image_id": 10, "category_id": 7, "bbox": [1, 1, 1]}
+ ],
+ "images": [{"id": 10, "width": 100, "height": 100, "file_name": "a.jpg"},
+            {"id": 11, "width": 100, "height": 100, "file_name": "b.jpg"}],
+ "categories": [{"id": 1, "name": "person"}, {"id": 3, "name": "car"},
+                {"id": 90, "name": "toothbrush"}]}
+JSON
+
+echo "# --- checks, with the annotations before the images and categories"
+run --json --format=coco -n 91 "$d/mixed.json"
+expect_status 1 "errors"
+expect_json '.files[0].samples' 2 "samples: the images"
+expect_json '.files[0].count' 5 "elements: the annotations"
+expect_json '[.files[0].bad[] | "\(.index):\(.id):\(.image_id):\(.value)"] | join(" ")' \
+    "2:3:11:91 3:4:99:3" "bad entries name the annotation's id and image_id"
+expect_json '[.files[0].coco.problems[] | "\(.code)@\(.id)"] | join(" ")' \
+    "degenerate-box@2 unknown-category@3 box-outside-image@3 unknown-category@4 unparsable@4 unknown-category@5 degenerate-box@5" \
+    "the problems, by annotation id"
+expect_json '[.files[0].findings[].code | select(IN("out-of-range", "unparsable", "unknown-category",
+    "degenerate-box", "box-outside-image"))] | join(",")' \
+    "unparsable,out-of-range,unknown-category,degenerate-box,box-outside-image" "the findings"
+expect_json '[.files[0].findings[] | select(.code == "degenerate-box") | .prevents] | .[0]' \
+    "ValueError: All bounding boxes should have positive height and width" "torchvision's words"
+expect_json '.files[0].coco.gaps | length' 88 "ids 0..90 without a category: 88"
+expect_json '[.files[0].coco.categories[] | "\(.id)=\(.annotations)"] | join(" ")' "1=1 3=0 90=1" \
+    "annotations per category"
+
+echo "# --- the text report"
+run --format=coco -n 91 "$d/mixed.json"
+expect_out "index 2, annotation id 3, image_id 11: 91" "an out-of-range id, with its annotation"
+expect_out "annotation 1 (id 2, image_id 10): bbox \[5, 5, 0, 3\]: width <= 0" "a degenerate box"
+expect_out "3 categories with ids 1..90: torchvision's num_classes (background included) is 91" \
+    "the num_classes hint"
+
+echo "# --- -n counts background: ids 1..90 need -n 91"
+printf '{"images":[{"id":1}],"categories":[{"id":1},{"id":90}],"annotations":[{"id":1,"image_id":1,"category_id":90,"bbox":[0,0,1,1]}]}' >"$d/ok.json"
+run --json --format=coco -n 91 "$d/ok.json"
+expect_json '[.files[0].findings[] | select(.severity == "error")] | length' 0 "id 90 < 91"
+run --json --format=coco -n 90 "$d/ok.json"
+expect_json '.files[0].invalid.above' 1 "id 90 with -n 90 (80 classes + the gaps forgotten)"
+gzip -c "$d/ok.json" >"$d/ok.json.gz"
+run --json --format=coco -n 91 "$d/ok.json.gz"
+expect_json '.files[0].count' 1 "gzip'd: both passes decompress"
+
+echo "# --- bad input: one line, exit 3"
+bad() {    # bad FILE REGEX DESCRIPTION
+    run --format=coco "$1"
+    expect_status 3 "$3"
+    [ "$(wc -l <"$d/err")" -eq 1 ] && grep -Eq "^labelaudit: $1: $2" "$d/err"
+    ok $? "$3: one line, /$2/"
+}
+printf '{"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0' >"$d/trunc.json"
+bad "$d/trunc.json" "byte [0-9]+: not valid JSON \(yajl: .*premature EOF" "truncated JSON"
+awk 'BEGIN { printf "{\"x\":"; for (i = 0; i < 100000; i++) printf "["; }' >"$d/deep.json"
+bad "$d/deep.json" "byte [0-9]+: nested deeper than 512 levels" "deep nesting"
+printf '[{"annotations":[]}]' >"$d/array.json"
+bad "$d/array.json" "byte 1: the top level is an array" "a top-level array"
+printf '{"images":[]}' >"$d/noann.json"
+bad "$d/noann.json" 'no "annotations" list' "no annotations"
+{ printf '{"annotations":[],"info":"'; head -c 1073741824 /dev/zero | tr '\0' a; printf '"}'; } >"$d/big.json"
+bad "$d/big.json" "byte [0-9]+: a JSON string longer than 16 MiB" "a 1 GB string is refused at 16 MiB"
+rm -f "$d/big.json"
+run --format=coco - <"$d/ok.json"
+expect_status 3 "standard input"
+expect_err "reads the file twice" "standard input is refused by name"
+
+echo "# --- numbers as strings"
+printf '{"images":[{"id":"1"}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":1,"category_id":"1","bbox":["0",0,1,1]}]}' >"$d/strings.json"
+run --json --format=coco -n 2 "$d/strings.json"
+expect_json '[.files[0].coco.problems[] | "\(.code): \(.what)"] | join("; ")' \
+    "unknown-category: image_id 1 is not among the images; degenerate-box: bbox is not [x, y, width, height] of 4 numbers; unparsable: category_id \"1\" is a string, not a number" \
+    "an image id \"1\" names no image; a string in bbox is a bad box; a string category_id is unparsable"
+expect_json '.files[0].coco.images' 0 "an image with a string id is no image"
+
+finish

@@ -1,0 +1,64 @@
+#!/bin/sh
+# yolo.sh - --format=yolo (issue 14): a folder of YOLO label files, or one.
+# The rules are Ultralytics' verify_image_label (ultralytics/data/utils.py):
+# 5 fields, or a class and x y pairs (segments, more than 6 fields); every
+# coordinate in [0, 1]; class < nc; duplicate rows (as float32, np.unique)
+# removed with a warning. One file is one sample, one line one element; each
+# problem names its file and line.
+. "$srcdir/tests/setup.sh"
+l="$d/labels"
+mkdir -p "$l/train" "$l/val"
+printf '0 0.5 0.5 0.2 0.2\n1 0.5 0.5 0.2 0.2\n' >"$l/train/a.txt"
+printf '0 0.5 0.5 0.2 0.2\n0 0.50000001 0.5 0.2 0.2\n\n2 1.5 0.5 0.1 0.1\n3 0.5 0.5 0 0.1\n' >"$l/train/b.txt"
+printf '5 0.1 0.1 0.4 0.1 0.4 0.4 0.1 0.4\n1 2 3\nabc 0.1 0.1 0.1 0.1\n1.5 0.1 0.1 0.1 0.1\n' >"$l/val/c.txt"
+: >"$l/val/empty.txt"
+printf 'cat\ndog\n' >"$l/classes.names"
+
+echo "# --- a folder: the files in sorted order, each a sample"
+run --json --format=yolo -n 5 "$l"
+expect_status 1 "errors"
+expect_json '.files[0].samples' 4 "4 label files, 4 samples"
+expect_json '.files[0].count' 10 "10 non-blank lines"
+expect_json '.files[0].yolo.not_label_files_named | map(sub(".*/"; "")) | join(",")' "classes.names" \
+    "a file that is not .txt is named"
+expect_json '[.files[0].findings[].code | select(IN("unparsable", "out-of-range", "degenerate-box",
+    "duplicate-label"))] | join(",")' "unparsable,out-of-range,degenerate-box,duplicate-label" "the findings"
+expect_json '[.files[0].bad[] | select(.value == 5) | .file, .line, .sample] | map(tostring) | join(" ")' \
+    "$l/val/c.txt 1 2" "class 5 >= nc 5: its file, line and sample"
+expect_json '[.files[0].yolo.problems[] | select(.code == "degenerate-box") | "\(.line):\(.what)"] | join(";")' \
+    "4:coordinate 1 is 1.5, outside [0, 1];5:width 0 <= 0" "degenerate boxes by line (a blank line counts)"
+expect_json '[.files[0].yolo.problems[] | select(.code == "duplicate-label") | .line] | tojson' "[2]" \
+    "0.50000001 is 0.5 as float32: a duplicate, as np.unique finds it"
+expect_json '[.files[0].bad[] | select(.value == "1 2 3") | .line] | tojson' "[2]" \
+    "a line of 3 fields is unparsable, named by its line"
+
+echo "# --- the text report names file and line"
+run --format=yolo -n 6 "$l"
+expect_out "index 7, .*val/c.txt line 2: \"1 2 3\"" "an unparsable line"
+expect_out ".*train/b.txt line 5: width 0 <= 0" "a degenerate box"
+expect_out "4 label files, 10 lines" "the summary line"
+
+echo "# --- one file; batching on the files"
+run --json --format=yolo -n 6 "$l/train/a.txt"
+expect_status 0 "a clean file"
+expect_json '.files[0].samples' 1 "one file is one sample"
+run --json --format=yolo -n 6 -b 3 "$l"
+expect_json '.files[0].batching.samples' 4 "batching counts the 4 files"
+
+echo "# --- a line of 10,000 fields"
+awk 'BEGIN { printf "0"; for (i = 1; i < 10000; i++) printf " 0.5"; printf "\n" }' >"$d/long.txt"
+run --json --format=yolo -n 1 "$d/long.txt"
+expect_json '.files[0].yolo.problems[0].what | test("^10000 fields")' true "10,000 fields: unparsable"
+awk 'BEGIN { printf "0"; for (i = 1; i < 10001; i++) printf " 0.5"; printf "\n" }' >"$d/poly.txt"
+run --json --format=yolo -n 1 "$d/poly.txt"
+expect_status 0 "a polygon of 5,000 points is fine"
+
+echo "# --- bad input"
+run --format=yolo "$d/missing"
+expect_status 3 "a missing path"
+expect_err "^labelaudit: $d/missing: " "named"
+mkdir "$d/none"
+run --json --format=yolo "$d/none"
+expect_json '.files[0].findings[0].code' "empty" "a folder without label files: empty"
+
+finish
