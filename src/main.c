@@ -10,7 +10,6 @@
 #include <stdio.h>   /* stdout */
 #include <stdlib.h>  /* calloc */
 #include <string.h>  /* strerror */
-#include <sys/stat.h>/* stat */
 
 #include "audit.h"
 #include "fatal.h"
@@ -20,22 +19,6 @@
 #include "util.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
-
-/* Bytes the run will scan, for --backend=auto; -1 when a size is unknown:
- * standard input, a pipe or a device, none of which could be read a second
- * time if the GPU failed mid-run and the CPU had to start the file over. */
-static int64_t total_input_bytes(const struct la_config *cfg)
-{
-    int64_t total = 0;
-    for (int i = 0; i < cfg->nfiles; i++) {
-        struct stat st;
-        if (strcmp(cfg->files[i], "-") == 0 || stat(cfg->files[i], &st) != 0 ||
-            !S_ISREG(st.st_mode))
-            return -1;
-        total += (int64_t)st.st_size;
-    }
-    return total;
-}
 
 static int render(const struct la_file_report *files, const struct la_config *cfg,
                   const struct la_summary *sum)
@@ -129,8 +112,9 @@ int main(int argc, char **argv)
 
     char err[LA_ERR_LEN];
     struct la_scan_backend backend = { 0 };
-    if (la_scan_choose(&backend, cfg.backend, cfg.threads, total_input_bytes(&cfg), err,
-                       sizeof err) != 0) {
+    struct la_auto_hint hint; /* what --backend=auto decides from (scan.h) */
+    la_auto_hint_of(&cfg, &hint);
+    if (la_scan_choose(&backend, cfg.backend, cfg.threads, &hint, err, sizeof err) != 0) {
         la_err(NULL, "--backend=gpu: %s", err);
         return EXIT_UNREADABLE;
     }

@@ -7,6 +7,7 @@
 #define LA_SCAN_H
 
 #include <stddef.h> /* size_t */
+#include <stdint.h> /* int64_t */
 #include "reader.h"
 #include "stats.h"
 #include "verdict.h"
@@ -44,18 +45,49 @@ int la_gpu_probe(char *why, size_t whylen);
  *  that copy labels into pinned memory. @return 0, or -1 with the reason in err. */
 int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err, size_t errlen);
 
-/* Below this many input bytes, --backend=auto stays on the CPU. Not yet
- * measured on a GPU (tests/gpu-check.sh prints the crossover): creating a CUDA
- * context costs some 0.2-0.5 s, in which the CPU scan already reads about a
- * gigabyte from the page cache, and every byte must cross the host memory bus
- * either way, so the GPU can only win on inputs well beyond that. */
+/* --backend=auto: what it decides from, the inputs as they will be read.
+ * Only a plain .npy or raw file is read in place (mapped, at memory speed);
+ * text is bounded by its parsing, .npz and compressed files by inflating,
+ * far below what either backend scans, so their bytes do not count. */
+struct la_auto_hint {
+    int64_t in_place_bytes;       /* data of plain .npy and raw files */
+    int64_t in_place_float_bytes; /* ... of which float16/32/64 */
+    int64_t parsed_bytes;         /* csv, tsv, text, .npz, compressed: the file sizes */
+    int unknown;                  /* an input is not a regular file (a pipe, "-") */
+};
+
+/* The auto rule (la_auto_wants_gpu), estimates until tests/gpu-check.sh
+ * measures the crossover on a GPU (it prints it):
+ * - never with an input that is not a regular file: if the GPU failed
+ *   mid-file, the CPU could not read it again;
+ * - at least LA_GPU_MIN_BYTES read in place: creating a CUDA context costs
+ *   some 0.2-0.5 s, in which the CPU scan already reads about a gigabyte;
+ * - integer labels: with fewer than LA_GPU_INT_THREADS CPU threads (-j) only.
+ *   The CPU's integer fold reaches the host memory bandwidth with that many
+ *   threads, and the GPU path's copy into pinned memory needs that bus too;
+ * - float labels (at least LA_GPU_MIN_BYTES of them): with fewer than
+ *   LA_GPU_FLOAT_THREADS threads. The CPU classifies floats one by one, several
+ *   times slower per core than integers, so the GPU wins up to many more cores. */
 #define LA_GPU_MIN_BYTES (1ull << 30)
+#define LA_GPU_INT_THREADS 8
+#define LA_GPU_FLOAT_THREADS 64
+
+/** la_auto_wants_gpu() : 1 when --backend=auto should use a GPU (if present)
+ *  for inputs h scanned with threads CPU threads. */
+int la_auto_wants_gpu(const struct la_auto_hint *h, int threads);
+
+struct la_config;
+/** la_auto_hint_of() : the hint for cfg's files: each regular file is opened
+ *  and its first bytes read to tell its format, compression and dtype (as the
+ *  audit will). Opens nothing when cfg->backend is not auto, or when all the
+ *  files together are under LA_GPU_MIN_BYTES. */
+void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h);
 
 /** la_scan_choose() : open the backend --backend asks for. For auto, the GPU
- *  is used when present and expected_bytes >= LA_GPU_MIN_BYTES (-1: unknown, CPU).
+ *  is used when present and la_auto_wants_gpu(hint, threads) (hint NULL: the CPU).
  *  @return 0, or -1 (only for --backend=gpu) with the reason in err. */
-int la_scan_choose(struct la_scan_backend *b, int choice, int threads, int64_t expected_bytes,
-                   char *err, size_t errlen);
+int la_scan_choose(struct la_scan_backend *b, int choice, int threads,
+                   const struct la_auto_hint *hint, char *err, size_t errlen);
 
 /** la_scan_chunk_cpu_ref() : the single-threaded reference fold, used by the
  *  CPU backend per thread and by the GPU backend to recheck overflowing chunks. */

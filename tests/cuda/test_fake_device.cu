@@ -323,19 +323,32 @@ static void test_choice(void)
     fake_cuda_fail_at = 0;
 
     struct la_scan_backend b;
-    int rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, (int64_t)LA_GPU_MIN_BYTES, err, sizeof err);
-    tap(rc == 0 && strcmp(b.ops->name, "gpu") == 0, "auto, %llu MiB: the GPU",
-        (unsigned long long)LA_GPU_MIN_BYTES >> 20);
-    la_scan_close(&b);
-    rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, (int64_t)LA_GPU_MIN_BYTES - 1, err, sizeof err);
-    tap(rc == 0 && strcmp(b.ops->name, "cpu") == 0, "auto, 1 byte less: the CPU");
-    la_scan_close(&b);
-    rc = la_scan_choose(&b, LA_BACKEND_AUTO, 2, -1, err, sizeof err);
-    tap(rc == 0 && strcmp(b.ops->name, "cpu") == 0, "auto, size unknown (a pipe): the CPU");
-    la_scan_close(&b);
-    rc = la_scan_choose(&b, LA_BACKEND_GPU, 2, 1, err, sizeof err);
-    tap(rc == 0 && strcmp(b.ops->name, "gpu") == 0, "--backend=gpu, 1 byte: the GPU");
-    la_scan_close(&b);
+    const int64_t gib = (int64_t)LA_GPU_MIN_BYTES;
+    struct la_auto_hint ints = { gib, 0, 0, 0 }, less = { gib - 1, 0, 0, 0 };
+    struct la_auto_hint text = { 0, 0, 8 * gib, 0 }, pipe = { gib, 0, 0, 1 };
+    struct la_auto_hint floats = { gib, gib, 0, 0 };
+    struct {
+        const struct la_auto_hint *hint;
+        int choice, threads;
+        const char *want, *what;
+    } cases[] = {
+        { &ints, LA_BACKEND_AUTO, 2, "gpu", "auto, 1 GiB of int labels in place, -j2: the GPU" },
+        { &less, LA_BACKEND_AUTO, 2, "cpu", "auto, 1 byte less: the CPU" },
+        { &ints, LA_BACKEND_AUTO, LA_GPU_INT_THREADS, "cpu",
+          "auto, 1 GiB of int labels, as many threads as fill the memory bus: the CPU" },
+        { &floats, LA_BACKEND_AUTO, LA_GPU_INT_THREADS, "gpu",
+          "auto, 1 GiB of float labels with as many threads: the GPU" },
+        { &text, LA_BACKEND_AUTO, 2, "cpu", "auto, 8 GiB of csv or compressed input: the CPU" },
+        { &pipe, LA_BACKEND_AUTO, 2, "cpu", "auto, an input that is a pipe: the CPU" },
+        { NULL, LA_BACKEND_AUTO, 2, "cpu", "auto, no hint: the CPU" },
+        { &less, LA_BACKEND_GPU, 2, "gpu", "--backend=gpu, a small input: the GPU" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int rc = la_scan_choose(&b, cases[k].choice, cases[k].threads, cases[k].hint, err,
+                                sizeof err);
+        tap(rc == 0 && strcmp(b.ops->name, cases[k].want) == 0, "%s", cases[k].what);
+        la_scan_close(&b);
+    }
     tap(fake_cuda_live == 0, "nothing leaked by opening and closing");
 }
 

@@ -11,6 +11,11 @@
 #include "stats.h"   /* la_stats */
 #include "verdict.h" /* la_verdict_*, la_half_to_float */
 #include "dtype.h"   /* la_dtype, la_dtype_info */
+#include "options.h" /* la_options_parse: the configurations of the auto hint */
+
+#include <fcntl.h>  /* open */
+#include <getopt.h> /* optind */
+#include <unistd.h> /* ftruncate, write, close, unlink */
 
 #include <math.h>   /* NAN, INFINITY, signbit */
 #include <stdarg.h> /* va_list */
@@ -507,6 +512,85 @@ static void test_gpu_zeros_and_mixed(struct la_scan_backend *g)
     free(q);
 }
 
+// ---- what --backend=auto decides from ----------------------------------------------
+
+/* A sparse file of LA_GPU_MIN_BYTES whose first bytes are head: the hint
+ * reads only those, and the disk holds only them. */
+static int sparse_file(char *path, const void *head, size_t len)
+{
+    int fd = mkstemps(path, (int)strlen(strrchr(path, '.')));
+    int ok_ = fd >= 0 && write(fd, head, len) == (ssize_t)len &&
+              ftruncate(fd, (off_t)LA_GPU_MIN_BYTES) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok_ ? 0 : -1;
+}
+
+/* The npy header of an array of dtype descr, filling the file. */
+static size_t npy_head(unsigned char *buf, const char *descr, size_t elem)
+{
+    char dict[118];
+    unsigned long long n = (LA_GPU_MIN_BYTES - 128) / elem;
+    int len = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, "
+                       "'shape': (%llu,), }", descr, n);
+    memcpy(buf, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memset(buf + 10, ' ', 118);
+    memcpy(buf + 10, dict, (size_t)len);
+    buf[127] = '\n';
+    return 128;
+}
+
+#define N_AUTO_TESTS 6
+
+static void test_auto_hint(void)
+{
+    const int64_t size = (int64_t)LA_GPU_MIN_BYTES;
+    unsigned char head[128];
+    char npy_i[] = "/tmp/la-auto-XXXXXX.npy", npy_f[] = "/tmp/la-auto-XXXXXX.npy";
+    char raw[] = "/tmp/la-auto-XXXXXX.bin", csv[] = "/tmp/la-auto-XXXXXX.csv";
+    char gz[] = "/tmp/la-auto-XXXXXX.npy";
+    static const unsigned char gzip_magic[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+    int made = sparse_file(npy_i, head, npy_head(head, "<i8", 8)) == 0 &&
+               sparse_file(npy_f, head, npy_head(head, "<f4", 4)) == 0 &&
+               sparse_file(raw, "\0\0\0\0", 4) == 0 && sparse_file(csv, "0\n1\n", 4) == 0 &&
+               sparse_file(gz, gzip_magic, sizeof gzip_magic) == 0;
+    struct {
+        const char *args[6];
+        int64_t in_place, floats, parsed;
+        const char *what;
+    } cases[] = {
+        { { npy_i }, size, 0, 0, "a plain int64 .npy is read in place" },
+        { { npy_f }, size, size, 0, "a plain float32 .npy is read in place, as floats" },
+        { { "--format=raw", "--dtype=float64", raw }, size, size, 0,
+          "a raw float64 file is read in place, as floats" },
+        { { csv }, 0, 0, size, "a csv file is parsed: its bytes do not count" },
+        { { gz }, 0, 0, size, "a compressed .npy is inflated: its bytes do not count" },
+        { { npy_i, csv }, size, 0, size, "an .npy and a csv: only the .npy counts" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char *argv[8] = { (char *)"labelaudit" };
+        int argc = 1;
+        for (int i = 0; i < 6 && cases[k].args[i]; i++)
+            argv[argc++] = (char *)cases[k].args[i];
+        struct la_config cfg;
+        struct la_auto_hint h;
+        optind = 0;
+        memset(&h, 0, sizeof h);
+        if (made && la_options_parse(argc, argv, &cfg) == LA_OPT_OK)
+            la_auto_hint_of(&cfg, &h);
+        ok(made && h.in_place_bytes == cases[k].in_place &&
+               h.in_place_float_bytes == cases[k].floats && h.parsed_bytes == cases[k].parsed &&
+               !h.unknown, "auto hint: %s (in place %lld, float %lld, parsed %lld)",
+           cases[k].what, (long long)h.in_place_bytes, (long long)h.in_place_float_bytes,
+           (long long)h.parsed_bytes);
+    }
+    unlink(npy_i);
+    unlink(npy_f);
+    unlink(raw);
+    unlink(csv);
+    unlink(gz);
+}
+
 static void test_gpu(void)
 {
     char why[512] = "";
@@ -530,12 +614,14 @@ static void test_gpu(void)
 
 int main(void)
 {
-    printf("1..%d\n", N_VERDICT_TESTS + N_THREAD_TESTS + N_GPU_TESTS + 1);
+    printf("1..%d\n", N_VERDICT_TESTS + N_THREAD_TESTS + N_AUTO_TESTS + N_GPU_TESTS + 1);
     test_verdicts();
     test_cpu_threads();
+    test_auto_hint();
     test_gpu();
     /* the plan must match what ran */
-    ok(tap_n == N_VERDICT_TESTS + N_THREAD_TESTS + N_GPU_TESTS, "ran %d checks as planned",
+    ok(tap_n == N_VERDICT_TESTS + N_THREAD_TESTS + N_AUTO_TESTS + N_GPU_TESTS,
+       "ran %d checks as planned",
        tap_n);
     /* a failed check fails the program too, for a runner that reads only the status */
     return tap_not_ok ? 1 : 0;
