@@ -9,7 +9,15 @@
  *
  * Prints the number of values outside [0, CLASSES). Binary and CSV inputs are
  * split into THREADS contiguous ranges, each read with pread() into a 1 MiB
- * buffer of its own, checked and histogrammed; the counts are summed. */
+ * buffer of its own, checked and histogrammed; the counts are summed.
+ *
+ * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files (issue 13):
+ *
+ *   limit spng|libpng|niigz LIST CLASSES THREADS
+ *
+ * LIST names one file a line; THREADS take the next file as they finish one,
+ * decode it (8-bit grey or palette PNG with libspng or libpng, a gzipped uint8
+ * .nii with zlib) a row or 1 MiB at a time, and count as above. */
 #include <fcntl.h>    /* open */
 #include <pthread.h>  /* pthread_create */
 #include <stdint.h>   /* int64_t */
@@ -260,8 +268,16 @@ static uint64_t run_csvgz(int fd, struct job *j)
     return j->bad;
 }
 
+#ifdef LIMIT_MASKS
+#include "limit_masks.h"
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef LIMIT_MASKS
+    if (argc == 5 && is_mask_kind(argv[1]))
+        return run_masks(argv[1], argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
+#endif
     if (argc < 4) {
         fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS\n"
                         "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n");
