@@ -38,6 +38,11 @@ cp "$s/clean-10.csv" "$d/ex/data/val.csv"
 cp "$s/stray-10.csv.gz" "$d/ex/train.csv.gz"
 cp "$s/masks.npy" "$d/ex/masks.npy"
 cp "$s/data.npz" "$d/ex/data.npz"
+# issue 14: an ImageFolder tree, a COCO file, a YOLO folder
+mkdir -p "$d/ex/annotations" "$d/ex/datasets/coco8/labels"
+cp -R "$s/flowers" "$d/ex/data/train"
+cp "$s/coco-instances.json" "$d/ex/annotations/instances_train2017.json"
+cp -R "$s/yolo-labels" "$d/ex/datasets/coco8/labels/train"
 # One command a line: the .nf/.fi blocks of EXAMPLES, roff escapes undone.
 sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$man" |
     awk '/^\.nf/ { on = 1; next } /^\.fi/ { on = 0; next } on' |
