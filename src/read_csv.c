@@ -86,6 +86,9 @@ struct requote {
     enum rq_state state;
     size_t pads;              /* RQ_TAIL: out ends with this many spaces and tabs,
                                  dropped if the field ends after them */
+    size_t field;             /* index of the field in its row */
+    int elide;                /* the column is known: other cells lose their text */
+    uint64_t elided;          /* bytes of this field not given to libcsv */
     size_t n;
     char out[OUT_CAP];
 };
@@ -100,6 +103,7 @@ struct csv {
     size_t scan;              /* fast path: buf[pos..scan) holds no LF */
     int eof;                  /* the source has no more bytes */
     int slow;                 /* libcsv owns the rest of the input */
+    int reference;            /* LABELAUDIT_CSV_SLOW=1: libcsv alone, every byte, one thread */
     int done;                 /* every byte parsed, the last row ended */
     int failed;               /* r->err holds the first error */
     struct csv_parser parser;
@@ -546,6 +550,7 @@ static void resolve(struct csv *s)
     if (header < 0)
         return;
     s->resolved = 1;
+    s->rq.elide = !s->reference;         /* see requote_text */
     s->r->info.header_present = header;
     if (header) {
         size_t shift = s->width - s->kept_cells[0];      /* 1 in R's layout */
@@ -976,6 +981,10 @@ static int requote_byte(struct csv *s, char c)
     enum rq_state from = q->state;
 
     q->state = rq_next(s, from, (unsigned char)c);
+    if (q->state == RQ_START && ((unsigned char)c == s->delim || c == '\n' || c == '\r')) {
+        q->field = (unsigned char)c == s->delim ? q->field + 1 : 0;
+        q->elided = 0;
+    }
     if (from == RQ_QUOTED && c == '"')
         return 0;                        /* written once the next byte says what it is */
     if (from == RQ_QUOTE) {
@@ -1017,6 +1026,24 @@ static int requote_copy(struct csv *s, const char *p, size_t n)
     return 0;
 }
 
+/* A run of a cell's text that needs no rewriting. Once the label column is
+ * known, the text of other cells is not given to libcsv, only its newlines
+ * (they number the lines): libcsv still sees every field and row, in a
+ * tenth of the bytes of a text column. A cell longer than libcsv may hold
+ * fails as it would. */
+static int requote_text(struct csv *s, const char *p, size_t n)
+{
+    struct requote *q = &s->rq;
+    if (!q->elide || q->field == s->col)
+        return requote_copy(s, p, n);
+    if ((q->elided += n) > FIELD_MAX)
+        return FAIL(s, "line %llu: field longer than 16 MiB", current_row_line(s));
+    for (uint64_t lf = count_lf(p, n); lf > 0; lf--)
+        if (requote_put(s, '\n') < 0)
+            return -1;
+    return 0;
+}
+
 /* Filter *pp..end through requote_byte up to the first newline that ends a
  * row, moving *pp past what was read. Inside a quoted field and inside an
  * unquoted one no byte is rewritten until a quote or a field's end, so those
@@ -1037,7 +1064,7 @@ static int requote_span(struct csv *s, const char **pp, const char *end)
             while (run < end && (unsigned char)*run != s->delim && *run != '\n' && *run != '\r')
                 run++;
         }
-        if (run > p && requote_copy(s, p, (size_t)(run - p)) < 0)
+        if (run > p && requote_text(s, p, (size_t)(run - p)) < 0)
             return -1;
         p = run;
         if (p == end)
@@ -1137,7 +1164,9 @@ static void part_begin(struct csv *ps, const struct csv *s)
     ps->line = 0;
     ps->field = 0;
     ps->rq.state = RQ_START;
-    ps->rq.n = ps->rq.pads = 0;
+    ps->rq.n = ps->rq.pads = ps->rq.field = 0;
+    ps->rq.elided = 0;
+    ps->rq.elide = s->rq.elide;
 }
 
 /* Parse a part's block a unit at a time: the bytes up to a newline that ends
@@ -1432,7 +1461,7 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->r = r;
     s->delim = pick_delimiter(r);
     s->line = 1;
-    s->slow = slow && strcmp(slow, "1") == 0;
+    s->slow = s->reference = slow && strcmp(slow, "1") == 0;
     s->no_helper = cfg && cfg->threads == 1;
     s->no_blocks = s->slow || !cfg || cfg->threads <= 1;   /* the reference stays one thread */
     s->at_row_start = 1;

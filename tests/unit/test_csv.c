@@ -634,6 +634,29 @@ static void test_long_field(void)
         }
     }
 
+    /* A text cell over 16 MiB, once the label column is known (after 21 rows),
+     * fails as in the one-thread reference, whose libcsv buffers every cell:
+     * the other paths give libcsv only the label cell's text. */
+    static const char rows21[] = "text,label\na,1\nb,2\nc,3\nd,4\ne,5\nf,6\ng,7\nh,8\ni,9\n"
+                                 "j,1\nk,2\nl,3\nm,4\nn,5\no,6\np,7\nq,8\nr,9\ns,1\nt,2\nu,3\n";
+    char head[sizeof rows21 + 2];
+    for (int quoted = 0; quoted <= 1; quoted++) {
+        snprintf(head, sizeof head, "%s%s", rows21, quoted ? "\"" : "");
+        for (int way = 0; way < 3; way++) {
+            struct la_config cfg = config_of(AUTO);
+            struct la_source src = { .data = head, .len = strlen(head), .fill_len = 17u << 20,
+                                     .fill_byte = 'A', .tail = quoted ? "\",7\nv,8\n" : ",7\nv,8\n",
+                                     .rng = 7 };
+            struct result res;
+            run_source(&src, &cfg, "csv", (struct how){ .slow = way == 0, .threads = way + 1 },
+                       &res);
+            tap_ok(strcmp(res.dump.p, "ERROR: line 23: field longer than 16 MiB") == 0,
+                   "%s 17 MiB text cell (%s): %s", quoted ? "quoted" : "unquoted",
+                   way == 0 ? "libcsv alone" : way == 1 ? "-j2" : "-j3", res.dump.p);
+            free(res.dump.p);
+        }
+    }
+
     /* 16 MiB exactly, in a quoted cell, is still allowed */
     struct la_config cfg = config_of(AUTO);
     struct la_source src = { .data = "label\n\"", .len = 7, .fill_len = (16u << 20) - 8,
