@@ -470,6 +470,19 @@ FAST_INLINE struct la_bad group_head(const void *p, size_t m, uint64_t first, si
                             { LA_NUM_I64, { .i = (int64_t)x } }, NULL };
 }
 
+/* A kept group's distinct bad values, from a block of its one sample whose
+ * entries are counted in a run: so the group lists the same values however
+ * the file was cut into blocks (a mapped file, a pipe). */
+static void note_group_values(const void *p, size_t m, int dtype, const struct keys *k,
+                              struct la_stats *s)
+{
+    for (size_t i = 0; i < m && la_stats_group_wants_values(s); i++) {
+        uint64_t x = load_label(p, i, dtype);
+        if (not_fast(x, k))
+            la_stats_note_group_value(s, (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } });
+    }
+}
+
 /* A block whose values are not all labels below lim (n_bad of them). When
  * only counts matter, its counts stay in the bins and the samples holding
  * them are counted; else they are taken back and the reference loop folds it. */
@@ -499,6 +512,8 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
         b = find_bad_samples(p, m, dtype, first, s->sample_stride, n_bad, k);
     head.sample = b.first;
     la_stats_add_bad_run(s, &head, b.last, b.count, n_bad, mixed);
+    if (group && mixed && head.value.kind == LA_NUM_I64)
+        note_group_values(p, m, dtype, k, s);
     f->dirty = 1;
 }
 

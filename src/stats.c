@@ -265,6 +265,19 @@ void la_format_num(struct la_num v, int dtype, char *buf, size_t len)
     }
 }
 
+int la_stats_group_wants_values(const struct la_stats *s)
+{
+    const struct la_bad_group *g = last_group((struct la_stats *)s);
+    return g && g->n_values < LA_GROUP_VALUES;
+}
+
+void la_stats_note_group_value(struct la_stats *s, struct la_num v)
+{
+    struct la_bad_group *g = last_group(s);
+    if (g)
+        group_note_value(g, v);
+}
+
 int la_stats_keeps_group(const struct la_stats *s, uint64_t sample)
 {
     if (s->has_last_bad && s->last_bad_sample == sample)

@@ -26,6 +26,8 @@ struct la_bad {
     char *text;
 };
 
+#define LA_GROUP_VALUES 4
+
 /* The invalid entries of one sample (a mask, a row of a multi-label matrix). */
 struct la_bad_group {
     uint64_t sample;
@@ -34,13 +36,11 @@ struct la_bad_group {
     struct la_num first_value;
     int first_verdict;
     int mixed;                /* not every entry holds first_value */
-    /* The distinct bad values met, in order, at most LA_GROUP_VALUES of them.
-     * Entries the CPU scan counts in runs (la_stats_add_bad_run) add none but
-     * the first, so a mixed group may list fewer than it holds. */
+    /* The distinct bad values met, in index order, at most LA_GROUP_VALUES
+     * of them (the CPU scan's runs add theirs: la_stats_note_group_value). */
     int n_values;
-    struct la_num values[4];
+    struct la_num values[LA_GROUP_VALUES];
 };
-#define LA_GROUP_VALUES 4
 
 /* Counts of integer out-of-range values near the valid range, exact and
  * mergeable: below[k] counts the value -1-k, above[k] the value above_base+k.
@@ -128,6 +128,14 @@ const struct la_bad_group *la_stats_open_group(const struct la_stats *s, uint64_
  *  sample's group is kept, and then samples must be 1. */
 void la_stats_add_bad_run(struct la_stats *s, const struct la_bad *first, uint64_t last_sample,
                           uint64_t samples, uint64_t count, int mixed);
+
+/** la_stats_group_wants_values() : 1 when the last bad sample's group is kept
+ *  and has room for another distinct value. */
+int la_stats_group_wants_values(const struct la_stats *s);
+
+/** la_stats_note_group_value() : add v (a bad value of the last bad sample,
+ *  met in index order) to its group's distinct values. */
+void la_stats_note_group_value(struct la_stats *s, struct la_num v);
 
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);
