@@ -1367,12 +1367,15 @@ static void finish(struct csv *s)
 /* Read one more block after the unparsed bytes. @return 0, or -1 on a read error. */
 static int fill(struct csv *s)
 {
-    /* Move the unparsed tail (at most a BLOCK, see produce) to the front only
-     * when a BLOCK no longer fits after it: with small reads from a pipe,
-     * moving it every time would be quadratic in the line length. */
+    /* Move the unparsed tail (at most a BLOCK, see produce) to the front
+     * when a BLOCK no longer fits after it, or when it is shorter than the
+     * bytes parsed before it (the partial row a block leaves: the buffer's
+     * second half is then never touched). Moving a long tail every time would
+     * be quadratic in the line length with small reads from a pipe; this way
+     * each move costs at most what was parsed since the last. */
     if (s->pos == s->len) {
         s->pos = s->len = s->scan = 0;
-    } else if (s->len > s->block) {
+    } else if (s->len > s->block || s->len - s->pos <= s->pos) {
         memmove(s->buf, s->buf + s->pos, s->len - s->pos);
         s->len -= s->pos;
         s->scan = s->scan > s->pos ? s->scan - s->pos : 0;
