@@ -1,8 +1,10 @@
 #!/bin/sh
 # containers.sh - the array containers of issue 15: torch.save's .pt (a strict
-# pickle reader that never runs the pickle) and Hugging Face .safetensors.
+# pickle reader that never runs the pickle), Hugging Face .safetensors, HDF5
+# and MATLAB .mat (these two when built with libhdf5 and libmatio).
 # Fixtures in tests/data/containers come from the writers users use (torch.save,
-# safetensors' save_file): make_pt.py and make_safetensors.py there made them.
+# safetensors' save_file, h5py, scipy.io.savemat, libmatio for v7.3): the
+# make_*.py and make_mat73.c scripts there made them.
 # The broken ones are tests/malformed's (MANIFEST).
 . "$srcdir/tests/setup.sh"
 c="$data/containers"
@@ -95,4 +97,68 @@ run --json --loss bce "$c/st-bf16.safetensors"
 expect_json '.files[0].invalid.above' "1" "bfloat16 2.0 is above BCE's 1"
 run -n 10 "$c/st-empty.safetensors"
 expect_status 1 "an empty tensor: no labels"
+
+built() { "$LABELAUDIT" --version | grep -q "^Formats:.* $1\( \|$\)"; }
+
+echo "# --- HDF5"
+if built hdf5; then
+    expect_values "$labels" "the only dataset" "$c/h5-labels.h5"
+    expect_values "$labels" "--array /group/dataset" "$c/h5-groups.h5" --array /train/labels
+    expect_values "1 2 3" "--array without the leading /" "$c/h5-groups.h5" --array test/labels
+    run -n 10 "$c/h5-groups.h5"
+    expect_err "3 numeric datasets (the first: /test/labels): choose one with --array /PATH" \
+        "several datasets and no --array"
+    expect_values "$labels" "the default rule picks /labels" "$c/h5-two.h5"
+    run --json -n 2 "$c/h5-pcam-y.h5"
+    expect_json '.files[0].samples' "6" "PatchCamelyon's (N, 1, 1, 1): N samples"
+    expect_json '.files[0].invalid.above' "1" "the 2 in it is out of range"
+    want=$(echo 1 2 3 4 5 6 7 8 9 10 11 12 1 2 3 4 5 6 7 8 9 10 11 12 1 2 3 4 5 6 7 8)
+    for b in 1 8 20 40 4194304; do
+        LABELAUDIT_HDF5_BLOCK=$b expect_values "$want" \
+            "chunked, gzip and shuffle, big-endian, in $b-byte hyperslabs" "$c/h5-chunked.h5"
+    done
+    for t in bool:bool f16:float16 f64:float64 u16:uint16 scalar:int64; do
+        run --json -n 2 --array "${t%%:*}" "$c/h5-dtypes.h5"
+        expect_json '.files[0].dtype' "${t#*:}" "h5 ${t%%:*} reads as ${t#*:}"
+    done
+    run -n 2 --array text "$c/h5-dtypes.h5"
+    expect_err "dataset holds strings, not numbers" "strings are refused by name"
+    gzip -c "$c/h5-labels.h5" > "$d/y.h5.gz"
+    run -n 2 "$d/y.h5.gz"
+    expect_err "HDF5 is read from a file, not from compressed input" "compressed HDF5 is refused"
+else
+    ok 0 "# SKIP built without libhdf5"
+fi
+
+echo "# --- MATLAB .mat"
+if built mat; then
+    flowers="77 77 1 102 52 73"
+    for v in v5 v7 v73; do
+        expect_values "$flowers" "Flowers-102's 1xN doubles ($v)" "$c/mat-flowers-$v.mat"
+        run --json -n 102 "$c/mat-flowers-$v.mat"
+        expect_json '.files[0].samples' "6" "$v: a 1xN vector is N samples"
+        expect_json '[.files[0].findings[].code] | join(",")' "out-of-range,float-labels,one-based,missing-classes" \
+            "$v: float-labels and one-based"
+        expect_out "y - 1" "$v: the fix says y - 1"
+    done
+    expect_values "1 9 2 10 3 10" "SVHN's Nx1 y (the only other variable is X)" "$c/mat-svhn.mat" --array y
+    run -n 10 --array y "$c/mat-svhn.mat"
+    expect_out "10 may mean 0" "SVHN's 1..10 with -n 10: 10 may mean 0"
+    for f in mat-matrix mat-matrix-v73; do
+        expect_values "1 2 3 4 5 6 7 8 9 10 11" "$f: a column-major matrix in C order" "$c/$f.mat"
+        run --json -n 5 "$c/$f.mat"
+        expect_json '.files[0].shape | map(tostring) | join(",")' "3,4" "$f: MATLAB's shape"
+        expect_json '.files[0].bad[0] | "\(.index) \(.value)"' "5 5" "$f: C-order indices (MATLAB's (2,2) is 5)"
+    done
+    run --json -n 2 "$c/mat-logical.mat"
+    expect_json '.files[0].dtype' "bool" "logical reads as bool"
+    run -n 2 "$c/mat-two.mat"
+    expect_err "2 numeric variables (the first: a): choose one with --array" "two variables"
+    run -n 2 "$c/mat-cell.mat"
+    expect_err "no numeric variable in the file" "a cell array is no labels"
+    run -n 2 --array names "$c/mat-cell.mat"
+    expect_err "variable 'names' holds a cell array, not numbers" "named as a cell array"
+else
+    ok 0 "# SKIP built without libmatio"
+fi
 finish

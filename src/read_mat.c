@@ -1,0 +1,291 @@
+/* read_mat.c - one variable of a MATLAB .mat file (v5, compressed v7, and
+ * v7.3, which is HDF5 inside), through libmatio.
+ *
+ * --array names the variable; without it the file's only numeric variable is
+ * read, else the first of labels, label, y, targets. A 1xN or Nx1 vector is N
+ * samples (Flowers-102's imagelabels.mat, SVHN's y). MATLAB stores arrays
+ * column-major; the values are reported in C order, with C-order indices, as
+ * for a Fortran-order .npy: a vector is read in bounded linear pieces, any
+ * other array is read whole (at most MAT_REORDER_MAX bytes) and gathered.
+ *
+ * libmatio opens files by name and seeks in them: standard input and
+ * compressed input are refused by name (decompress to a file first). */
+#include "reader.h"
+
+#include <matio.h>
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* calloc, malloc, free */
+#include <string.h> /* memcpy, strcmp */
+
+#define MAT_CHUNK (1u << 20)
+#define MAT_REORDER_MAX ((uint64_t)256 << 20)
+
+struct mat_state {
+    mat_t *mat;
+    matvar_t *var;
+    enum la_dtype dtype;
+    unsigned esize;
+    int ndim;
+    uint64_t dims[LA_MAX_DIMS];   /* MATLAB's, rows first */
+    int vector;                   /* at most one dimension over 1: linear order is C order */
+    uint64_t count, done;
+    unsigned char *buf;           /* one chunk */
+    unsigned char *all;           /* a matrix, column-major, whole */
+    uint64_t cidx[LA_MAX_DIMS];   /* gathering: the next C-order multi-index */
+};
+
+/* --array, through one accessor so the options' shape is known here only. */
+static const char *array_name(const struct la_reader *r)
+{
+    return r->opts ? r->opts->array : NULL;
+}
+
+/* libmatio logs its errors itself: keep the last one for our message instead. */
+static char last_log[256];
+static void keep_log(int level, char *message)
+{
+    (void)level;
+    snprintf(last_log, sizeof last_log, "%s", message ? message : "");
+    for (char *c = last_log; *c; c++)
+        *c = (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+}
+
+// ---- the variable's class ----------------------------------------------------
+
+static int numeric(const matvar_t *v)
+{
+    switch (v->class_type) {
+    case MAT_C_DOUBLE: case MAT_C_SINGLE: case MAT_C_INT8: case MAT_C_UINT8:
+    case MAT_C_INT16: case MAT_C_UINT16: case MAT_C_INT32: case MAT_C_UINT32:
+    case MAT_C_INT64: case MAT_C_UINT64:
+        return !v->isComplex;
+    default:
+        return 0;
+    }
+}
+
+static const char *class_words(const matvar_t *v)
+{
+    switch (v->class_type) {
+    case MAT_C_CELL: return "a cell array";
+    case MAT_C_STRUCT: return "a struct";
+    case MAT_C_CHAR: return "characters";
+    case MAT_C_SPARSE: return "a sparse matrix";
+    case MAT_C_FUNCTION: return "a function handle";
+    case MAT_C_OBJECT: case MAT_C_OPAQUE: return "an object";
+    default: return v->isComplex ? "complex numbers" : "an unknown class";
+    }
+}
+
+static int choose_dtype(struct la_reader *r, struct mat_state *st)
+{
+    static const struct { enum matio_classes c; enum la_dtype dt; } map[] = {
+        { MAT_C_DOUBLE, LA_DT_FLOAT64 }, { MAT_C_SINGLE, LA_DT_FLOAT32 },
+        { MAT_C_INT8, LA_DT_INT8 },      { MAT_C_UINT8, LA_DT_UINT8 },
+        { MAT_C_INT16, LA_DT_INT16 },    { MAT_C_UINT16, LA_DT_UINT16 },
+        { MAT_C_INT32, LA_DT_INT32 },    { MAT_C_UINT32, LA_DT_UINT32 },
+        { MAT_C_INT64, LA_DT_INT64 },    { MAT_C_UINT64, LA_DT_UINT64 },
+    };
+    if (st->var->class_type == MAT_C_EMPTY && st->var->rank > 0 && Mat_GetVersion(st->mat) == MAT_FT_MAT73)
+        return la_reader_set_error(r, "libmatio cannot tell the class of variable '%.100s' (a "
+                                   "v7.3 file not written by MATLAB?): read it with --format=hdf5 "
+                                   "--array /%.100s", st->var->name, st->var->name);
+    if (!numeric(st->var))
+        return la_reader_set_error(r, "variable '%.100s' holds %s, not numbers",
+                                   st->var->name ? st->var->name : "?", class_words(st->var));
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (map[i].c == st->var->class_type)
+            st->dtype = map[i].dt;
+    if (st->var->isLogical && st->var->class_type == MAT_C_UINT8)
+        st->dtype = LA_DT_BOOL;
+    st->esize = la_dtype_info(st->dtype)->size;
+    return 0;
+}
+
+// ---- choosing the variable -------------------------------------------------
+
+static int choose_variable(struct la_reader *r, struct mat_state *st)
+{
+    static const char *const preferred[] = { "labels", "label", "y", "targets" };
+    const char *want = array_name(r);
+    if (want) {
+        if (!(st->var = Mat_VarReadInfo(st->mat, want)))
+            return la_reader_set_error(r, "no variable '%.100s' in the file", want);
+        return 0;
+    }
+    char first[64] = "";
+    int numerics = 0;
+    matvar_t *v;
+    while ((v = Mat_VarReadNextInfo(st->mat)) != NULL) {
+        if ((numeric(v) || v->class_type == MAT_C_EMPTY) && numerics++ == 0)
+            snprintf(first, sizeof first, "%s", v->name ? v->name : "");
+        Mat_VarFree(v);
+    }
+    Mat_Rewind(st->mat);
+    if (numerics == 1)
+        return (st->var = Mat_VarReadInfo(st->mat, first)) ? 0
+               : la_reader_set_error(r, "cannot read variable '%s'", first);
+    for (size_t i = 0; i < sizeof preferred / sizeof *preferred && numerics; i++) {
+        Mat_Rewind(st->mat);
+        if ((st->var = Mat_VarReadInfo(st->mat, preferred[i])))
+            return 0;
+    }
+    if (numerics == 0)
+        return la_reader_set_error(r, "no numeric variable in the file");
+    return la_reader_set_error(r, "%d numeric variables (the first: %s): choose one with "
+                               "--array", numerics, first);
+}
+
+// ---- the shape --------------------------------------------------------------
+
+static int read_shape(struct la_reader *r, struct mat_state *st)
+{
+    const matvar_t *v = st->var;
+    int big = 0;
+    if (v->rank < 0 || v->rank > LA_MAX_DIMS)
+        return la_reader_set_error(r, "variable of %d dimensions (at most %d)", v->rank,
+                                   LA_MAX_DIMS);
+    st->count = 1;
+    for (int k = 0; k < v->rank; k++) {
+        uint64_t d = v->dims[k];
+        if (d && st->count > (UINT64_MAX / st->esize) / d)
+            return la_reader_set_error(r, "variable over 2^64 bytes");
+        st->count *= d;
+        big += d > 1;
+    }
+    if (st->count > (uint64_t)INT32_MAX)
+        return la_reader_set_error(r, "variable of %llu elements: libmatio reads at most 2^31-1",
+                                   (unsigned long long)st->count);
+    st->vector = big <= 1;
+    if (st->vector) {              /* 1xN, Nx1, 1x1: N samples */
+        st->ndim = 1;
+        st->dims[0] = st->count;
+    } else {
+        st->ndim = v->rank;
+        for (int k = 0; k < v->rank; k++)
+            st->dims[k] = v->dims[k];
+    }
+    return 0;
+}
+
+/* A matrix: read it whole (column-major), to gather in C order. */
+static int read_whole(struct la_reader *r, struct mat_state *st)
+{
+    uint64_t bytes = st->count * st->esize;
+    if (bytes > MAT_REORDER_MAX)
+        return la_reader_set_error(r, "a %llu-byte MATLAB matrix is over the %llu bytes read to "
+                                   "reorder it: save the labels as a vector",
+                                   (unsigned long long)bytes, (unsigned long long)MAT_REORDER_MAX);
+    int start[LA_MAX_DIMS], stride[LA_MAX_DIMS], edge[LA_MAX_DIMS];
+    for (int k = 0; k < st->var->rank; k++) {
+        start[k] = 0;
+        stride[k] = 1;
+        edge[k] = (int)st->var->dims[k];
+    }
+    last_log[0] = '\0';
+    if (!(st->all = malloc(bytes ? (size_t)bytes : 1)))
+        return la_reader_set_error(r, "out of memory for a %llu-byte matrix", (unsigned long long)bytes);
+    if (st->count && Mat_VarReadData(st->mat, st->var, st->all, start, stride, edge) != 0)
+        return la_reader_set_error(r, "cannot read variable '%.100s'%s%s", st->var->name,
+                                   last_log[0] ? ": " : " (damaged file)", last_log);
+    return 0;
+}
+
+static int mat_open(struct la_reader *r)
+{
+    struct mat_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return la_reader_set_error(r, "out of memory");
+    r->state = st;
+    Mat_LogInitFunc("labelaudit", keep_log);
+    const char *path = la_source_path(r->src);
+    if (la_source_plain_fd(r->src) < 0 || !path || !strcmp(path, "-"))
+        return la_reader_set_error(r, "MATLAB .mat is read from a file, not from %s: %s",
+                                   path && strcmp(path, "-") ? "compressed input" : "standard input",
+                                   "write it to a file first");
+    last_log[0] = '\0';
+    if (!(st->mat = Mat_Open(path, MAT_ACC_RDONLY)))
+        return la_reader_set_error(r, "not a MATLAB .mat file libmatio reads (v4 files and "
+                                   "damaged ones are not)%s%s", last_log[0] ? ": " : "", last_log);
+    if (choose_variable(r, st) != 0 || choose_dtype(r, st) != 0 || read_shape(r, st) != 0)
+        return -1;
+    if (!st->vector && read_whole(r, st) != 0)
+        return -1;
+    if (!(st->buf = malloc(MAT_CHUNK)))
+        return la_reader_set_error(r, "out of memory");
+    r->info.dtype = st->dtype;
+    r->info.ndim = st->ndim;
+    memcpy(r->info.shape, st->dims, sizeof st->dims);
+    r->info.shape_known = 1;
+    return 0;
+}
+
+/* n values in C order from the column-major matrix, at the multi-index cidx. */
+static void gather(struct mat_state *st, size_t n)
+{
+    const unsigned sz = st->esize;
+    const int last = st->ndim - 1;
+    uint64_t fstride[LA_MAX_DIMS];
+    fstride[0] = 1;
+    for (int k = 1; k < st->ndim; k++)
+        fstride[k] = fstride[k - 1] * st->dims[k - 1];
+    unsigned char *dst = st->buf;
+    for (size_t i = 0; i < n;) {
+        uint64_t off = 0;
+        for (int k = 0; k < st->ndim; k++)
+            off += st->cidx[k] * fstride[k];
+        uint64_t run = st->dims[last] - st->cidx[last];
+        run = run < n - i ? run : n - i;
+        const unsigned char *src = st->all + off * sz;
+        for (uint64_t k = 0; k < run; k++, dst += sz, src += fstride[last] * sz)
+            memcpy(dst, src, sz);
+        i += (size_t)run;
+        st->cidx[last] += run;
+        for (int k = last; k > 0 && st->cidx[k] == st->dims[k]; k--) {
+            st->cidx[k] = 0;
+            st->cidx[k - 1]++;
+        }
+    }
+}
+
+static int mat_next(struct la_reader *r, struct la_chunk *out)
+{
+    struct mat_state *st = r->state;
+    if (st->done == st->count)
+        return 0;
+    uint64_t left = st->count - st->done;
+    size_t n = MAT_CHUNK / st->esize;
+    n = left < n ? (size_t)left : n;
+    if (st->vector) {
+        last_log[0] = '\0';
+        if (Mat_VarReadDataLinear(st->mat, st->var, st->buf, (int)st->done, 1, (int)n) != 0)
+            return la_reader_set_error(r, "cannot read elements %llu.. of variable '%.100s'%s%s",
+                                       (unsigned long long)st->done, st->var->name,
+                                       last_log[0] ? ": " : " (damaged file)", last_log);
+    } else {
+        gather(st, n);
+    }
+    if (st->dtype == LA_DT_BOOL)
+        for (size_t i = 0; i < n; i++)
+            st->buf[i] = st->buf[i] != 0;
+    *out = (struct la_chunk){ st->dtype, st->buf, n, st->done, NULL };
+    st->done += n;
+    return 1;
+}
+
+static void mat_close(struct la_reader *r)
+{
+    struct mat_state *st = r->state;
+    if (!st)
+        return;
+    if (st->var)
+        Mat_VarFree(st->var);
+    if (st->mat)
+        Mat_Close(st->mat);
+    free(st->buf);
+    free(st->all);
+    free(st);
+    r->state = NULL;
+}
+
+const struct la_reader_ops la_reader_mat = { mat_open, mat_next, mat_close };
