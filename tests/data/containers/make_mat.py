@@ -29,3 +29,9 @@ savemat(path("mat-cell.mat"), {"names": np.array(["cat", "dog"], dtype=object)})
 savemat(path("mat-logical.mat"), {"t": np.array([[True, False, True]])})
 
 # v7.3 (HDF5 inside): SciPy cannot write it; make_mat73.c does, through libmatio
+
+# samples/imagelabels.mat: as Oxford Flowers-102 ships it, 1x60 doubles in 1..102
+rng = np.random.default_rng(102)
+flowers_all = rng.integers(1, 103, size=(1, 60)).astype(np.float64)
+flowers_all[0, 3], flowers_all[0, 40] = 1, 102           # the ends of 1..102
+savemat(os.path.join(here, "..", "..", "..", "samples", "imagelabels.mat"), {"labels": flowers_all})

@@ -42,3 +42,9 @@ save(labels, "pt-legacy.pt", _use_new_zipfile_serialization=False)
 # .format_version, .storage_alignment and .data/serialization_id members):
 # run it once with a PyTorch 2 (pip install torch) and once with Debian's 1.13
 save({"labels": labels}, "pt-torch%s-dict.pt" % torch.__version__.split(".")[0])
+
+# samples/targets.pt: a dict as training scripts save it, one label -1 among 0..9
+y = torch.arange(40) % 10
+y[17] = -1
+torch.save({"inputs": torch.zeros(40, 3), "targets": y},
+           os.path.join(here, "..", "..", "..", "samples", "targets.pt"))
