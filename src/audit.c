@@ -32,11 +32,12 @@ struct la_rule la_rule_from_config(const struct la_config *cfg)
     return r;
 }
 
-/* Elements per sample: the product of every axis but the first. */
+/* Elements per sample: the product of every axis but the first (of all, when
+ * the file is one sample: an image, a volume). */
 static uint64_t sample_stride(const struct la_array_info *info)
 {
     uint64_t stride = 1;
-    for (int d = 1; d < info->ndim; d++)
+    for (int d = info->one_sample ? 0 : 1; d < info->ndim; d++)
         if (la_mul_overflow(stride, info->shape[d], &stride))
             return 1;
     return stride ? stride : 1;
@@ -332,12 +333,12 @@ static void finish_layout(struct la_file_report *r)
         r->info.ndim = 1;
         r->info.shape[0] = r->stats.count;
     }
-    r->samples = r->info.ndim == 0 ? 1 : r->info.shape[0];
+    r->samples = r->info.ndim == 0 || r->info.one_sample ? 1 : r->info.shape[0];
 }
 
 /* A file of 0 bytes (after gunzip): read, and empty. */
 static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
-                         const char *format)
+                         enum la_format format)
 {
     r->info.format = format;
     r->info.dtype = cfg->has_dtype ? (enum la_dtype)cfg->dtype : LA_DT_INT64;
@@ -379,7 +380,9 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     memset(r, 0, sizeof *r);
     r->path = path;
     struct la_reader rd = { 0 };
-    rd.cfg = cfg;
+    struct la_read_opts opts;
+    la_read_opts_of(cfg, &opts);
+    rd.opts = &opts;
     if (la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
         return 0;
     struct stat before;
@@ -388,9 +391,9 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         fd = -1;
     size_t head_len;
     la_source_peek(rd.src, &head_len);
-    const char *format = la_source_format(rd.src, cfg, r->error, sizeof r->error);
+    enum la_format format = la_source_format(rd.src, cfg, r->error, sizeof r->error);
     int rc = 0;
-    if (!format)                /* a zip archive, UTF-32 text: refused by name */
+    if (format == LA_FMT_NONE)  /* a zip archive, UTF-32 text: refused by name */
         goto done;
     if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
         read_nothing(r, cfg, format);

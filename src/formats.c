@@ -1,17 +1,133 @@
-/* formats.c - the readers by format name: the one place that lists them all,
- * kept apart from reader.c so that a reader's unit test links without the rest. */
-#include "reader.h"
+/* formats.c - the one table of input formats (see formats.h), kept apart from
+ * reader.c so that a reader's unit test links without the other readers. */
+#include "formats.h"
+#include "reader.h" /* la_reader_csv, ... */
 
-#include <string.h> /* strcmp */
+#include <stdio.h>   /* snprintf */
+#include <string.h>  /* memcmp, strcmp, strcspn, strlen, strrchr */
+#include <strings.h> /* strncasecmp */
 
-const struct la_reader_ops *la_reader_for_format(const char *format)
+static int starts_with(const unsigned char *head, size_t len, const char *magic, size_t n)
 {
-    static const struct { const char *name; const struct la_reader_ops *ops; } table[] = {
-        { "csv", &la_reader_csv }, { "tsv", &la_reader_csv }, { "text", &la_reader_text },
-        { "npy", &la_reader_npy }, { "npz", &la_reader_npz }, { "raw", &la_reader_raw },
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(format, table[i].name) == 0)
-            return table[i].ops;
-    return NULL;
+    return len >= n && memcmp(head, magic, n) == 0;
+}
+
+static int npy_magic(const unsigned char *head, size_t len)
+{
+    return starts_with(head, len, "\x93NUMPY", 6);
+}
+
+/* A zip archive whose first member is a .npy, as np.savez's all are; or one
+ * too short, or with a name too long, to tell: the npz reader then judges.
+ * Other zip archives are claimed by no format (input.c refuses them). */
+static int npz_magic(const unsigned char *head, size_t len)
+{
+    if (!starts_with(head, len, "PK\x03\x04", 4))
+        return 0;
+    if (len < 30)
+        return 1;
+    size_t name_len = (size_t)head[26] | (size_t)head[27] << 8;
+    if (30 + name_len > len)
+        return 1;
+    const char *name = (const char *)head + 30;
+    return name_len >= 4 && strncasecmp(name + name_len - 4, ".npy", 4) == 0;
+}
+
+static const struct la_format_def g_formats[LA_FMT_COUNT] = {
+    [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+    [LA_FMT_TSV] = { .name = "tsv", .extensions = ".tsv .tab", .ops = &la_reader_csv,
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+    [LA_FMT_TEXT] = { .name = "text", .extensions = ".txt .labels", .ops = &la_reader_text,
+                      .flags = LA_FMTF_TEXT },
+    [LA_FMT_NPY] = { .name = "npy", .extensions = ".npy", .magic = npy_magic,
+                     .ops = &la_reader_npy, .flags = LA_FMTF_IN_PLACE },
+    [LA_FMT_NPZ] = { .name = "npz", .extensions = ".npz", .magic = npz_magic,
+                     .ops = &la_reader_npz },
+    [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
+                     .flags = LA_FMTF_IN_PLACE },
+};
+
+const struct la_format_def *la_format_def(enum la_format f)
+{
+    return f > LA_FMT_NONE && f < LA_FMT_COUNT ? &g_formats[f] : NULL;
+}
+
+const char *la_format_name(enum la_format f)
+{
+    if (f == LA_FMT_AUTO)
+        return "auto";
+    return f > LA_FMT_NONE && f < LA_FMT_COUNT ? g_formats[f].name : "none";
+}
+
+enum la_format la_format_by_name(const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        return LA_FMT_AUTO;
+    for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++)
+        if (strcmp(name, g_formats[f].name) == 0)
+            return (enum la_format)f;
+    return LA_FMT_NONE;
+}
+
+const struct la_reader_ops *la_reader_for_format(enum la_format f)
+{
+    const struct la_format_def *d = la_format_def(f);
+    return d ? d->ops : NULL;
+}
+
+int la_format_has(enum la_format f, unsigned flags)
+{
+    const struct la_format_def *d = la_format_def(f);
+    return d && (d->flags & flags) == flags;
+}
+
+enum la_format la_format_by_magic(const unsigned char *head, size_t len)
+{
+    for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++)
+        if (g_formats[f].magic && g_formats[f].magic(head, len))
+            return (enum la_format)f;
+    return LA_FMT_NONE;
+}
+
+int la_name_ends_in(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && strncasecmp(path + n - k, ext, k) == 0;
+}
+
+/* Whether the space-separated list exts holds the extension that ends name[0..n). */
+static int ends_in_one_of(const char *name, size_t n, const char *exts)
+{
+    for (const char *e = exts; *e;) {
+        size_t k = strcspn(e, " ");
+        if (k && n > k && strncasecmp(name + n - k, e, k) == 0)
+            return 1;
+        e += k + (e[k] == ' ');
+    }
+    return 0;
+}
+
+enum la_format la_format_by_extension(const char *path)
+{
+    size_t n = strlen(path);
+    if (ends_in_one_of(path, n, ".gz .xz .bz2 .zst"))
+        n = (size_t)(strrchr(path, '.') - path);   /* y.csv.gz is read as y.csv */
+    for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++)
+        if (ends_in_one_of(path, n, g_formats[f].extensions))
+            return (enum la_format)f;
+    return LA_FMT_NONE;
+}
+
+char *la_formats_list(char *buf, size_t len, int built, const char *sep)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT && used < len; f++) {
+        if ((g_formats[f].ops != NULL) != (built != 0))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? sep : "", g_formats[f].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
 }

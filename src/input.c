@@ -19,7 +19,6 @@
 #include <stdio.h>     /* snprintf */
 #include <stdlib.h>    /* calloc, free */
 #include <string.h>    /* memcpy, strerror, strrchr */
-#include <strings.h>   /* strcasecmp */
 #include <sys/stat.h>  /* fstat */
 #include <unistd.h>    /* read, close */
 #include <zlib.h>      /* inflate */
@@ -34,6 +33,7 @@
 #endif
 
 #include "options.h"    /* struct la_config: the options that imply a format */
+#include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "ring.h"       /* the decompressor hands blocks over */
 
 #define RAW_BUF_LEN (1u << 20)
@@ -839,131 +839,94 @@ void la_source_close(struct la_source *s)
 
 // ---- format detection ---------------------------------------------------------
 
-/* Whether the name ends in ext, case-insensitively. */
-static int name_ends_in(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && strcasecmp(path + n - k, ext) == 0;
-}
-
-/* The name's extension, ignoring a trailing compression suffix. */
-static const char *format_from_name(const char *path)
-{
-    static const char *const compressed[] = { ".gz", ".xz", ".bz2", ".zst" };
-    char name[4096];
-    snprintf(name, sizeof name, "%s", path);
-    for (size_t i = 0; i < sizeof compressed / sizeof compressed[0]; i++)
-        if (name_ends_in(name, compressed[i]))
-            name[strlen(name) - strlen(compressed[i])] = '\0';
-    const char *dot = strrchr(name, '.');
-    if (!dot || strchr(dot, '/'))
-        return NULL;
-    static const struct { const char *ext, *format; } table[] = {
-        { ".npy", "npy" }, { ".npz", "npz" }, { ".csv", "csv" }, { ".tsv", "tsv" },
-        { ".tab", "tsv" }, { ".txt", "text" }, { ".labels", "text" }, { ".raw", "raw" },
-        { ".bin", "raw" }, { ".dat", "raw" },
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcasecmp(dot, table[i].ext) == 0)
-            return table[i].format;
-    return NULL;
-}
-
 /* The content's kind of table: a tab before any comma on the first line makes a tsv. */
-static const char *table_from_content(const unsigned char *head, size_t len, const char *other)
+static enum la_format table_from_content(const unsigned char *head, size_t len,
+                                         enum la_format other)
 {
     for (size_t i = 0; i < len && head[i] != '\n'; i++) {
         if (head[i] == '\t')
-            return "tsv";
+            return LA_FMT_TSV;
         if (head[i] == ',')
-            return "csv";
+            return LA_FMT_CSV;
     }
     return other;
 }
 
 /* A table for sure (-c or --header without -d): csv or tsv, by the name, else the content. */
-static const char *table_format(const char *path, const unsigned char *head, size_t len)
+static enum la_format table_format(const char *path, const unsigned char *head, size_t len)
 {
-    const char *by_name = format_from_name(path);
-    if (by_name && (!strcmp(by_name, "csv") || !strcmp(by_name, "tsv")))
+    enum la_format by_name = la_format_by_extension(path);
+    if (la_format_has(by_name, LA_FMTF_TABLE))
         return by_name;
-    return table_from_content(head, len, "csv");
+    return table_from_content(head, len, LA_FMT_CSV);
 }
+
+/* What the options imply: a format, LA_FMT_NONE for nothing, or IMPLIED_TABLE. */
+#define IMPLIED_TABLE LA_FMT_COUNT
 
 /* magic bytes, then what the options imply, then the name, then the content */
-static const char *detect(const char *path, const unsigned char *head, size_t len,
-                          const char *forced, const char *implied)
+static enum la_format detect(const char *path, const unsigned char *head, size_t len,
+                             enum la_format forced, enum la_format implied)
 {
-    if (forced && strcmp(forced, "auto") != 0)
+    if (forced != LA_FMT_AUTO)
         return forced;
-    if (len >= 6 && memcmp(head, "\x93NUMPY", 6) == 0)
-        return "npy";
+    enum la_format f = la_format_by_magic(head, len);
+    if (f != LA_FMT_NONE)
+        return f;
     if (len >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
-        return "npz";
-    if (implied)
-        return strcmp(implied, "table") == 0 ? table_format(path, head, len) : implied;
-    const char *by_name = format_from_name(path);
-    if (by_name)
-        return by_name;
+        return la_name_ends_in(path, ".npz") ? LA_FMT_NPZ : LA_FMT_NONE; /* a plain zip */
+    if (implied == IMPLIED_TABLE)
+        return table_format(path, head, len);
+    if (implied != LA_FMT_NONE)
+        return implied;
+    if ((f = la_format_by_extension(path)) != LA_FMT_NONE)
+        return f;
     /* content: a delimiter on the first line makes it a table */
-    return table_from_content(head, len, "text");
+    return table_from_content(head, len, LA_FMT_TEXT);
 }
 
-const char *la_detect_format(const char *path, const unsigned char *head, size_t len,
-                             const char *forced)
+enum la_format la_detect_format(const char *path, const unsigned char *head, size_t len,
+                                enum la_format forced)
 {
-    return detect(path, head, len, forced, NULL);
+    return detect(path, head, len, forced, LA_FMT_NONE);
 }
 
-/* The format the options given imply, or NULL: -d names csv (tsv for a tab),
- * -c and --header/--no-header a "table" (csv or tsv: see table_format),
+/* The format the options given imply, or LA_FMT_NONE: -d names csv (tsv for
+ * a tab), -c and --header/--no-header a table (csv or tsv: see table_format),
  * --dtype and --endian raw; both kinds at once, nothing, since a run over
  * several files may need both. */
-static const char *implied_format(const struct la_config *cfg)
+static enum la_format implied_format(const struct la_config *cfg)
 {
     int table = cfg->delimiter || cfg->column || cfg->header != LA_AUTO;
     int raw = cfg->has_dtype || cfg->has_endian;
     if (table == raw)
-        return NULL;
+        return LA_FMT_NONE;
     if (raw)
-        return "raw";
+        return LA_FMT_RAW;
     if (!cfg->delimiter)
-        return "table";
-    return cfg->delimiter == '\t' ? "tsv" : "csv";
+        return IMPLIED_TABLE;
+    return cfg->delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
 }
 
-/* A zip archive that is not an .npz: named .zip, or (whatever its name, on
- * standard input too) its first member is not a .npy, as np.savez's all are. */
-static int plain_zip(const char *path, const unsigned char *head, size_t len)
+enum la_format la_source_format(struct la_source *s, const struct la_config *cfg,
+                                char *err, size_t errlen)
 {
-    if (name_ends_in(path, ".zip"))
-        return 1;
-    if (name_ends_in(path, ".npz") || len < 30)
-        return 0;
-    size_t name_len = (size_t)head[26] | (size_t)head[27] << 8;
-    if (30 + name_len > len)
-        return 0;                     /* a name this long: let the npz reader judge */
-    const char *name = (const char *)head + 30;
-    return name_len < 4 || strncasecmp(name + name_len - 4, ".npy", 4) != 0;
-}
-
-static int is_text_format(const char *format)
-{
-    return !strcmp(format, "csv") || !strcmp(format, "tsv") || !strcmp(format, "text");
-}
-
-const char *la_source_format(struct la_source *s, const struct la_config *cfg,
-                             char *err, size_t errlen)
-{
-    const char *forced = cfg ? cfg->format : NULL;
-    int automatic = !forced || strcmp(forced, "auto") == 0;
-    const char *format = detect(s->path, s->peek, s->peek_len, forced,
-                                cfg && automatic ? implied_format(cfg) : NULL);
-    if (automatic && !strcmp(format, "npz") && plain_zip(s->path, s->peek, s->peek_len)) {
+    enum la_format forced = cfg ? cfg->format : LA_FMT_AUTO;
+    enum la_format f = detect(s->path, s->peek, s->peek_len, forced,
+                              cfg && forced == LA_FMT_AUTO ? implied_format(cfg) : LA_FMT_NONE);
+    /* a zip archive no format claims, or any named .zip: not labels we know */
+    if (f == LA_FMT_NONE || (forced == LA_FMT_AUTO && f == LA_FMT_NPZ &&
+                             la_name_ends_in(s->path, ".zip"))) {
         snprintf(err, errlen, "zip archive: unzip it first");
-        return NULL;
+        return LA_FMT_NONE;
     }
-    if (is_text_format(format) && la_source_text_mode(s, err, errlen) != 0)
-        return NULL;
-    return format;
+    if (!la_reader_for_format(f)) {
+        snprintf(err, errlen, "%s file, but this labelaudit was built without %s",
+                 la_format_name(f), la_format_def(f)->library ? la_format_def(f)->library
+                                                               : "its reader");
+        return LA_FMT_NONE;
+    }
+    if (la_format_has(f, LA_FMTF_TEXT) && la_source_text_mode(s, err, errlen) != 0)
+        return LA_FMT_NONE;
+    return f;
 }

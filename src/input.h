@@ -12,6 +12,7 @@
 #include <stddef.h>    /* size_t */
 #include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* ssize_t */
+#include "formats.h"   /* enum la_format */
 
 struct la_config;
 
@@ -71,16 +72,18 @@ void la_source_close(struct la_source *s);
  *  csv) and --dtype/--endian imply raw, over the name and the content
  *  (both kinds at once imply nothing: each file is detected as usual). Magic
  *  bytes still win: a .npy or .npz carries its own layout. A zip archive that
- *  is not an npz is refused. For csv, tsv and text it calls
- *  la_source_text_mode. @return the format, or NULL with a reason in err. */
-const char *la_source_format(struct la_source *s, const struct la_config *cfg,
-                             char *err, size_t errlen);
+ *  is not an npz is refused, and so is a format this build lacks. For the
+ *  text formats (LA_FMTF_TEXT) it calls la_source_text_mode.
+ *  @return the format, or LA_FMT_NONE with a reason in err. */
+enum la_format la_source_format(struct la_source *s, const struct la_config *cfg,
+                                char *err, size_t errlen);
 
-/** la_detect_format() : "npy", "npz", "csv", "tsv", "text" or "raw".
- *  forced is --format ("auto" or NULL to detect). Magic bytes win, then the
- *  name (a trailing ".gz" is ignored), then the content: a delimiter in the
- *  first line means csv/tsv, else text. */
-const char *la_detect_format(const char *path, const unsigned char *head, size_t len,
-                             const char *forced);
+/** la_detect_format() : forced (--format) unless LA_FMT_AUTO; else the
+ *  format whose magic bytes head has (formats.c's table), then the name's
+ *  extension (a compression suffix ignored), then the content: a delimiter in
+ *  the first line means csv/tsv, else text. LA_FMT_NONE for a zip archive
+ *  no format claims. */
+enum la_format la_detect_format(const char *path, const unsigned char *head, size_t len,
+                                enum la_format forced);
 
 #endif

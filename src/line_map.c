@@ -124,17 +124,16 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
                 const uint64_t *rows, size_t n, uint64_t *lines)
 {
     memset(lines, 0, n * sizeof *lines);
-    const char *f = r->info.format;
-    if (!r->read_ok || !f || !is_regular(r->path) ||
-        (strcmp(f, "csv") && strcmp(f, "tsv") && strcmp(f, "text")))
+    enum la_format f = r->info.format;
+    if (!r->read_ok || !la_format_has(f, LA_FMTF_TEXT) || !is_regular(r->path))
         return -1;
     char err[LA_ERR_LEN];
     struct la_source *src;
     if (la_source_open(r->path, &src, err, sizeof err) != 0)
         return -1;
-    int text = strcmp(f, "text") == 0;
+    int text = !la_format_has(f, LA_FMTF_TABLE);
     unsigned char delim = cfg->delimiter ? (unsigned char)cfg->delimiter
-                        : strcmp(f, "tsv") == 0 ? '\t' : ',';
+                        : f == LA_FMT_TSV ? '\t' : ',';
     struct walk w = { rows, lines, n, 0, 1, 1, 0, !text && r->info.header_present,
                       text ? 0 : cfg->skip_rows };
     int rc = la_source_text_mode(src, err, sizeof err) == 0 ? walk_source(&w, src, text, delim) : -1;

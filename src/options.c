@@ -75,7 +75,7 @@ static void usage(FILE *out)
           "      --ignore-index=V|none  a ce/nll target equal to V is skipped (default -100)\n"
           "\n"
           "Reading input:\n"
-          "      --format=FMT           auto, csv, tsv, text, npy, npz or raw (default auto)\n"
+          "      --format=FMT           auto, or a format --version lists (default auto)\n"
           "  -c, --column=NAME|NUMBER   the CSV/TSV label column (default: label, labels,\n"
           "                             target, targets, class or y, else the last column)\n"
           "      --header, --no-header  whether the first CSV row is a header (default: guess)\n"
@@ -128,11 +128,16 @@ static void version(void)
 #else
     const char *cuda = "no";
 #endif
+    char built[512], absent[512];
+    la_formats_list(built, sizeof built, 1, " ");
+    la_formats_list(absent, sizeof absent, 0, " ");
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
+           "Formats: %s%s%s%s\n"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
-           PACKAGE_VERSION, cuda, la_source_decompressors());
+           PACKAGE_VERSION, cuda, la_source_decompressors(), built,
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "");
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
@@ -147,6 +152,21 @@ static enum la_opterr bad(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'labelaudit --help' for more information.\n");
     return LA_OPT_USAGE;
+}
+
+/* --format=NAME: auto or a row of the format table that this build reads. */
+static enum la_opterr parse_format(const char *arg, struct la_config *cfg)
+{
+    char names[512];
+    enum la_format f = la_format_by_name(arg);
+    if (f == LA_FMT_NONE)
+        return bad("invalid --format '%s' (expected auto, %s)", arg,
+                   la_formats_list(names, sizeof names, 1, ", "));
+    if (f != LA_FMT_AUTO && !la_reader_for_format(f))
+        return bad("--format=%s: this labelaudit was built without %s", arg,
+                   la_format_def(f)->library ? la_format_def(f)->library : "it");
+    cfg->format = f;
+    return LA_OPT_OK;
 }
 
 /* One of the words in choices (NULL-terminated); @return its position or -1. */
@@ -194,8 +214,6 @@ static enum la_opterr parse_count(const char *name, const char *arg, uint64_t mi
 static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *cfg)
 {
     static const char *const losses[] = { "ce", "nll", "bce", NULL };
-    static const char *const formats[] = { "auto", "csv", "tsv", "text", "npy", "npz", "raw",
-                                           NULL };
     static const char *const endians[] = { "little", "big", NULL };
     static const char *const levels[] = { "error", "warning", "never", NULL };
     static const char *const backends[] = { "auto", "cpu", "gpu", NULL };
@@ -208,11 +226,7 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
         cfg->loss = (enum la_loss)k;
         return LA_OPT_OK;
     case OPT_FORMAT:
-        if (pick(arg, formats) < 0)
-            return bad("invalid --format '%s' (expected auto, csv, tsv, text, npy, npz or raw)",
-                       arg);
-        cfg->format = arg;
-        return LA_OPT_OK;
+        return parse_format(arg, cfg);
     case OPT_ENDIAN:
         if ((k = pick(arg, endians)) < 0)
             return bad("invalid --endian '%s' (expected little or big)", arg);
@@ -330,7 +344,7 @@ static void set_defaults(struct la_config *cfg)
     cfg->loss = LA_LOSS_CE;
     cfg->has_ignore_index = true;
     cfg->ignore_index = -100;
-    cfg->format = "auto";
+    cfg->format = LA_FMT_AUTO;
     cfg->header = LA_AUTO;
     cfg->world_size = 1;
     cfg->min_batch = 2;
@@ -423,7 +437,7 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     }
     if (cfg->loss == LA_LOSS_BCE)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
-    if (strcmp(cfg->format, "raw") == 0 && !cfg->has_dtype)
+    if (cfg->format == LA_FMT_RAW && !cfg->has_dtype)
         return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
     if (optind >= argc)
         return bad("%s", "missing FILE operand (use - for standard input)");
@@ -431,6 +445,16 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     cfg->nfiles = argc - optind;
     note_no_batch_size(batching_given, cfg);
     return LA_OPT_OK;
+}
+
+void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
+{
+    *opts = (struct la_read_opts){
+        .delimiter = cfg->delimiter, .column = cfg->column, .header = cfg->header,
+        .skip_rows = cfg->skip_rows, .has_dtype = cfg->has_dtype,
+        .dtype = (enum la_dtype)cfg->dtype, .big_endian = cfg->big_endian,
+        .has_endian = cfg->has_endian, .array = cfg->array, .threads = cfg->threads,
+    };
 }
 
 uint64_t la_config_max_report(const struct la_config *cfg)

@@ -7,11 +7,11 @@
 
 #include <stdint.h>  /* int64_t */
 #include <stdbool.h> /* bool */
+#include "reader.h"  /* enum la_format, la_tristate, struct la_read_opts */
 
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
 enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
-enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
 enum la_annotations { LA_ANNOT_NONE, LA_ANNOT_GITHUB, LA_ANNOT_GITLAB };
 
 struct la_config {
@@ -23,7 +23,7 @@ struct la_config {
     int64_t ignore_index;          /* default -100 */
 
     /* reading input */
-    const char *format;            /* "auto" or a format name */
+    enum la_format format;         /* LA_FMT_AUTO: detect each file */
     const char *column;            /* NULL: the default label-column rule */
     int header;                    /* LA_AUTO, LA_NO, LA_YES */
     uint64_t skip_rows;            /* --skip-rows: CSV lines before the first row */
@@ -71,6 +71,9 @@ enum la_opterr { LA_OPT_OK, LA_OPT_EXIT_OK, LA_OPT_USAGE };
 /** la_options_parse() : fill cfg from argv. Prints --help/--version itself
  *  (LA_OPT_EXIT_OK) and a GNU-style message for a usage error (LA_OPT_USAGE). */
 enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg);
+
+/** la_read_opts_of() : the part of cfg readers see. */
+void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts);
 
 /** la_config_max_report() : --max-report, or the default for the output kind. */
 uint64_t la_config_max_report(const struct la_config *cfg);

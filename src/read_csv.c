@@ -471,9 +471,9 @@ static int guess_header(struct csv *s)
  * @return 1 header, 0 data, -1 error. */
 static int choose_column(struct csv *s)
 {
-    const struct la_config *cfg = s->r->cfg;
-    int header = cfg ? cfg->header : LA_AUTO;
-    const char *want = cfg ? cfg->column : NULL;
+    const struct la_read_opts *o = la_read_opts_or_default(s->r->opts);
+    int header = o->header;
+    const char *want = o->column;
     int shift = header != LA_NO && is_r_layout(s);   /* the row names' column */
     size_t n0 = s->kept_cells[0], width = n0 + (size_t)shift;
     uint64_t num;
@@ -1136,7 +1136,7 @@ static int blocks_start(struct csv *s)
     if (!b)
         return -1;
     s->blocks = b;
-    b->pool = la_pool_open(s->r->cfg->threads - inflating);
+    b->pool = la_pool_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
     b->n = b->pool ? la_pool_size(b->pool) : 0;
     if (b->n < 2 || !(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
         return -1;
@@ -1449,14 +1449,14 @@ static void csv_close(struct la_reader *r)
 
 static unsigned char pick_delimiter(const struct la_reader *r)
 {
-    if (r->cfg && r->cfg->delimiter)
-        return (unsigned char)r->cfg->delimiter;
-    return strcmp(r->info.format, "tsv") == 0 ? '\t' : ',';
+    if (r->opts && r->opts->delimiter)
+        return (unsigned char)r->opts->delimiter;
+    return r->info.format == LA_FMT_TSV ? '\t' : ',';
 }
 
 static int csv_setup(struct la_reader *r, struct csv *s)
 {
-    const struct la_config *cfg = r->cfg;
+    const struct la_read_opts *o = r->opts;
     const char *slow = getenv("LABELAUDIT_CSV_SLOW");
     const char *block = getenv("LABELAUDIT_CSV_BLOCK");
     uint64_t num;
@@ -1465,8 +1465,8 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->delim = pick_delimiter(r);
     s->line = 1;
     s->slow = s->reference = slow && strcmp(slow, "1") == 0;
-    s->no_helper = cfg && cfg->threads == 1;
-    s->no_blocks = s->slow || !cfg || cfg->threads <= 1;   /* the reference stays one thread */
+    s->no_helper = o && o->threads == 1;
+    s->no_blocks = s->slow || !o || o->threads <= 1;   /* the reference stays one thread */
     s->at_row_start = 1;
     s->cap = PENDING;
     s->block = BLOCK;
@@ -1475,9 +1475,9 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->split_min = s->block / 16 > 2 ? s->block / 16 : 2;
     if (s->delim == '"' || s->delim == '\n' || s->delim == '\r')
         return FAIL(s, "the delimiter cannot be a quote or a newline");
-    if (cfg && cfg->column && cfg->header == LA_NO && !is_column_number(cfg->column, &num))
+    if (o && o->column && o->header == LA_NO && !is_column_number(o->column, &num))
         return FAIL(s, "--column=%.100s names a header cell, but --no-header says there is none",
-                    cfg->column);
+                    o->column);
     s->buf = malloc(2 * s->block);
     s->vals = malloc(PENDING * sizeof(int64_t));
     s->kinds = malloc(PENDING);
@@ -1488,9 +1488,6 @@ static int csv_setup(struct la_reader *r, struct csv *s)
 
 static void init_info(struct la_reader *r)
 {
-    if (!r->info.format)
-        r->info.format = r->cfg && r->cfg->format && strcmp(r->cfg->format, "tsv") == 0
-                         ? "tsv" : "csv";
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape[0] = 0;
@@ -1534,7 +1531,7 @@ static int read_first_row(struct csv *s)
             return -1;
     if (s->len >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0)
         s->pos = 3;
-    if (s->r->cfg && skip_lines(s, s->r->cfg->skip_rows) < 0)
+    if (s->r->opts && skip_lines(s, s->r->opts->skip_rows) < 0)
         return -1;
     while (!s->resolved && !s->done)
         if (produce(s, 1) < 0)
@@ -1625,7 +1622,6 @@ static int csv_next(struct la_reader *r, struct la_chunk *out)
 }
 
 const struct la_reader_ops la_reader_csv = {
-    .format = "csv",
     .open = csv_open,
     .next = csv_next,
     .close = csv_close,

@@ -360,7 +360,6 @@ static int npy_open(struct la_reader *r)
         close(st->fd);                 /* only mapping needs it: free it for the next file */
         st->fd = st->s.fd = -1;
     }
-    r->info.format = "npy";
     la_npy_stream_info(&st->s, &r->info);
     return 0;
 }
@@ -383,4 +382,4 @@ static void npy_close(struct la_reader *r)
     r->state = NULL;
 }
 
-const struct la_reader_ops la_reader_npy = {"npy", npy_open, npy_next, npy_close};
+const struct la_reader_ops la_reader_npy = { npy_open, npy_next, npy_close };

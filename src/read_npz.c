@@ -385,10 +385,10 @@ static int choose(struct la_reader *r, struct npz_state *st)
     size_t arrays = 0;
     const struct member *only = NULL;
     list_arrays(st, names, sizeof names);
-    if (r->cfg && r->cfg->array) {
-        if (!(st->chosen = find_array(st, r->cfg->array)))
+    if (r->opts && r->opts->array) {
+        if (!(st->chosen = find_array(st, r->opts->array)))
             return la_reader_set_error(r, "no array '%.100s' in the archive (arrays: %s)",
-                                       shown(r->cfg->array, name), names);
+                                       shown(r->opts->array, name), names);
         return 0;
     }
     for (size_t i = 0; i < st->nm; i++)
@@ -614,7 +614,6 @@ static int npz_open(struct la_reader *r)
             return member_error(r, "not a .npy array (bad magic)");
         return member_error(r, err);
     }
-    r->info.format = "npz";
     la_npy_stream_info(&st->s, &r->info);
     return 0;
 }
@@ -645,4 +644,4 @@ static void npz_close(struct la_reader *r)
     r->state = NULL;
 }
 
-const struct la_reader_ops la_reader_npz = {"npz", npz_open, npz_next, npz_close};
+const struct la_reader_ops la_reader_npz = { npz_open, npz_next, npz_close };

@@ -15,7 +15,8 @@ struct raw_state {
 
 static int raw_open(struct la_reader *r)
 {
-    if (!r->cfg->has_dtype)
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    if (!o->has_dtype)
         return la_reader_set_error(r, "raw input needs --dtype (int8 ... float64, bool)");
     struct raw_state *t = calloc(1, sizeof *t);
     if (!t || !(t->buf = malloc(RAW_CHUNK_BYTES))) {
@@ -23,11 +24,10 @@ static int raw_open(struct la_reader *r)
         return la_reader_set_error(r, "out of memory");
     }
     r->state = t;
-    r->info.format = "raw";
-    r->info.dtype = (enum la_dtype)r->cfg->dtype;
+    r->info.dtype = o->dtype;
     r->info.ndim = 1;
     t->elem = la_dtype_info(r->info.dtype)->size;
-    t->swap = t->elem > 1 && r->cfg->big_endian != la_host_is_big_endian();
+    t->swap = t->elem > 1 && o->big_endian != la_host_is_big_endian();
     int64_t size = la_source_size(r->src);
     if (size >= 0) {
         if ((uint64_t)size % t->elem != 0)
@@ -75,4 +75,4 @@ static void raw_close(struct la_reader *r)
     r->state = NULL;
 }
 
-const struct la_reader_ops la_reader_raw = { "raw", raw_open, raw_next, raw_close };
+const struct la_reader_ops la_reader_raw = { raw_open, raw_next, raw_close };

@@ -38,7 +38,6 @@ static int text_open(struct la_reader *r)
     r->state = t;
     if (la_source_text_mode(r->src, r->err, sizeof r->err) != 0)
         return -1;                    /* close() frees t */
-    r->info.format = "text";
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     return 0;
@@ -145,4 +144,4 @@ static void text_close(struct la_reader *r)
     r->state = NULL;
 }
 
-const struct la_reader_ops la_reader_text = { "text", text_open, text_next, text_close };
+const struct la_reader_ops la_reader_text = { text_open, text_next, text_close };

@@ -11,21 +11,44 @@
 #include <stdint.h> /* uint64_t */
 #include <stddef.h> /* size_t */
 #include "dtype.h"
+#include "formats.h"
 #include "input.h"
-#include "options.h"
 
 #define LA_MAX_DIMS 32
 #define LA_ERR_LEN 512
 
+/* An option that may be given as yes or no, or left to a guess. */
+enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
+
+/* What the command line says about reading, and nothing else: a reader sees
+ * these, never the whole la_config (audit.c fills them: la_read_opts_of in
+ * options.h). A NULL r->opts means all defaults (unit tests, fuzzers). */
+struct la_read_opts {
+    char delimiter;            /* -d; 0: ',' or '\t' for tsv */
+    const char *column;        /* -c NAME|NUMBER; NULL: the default label-column rule */
+    int header;                /* --header/--no-header: LA_YES, LA_NO, LA_AUTO (guess) */
+    uint64_t skip_rows;        /* --skip-rows: lines before a table's first row */
+    int has_dtype;             /* --dtype given */
+    enum la_dtype dtype;       /* --dtype, for raw */
+    int big_endian;            /* --endian=big */
+    int has_endian;            /* --endian given */
+    const char *array;         /* --array: the array (npz, mat, hdf5, ...) to audit; NULL: the default rule */
+    const char *key;           /* --key: the sample's key holding the label (webdataset); NULL: default */
+    int threads;               /* -j; 0: online CPUs */
+};
+
 /* What a reader knows about the array it reads, filled by its open(). */
 struct la_array_info {
-    const char *format;        /* "csv", "tsv", "text", "npy", "npz", "raw" */
+    enum la_format format;     /* set by the caller before open() */
     enum la_dtype dtype;       /* csv/text: LA_DT_INT64, becomes FLOAT64 once a
                                   float cell is read (see la_chunk.dtype) */
     int ndim;                  /* 1 for csv/text/raw; from the header for npy */
     uint64_t shape[LA_MAX_DIMS];
     int shape_known;           /* 0 for streams whose length shows at the end */
     int fortran_order;         /* npy fortran_order: True */
+    int one_sample;            /* the whole file is ONE sample (an image, a volume):
+                                  shape is the sample's, e.g. [H, W]; else the
+                                  first axis counts the samples */
     char column[256];          /* csv: the label column's header name, or "" */
     int has_column;            /* csv: 1 when column[] names a header cell */
     int header_present;        /* csv: the first row was a header */
@@ -59,7 +82,6 @@ struct la_file_run {
 struct la_reader;
 
 struct la_reader_ops {
-    const char *format;
     /** open() : read the header, fill r->info. @return 0, or -1 with r->err set. */
     int (*open)(struct la_reader *r);
     /** next() : @return 1 with *out filled, 0 at the end, -1 with r->err set.
@@ -71,7 +93,7 @@ struct la_reader_ops {
 struct la_reader {
     const struct la_reader_ops *ops;
     struct la_source *src;             /* the decompressed bytes */
-    const struct la_config *cfg;       /* --column, --delimiter, --dtype, ... */
+    const struct la_read_opts *opts;   /* --column, --delimiter, --dtype, ...; NULL: defaults */
     struct la_array_info info;
     void *state;                       /* the format's own state */
     /* Set by open() when every value lies in one run of a regular file (see
@@ -80,17 +102,28 @@ struct la_reader {
     int has_run;
     struct la_file_run run;
     char err[LA_ERR_LEN];              /* "line 17: ..." / "byte 128: ..." */
+    /* imagefolder, coco, yolo: src is NULL; the reader walks or reads path
+     * itself, and leaves what it found beside the values in notes (owned by
+     * the caller after open(), freed by la_notes_free). */
+    const char *path;
+    struct la_notes *notes;
 };
 
-/* The formats. npz is given the path, since it needs random access. */
+/* The readers, one per src/read_X.c; formats.c's table names their formats. */
 extern const struct la_reader_ops la_reader_csv;   /* csv and tsv */
 extern const struct la_reader_ops la_reader_text;
 extern const struct la_reader_ops la_reader_npy;
 extern const struct la_reader_ops la_reader_npz;
 extern const struct la_reader_ops la_reader_raw;
+extern const struct la_reader_ops la_reader_imagefolder;
+extern const struct la_reader_ops la_reader_yolo;
+extern const struct la_reader_ops la_reader_coco;   /* its open() refuses when built without yajl */
 
-/** la_reader_for_format() : the ops for a format name, or NULL. */
-const struct la_reader_ops *la_reader_for_format(const char *format);
+/** la_reader_for_format() : the ops of format f, or NULL (no format, or built without it). */
+const struct la_reader_ops *la_reader_for_format(enum la_format f);
+
+/** la_read_opts_or_default() : opts, or all defaults when NULL. */
+const struct la_read_opts *la_read_opts_or_default(const struct la_read_opts *opts);
 
 /** la_reader_set_error() : printf into r->err; @return -1 for `return la_reader_set_error(...)`. */
 int la_reader_set_error(struct la_reader *r, const char *fmt, ...)

@@ -47,8 +47,7 @@ static const char *verdict_code(int verdict)
 
 static int is_table(const struct la_file_report *r)
 {
-    const char *f = r->info.format;
-    return f && (!strcmp(f, "csv") || !strcmp(f, "tsv") || !strcmp(f, "text"));
+    return la_format_has(r->info.format, LA_FMTF_TEXT);   /* entries have line numbers */
 }
 
 /* "label 10 outside [0, 10)", "target nan is not finite", ... */

@@ -256,13 +256,14 @@ static cJSON *header_object(const struct la_array_info *info)
 static void add_layout(cJSON *o, const struct la_file_report *r)
 {
     int ok = r->read_ok;
-    cJSON_AddItemToObject(o, "format", r->info.format ? cJSON_CreateString(r->info.format)
-                                                      : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "format", r->info.format != LA_FMT_NONE
+                                           ? cJSON_CreateString(la_format_name(r->info.format))
+                                           : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "dtype", null_or(ok, cJSON_CreateString(
                                                       la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
                                                json_text(r->info.column)));
-    if (ok && r->info.format && (!strcmp(r->info.format, "csv") || !strcmp(r->info.format, "tsv")))
+    if (ok && la_format_has(r->info.format, LA_FMTF_TABLE))
         cJSON_AddItemToObject(o, "header", header_object(&r->info));
     cJSON *shape = cJSON_CreateArray();
     for (int d = 0; d < r->info.ndim; d++)

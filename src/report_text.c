@@ -23,8 +23,7 @@ static int bad_belongs(enum la_code code, int verdict)
 
 static int is_table(const struct la_file_report *r)
 {
-    const char *f = r->info.format;
-    return f && (!strcmp(f, "csv") || !strcmp(f, "tsv") || !strcmp(f, "text"));
+    return la_format_has(r->info.format, LA_FMTF_TEXT);   /* entries have line numbers */
 }
 
 /* "(row, col)": the position of a flat index inside its sample, as NumPy indexes it. */
@@ -88,7 +87,7 @@ static void print_header(FILE *out, const struct la_file_report *r)
     const struct la_stats *s = &r->stats;
     fputs(la_c_bold(), out);
     la_fputs_escaped(r->path, out);         /* a file name is bytes: keep them off the terminal */
-    fprintf(out, "%s: %s", la_c_off(), r->info.format);
+    fprintf(out, "%s: %s", la_c_off(), la_format_name(r->info.format));
     if (r->info.has_column)
         fprintf(out, ", column \"%s\"", r->info.column);
     fprintf(out, ", %s", la_dtype_info(r->info.dtype)->name);

@@ -138,6 +138,12 @@ labels 'npz, int64, 5 labels' "an npz on standard input is still an npz"
 
 run --version
 expect_out '^Decompression: gzip' "--version lists the decompressors"
+expect_out '^Formats: csv tsv text npy npz raw' "--version lists the formats from the table"
+run --format=xls x
+expect_status 2 "--format=xls"
+expect_err "invalid --format 'xls' (expected auto, csv, tsv, text, npy, npz, raw" \
+    "--format: the expected names come from the table"
+run --version
 
 seq 0 2999 >"$d/s.txt"
 printf '9\n' >>"$d/s.txt"

@@ -164,20 +164,22 @@ static int audit_one(const char *path, const struct la_config *cfg)
     memset(&r, 0, sizeof r);
     r.path = path;
     struct la_reader rd = { 0 };
-    rd.cfg = cfg;
+    struct la_read_opts opts;
+    la_read_opts_of(cfg, &opts);
+    rd.opts = &opts;
     int read_ok = 0;
     if (la_source_open(path, &rd.src, r.error, sizeof r.error) != 0) {
         check_message(r.error, "source error");
         goto report;
     }
     /* as audit.c does: the options' implications, byte order marks, UTF-16 */
-    const char *format = la_source_format(rd.src, cfg, r.error, sizeof r.error);
-    if (!format) {
+    enum la_format format = la_source_format(rd.src, cfg, r.error, sizeof r.error);
+    if (format == LA_FMT_NONE) {
         check_message(r.error, "format refusal");
         goto done;
     }
     if (!(rd.ops = la_reader_for_format(format)))
-        FAIL("no reader for format '%s'", format);
+        FAIL("no reader for format '%s'", la_format_name(format));
     rd.info.format = format;
     if (rd.ops->open(&rd) != 0) {
         check_message(rd.err, "open error");

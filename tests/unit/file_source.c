@@ -27,11 +27,11 @@ uint64_t la_source_offset(const struct la_source *s) { return s->off; }
 const char *la_source_error(const struct la_source *s) { (void)s; return "read error"; }
 
 void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
-                 const struct la_config *cfg, struct got *g)
+                 const struct la_read_opts *cfg, struct got *g)
 {
     memset(g, 0, sizeof *g);
     struct la_source src = { fopen(path, "rb"), as ? as : path, gzip, 0 };
-    struct la_reader r = { .ops = ops, .src = &src, .cfg = cfg };
+    struct la_reader r = { .ops = ops, .src = &src, .opts = cfg };
     if (!src.f) {
         g->rc = 1;
         snprintf(g->err, sizeof g->err, "cannot open %.400s", path);

@@ -175,10 +175,10 @@ static void dump_chunk(struct result *res, const struct la_chunk *c, uint64_t *n
     bprintf(&res->dump, "]");
 }
 
-static void run_source(struct la_source *src, const struct la_config *cfg_in, const char *format,
+static void run_source(struct la_source *src, const struct la_read_opts *cfg_in, const char *format,
                        struct how how, struct result *res)
 {
-    struct la_config cfg_j = *cfg_in, *cfg = &cfg_j;
+    struct la_read_opts cfg_j = *cfg_in, *cfg = &cfg_j;
     int slow = how.slow;
     struct la_reader r;
     struct la_chunk c;
@@ -189,8 +189,8 @@ static void run_source(struct la_source *src, const struct la_config *cfg_in, co
     memset(&r, 0, sizeof r);
     r.ops = &la_reader_csv;
     r.src = src;
-    r.cfg = cfg;
-    r.info.format = format;
+    r.opts = cfg;
+    r.info.format = strcmp(format, "tsv") == 0 ? LA_FMT_TSV : LA_FMT_CSV;
     if (slow)
         setenv("LABELAUDIT_CSV_SLOW", "1", 1);
     else
@@ -220,7 +220,7 @@ static void run_source(struct la_source *src, const struct la_config *cfg_in, co
     unsetenv("LABELAUDIT_CSV_BLOCK");
 }
 
-static void run(const char *input, size_t len, const struct la_config *cfg, const char *format,
+static void run(const char *input, size_t len, const struct la_read_opts *cfg, const char *format,
                 struct how how, struct result *res)
 {
     struct la_source src = { .data = input, .len = len, .tiny = how.tiny,
@@ -247,11 +247,10 @@ struct opts {
     uint64_t skip_rows;
 };
 
-static struct la_config config_of(struct opts o)
+static struct la_read_opts config_of(struct opts o)
 {
-    struct la_config cfg;
+    struct la_read_opts cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.format = "auto";
     cfg.column = o.column;
     cfg.header = o.header;
     cfg.delimiter = o.delimiter;
@@ -264,7 +263,7 @@ static struct la_config config_of(struct opts o)
 static int matches(const char *desc, const char *input, struct opts o, const char *want,
                    const char *column)
 {
-    struct la_config cfg = config_of(o);
+    struct la_read_opts cfg = config_of(o);
     int pass = 1;
 
     for (size_t w = 0; w < sizeof g_ways / sizeof g_ways[0]; w++) {
@@ -294,7 +293,7 @@ static void check(const char *desc, const char *input, struct opts o, const char
 /* Like check(), for the final dtype. */
 static void check_dtype(const char *desc, const char *input, const char *want)
 {
-    struct la_config cfg = config_of((struct opts){ .header = LA_AUTO });
+    struct la_read_opts cfg = config_of((struct opts){ .header = LA_AUTO });
     int pass = 1;
     for (size_t w = 0; w < sizeof g_ways / sizeof g_ways[0]; w++) {
         struct result res;
@@ -581,7 +580,7 @@ static void test_errors(void)
     check("--column=0", "a,b\n1,2\n", (struct opts){ "0", LA_AUTO, 0, 0, 0 },
           "ERROR: column 0 out of range: columns are numbered from 1", NULL);
 
-    struct la_config cfg = config_of(AUTO);
+    struct la_read_opts cfg = config_of(AUTO);
     struct la_source src = { .data = "label\n1\n2\n", .len = 10, .fail_at_end = 1 };
     struct result res;
     run_source(&src, &cfg, "csv", (struct how){ 0 }, &res);
@@ -616,7 +615,7 @@ static void test_long_field(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int slow = 0; slow <= 1; slow++) {
-            struct la_config cfg = config_of(AUTO);
+            struct la_read_opts cfg = config_of(AUTO);
             struct la_source src = { .data = cases[i].head, .len = strlen(cases[i].head),
                                      .fill_len = cases[i].fill, .fill_byte = 'A',
                                      .tail = cases[i].tail, .tiny = cases[i].tiny, .rng = 7 };
@@ -643,7 +642,7 @@ static void test_long_field(void)
     for (int quoted = 0; quoted <= 1; quoted++) {
         snprintf(head, sizeof head, "%s%s", rows21, quoted ? "\"" : "");
         for (int way = 0; way < 3; way++) {
-            struct la_config cfg = config_of(AUTO);
+            struct la_read_opts cfg = config_of(AUTO);
             struct la_source src = { .data = head, .len = strlen(head), .fill_len = 17u << 20,
                                      .fill_byte = 'A', .tail = quoted ? "\",7\nv,8\n" : ",7\nv,8\n",
                                      .rng = 7 };
@@ -658,7 +657,7 @@ static void test_long_field(void)
     }
 
     /* 16 MiB exactly, in a quoted cell, is still allowed */
-    struct la_config cfg = config_of(AUTO);
+    struct la_read_opts cfg = config_of(AUTO);
     struct la_source src = { .data = "label\n\"", .len = 7, .fill_len = (16u << 20) - 8,
                              .fill_byte = ' ', .tail = "1\"\n2\n" };
     struct result res;
@@ -725,7 +724,7 @@ static void test_paths_agree(void)
         size_t len;
         char *file = make_file(200000, cases[i].delim, cases[i].messy, cases[i].floats_from,
                                &len);
-        struct la_config cfg = config_of((struct opts){ .header = LA_AUTO,
+        struct la_read_opts cfg = config_of((struct opts){ .header = LA_AUTO,
                                                         .delimiter = cases[i].delim });
         struct result ref, res;
         run(file, len, &cfg, "csv", (struct how){ 1, 0, 0 }, &ref);
@@ -811,7 +810,7 @@ static void test_blocks(void)
                                          "a field over many blocks", "stray quotes",
                                          "doubled quotes and delimiters" };
     static const char *const eols[] = { "\n", "\r\n", "\r" };
-    struct la_config cfg = config_of(AUTO);
+    struct la_read_opts cfg = config_of(AUTO);
 
     for (int kind = 0; kind < 5; kind++)
         for (int e = 0; e < 3; e++)
@@ -866,7 +865,7 @@ static void test_chunk_boundaries(void)
         }
     }
     for (int slow = 0; slow <= 1; slow++) {
-        struct la_config cfg = config_of(AUTO);
+        struct la_read_opts cfg = config_of(AUTO);
         struct la_source src = { .data = b.p, .len = b.len, .tiny = 1, .rng = 3 };
         struct la_reader r;
         struct la_chunk c;
@@ -875,7 +874,7 @@ static void test_chunk_boundaries(void)
         int rc;
 
         memset(&r, 0, sizeof r);
-        r.ops = &la_reader_csv, r.src = &src, r.cfg = &cfg, r.info.format = "csv";
+        r.ops = &la_reader_csv, r.src = &src, r.opts = &cfg, r.info.format = LA_FMT_CSV;
         if (slow)
             setenv("LABELAUDIT_CSV_SLOW", "1", 1);
         rc = r.ops->open(&r);

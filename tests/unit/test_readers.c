@@ -52,15 +52,17 @@ static void collect(const char *path, const char *format, const struct la_config
 {
     memset(out, 0, sizeof *out);
     struct la_reader r = { 0 };
-    r.cfg = cfg;
+    struct la_read_opts opts;
+    la_read_opts_of(cfg, &opts);
+    r.opts = &opts;
     char err[LA_ERR_LEN];
     if (la_source_open(path, &r.src, err, sizeof err) != 0) {
         out->rc = -1;
         snprintf(out->err, sizeof out->err, "%s", err);
         return;
     }
-    r.ops = la_reader_for_format(format);
-    r.info.format = format;
+    r.info.format = la_format_by_name(format);
+    r.ops = la_reader_for_format(r.info.format);
     struct la_chunk c;
     if ((out->rc = r.ops->open(&r)) == 0) {
         while ((out->rc = r.ops->next(&r, &c)) == 1) {
@@ -100,7 +102,7 @@ static struct la_config defaults(void)
     struct la_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.header = LA_AUTO;
-    cfg.format = "auto";
+    cfg.format = LA_FMT_AUTO;
     return cfg;
 }
 
@@ -167,17 +169,57 @@ static void test_gzip(void)
 static void test_detect(void)
 {
     const unsigned char npy[] = "\x93NUMPY\x01\x00", zip[] = "PK\x03\x04";
-    TAP_OK(!strcmp(la_detect_format("x.bin", npy, 8, "auto"), "npy"), "npy magic wins");
-    TAP_OK(!strcmp(la_detect_format("x", zip, 4, NULL), "npz"), "zip magic is npz");
-    TAP_OK(!strcmp(la_detect_format("y.csv.gz", (const unsigned char *)"1\n", 2, "auto"), "csv"),
-           ".csv.gz is csv");
-    TAP_OK(!strcmp(la_detect_format("y.tsv", (const unsigned char *)"1\n", 2, "auto"), "tsv"),
-           ".tsv is tsv");
-    TAP_OK(!strcmp(la_detect_format("-", (const unsigned char *)"a,b\n1,2\n", 8, "auto"), "csv"),
-           "stdin with commas is csv");
-    TAP_OK(!strcmp(la_detect_format("-", (const unsigned char *)"1\n2\n", 4, "auto"), "text"),
+    const unsigned char *t1 = (const unsigned char *)"1\n";
+    TAP_OK(la_detect_format("x.bin", npy, 8, LA_FMT_AUTO) == LA_FMT_NPY, "npy magic wins");
+    TAP_OK(la_detect_format("x", zip, 4, LA_FMT_AUTO) == LA_FMT_NPZ, "short zip magic is npz");
+    TAP_OK(la_detect_format("y.csv.gz", t1, 2, LA_FMT_AUTO) == LA_FMT_CSV, ".csv.gz is csv");
+    TAP_OK(la_detect_format("y.TSV", t1, 2, LA_FMT_AUTO) == LA_FMT_TSV, ".TSV is tsv");
+    TAP_OK(la_detect_format("y.tab.zst", t1, 2, LA_FMT_AUTO) == LA_FMT_TSV, ".tab.zst is tsv");
+    TAP_OK(la_detect_format("y.dat", t1, 2, LA_FMT_AUTO) == LA_FMT_RAW, ".dat is raw");
+    TAP_OK(la_detect_format("-", (const unsigned char *)"a,b\n1,2\n", 8, LA_FMT_AUTO) ==
+           LA_FMT_CSV, "stdin with commas is csv");
+    TAP_OK(la_detect_format("-", (const unsigned char *)"1\n2\n", 4, LA_FMT_AUTO) == LA_FMT_TEXT,
            "stdin with one number a line is text");
-    TAP_OK(!strcmp(la_detect_format("a.csv", npy, 8, "raw"), "raw"), "--format overrides");
+    TAP_OK(la_detect_format("a.csv", npy, 8, LA_FMT_RAW) == LA_FMT_RAW, "--format overrides");
+
+    /* a zip whose first member is a .npy is an npz; another zip is no format
+     * unless named .npz (the npz reader then judges) */
+    unsigned char head[64] = "PK\x03\x04";
+    head[26] = 5;
+    memcpy(head + 30, "a.npy", 5);
+    TAP_OK(la_detect_format("-", head, sizeof head, LA_FMT_AUTO) == LA_FMT_NPZ,
+           "zip of a .npy is npz");
+    memcpy(head + 30, "a.txt", 5);
+    TAP_OK(la_detect_format("-", head, sizeof head, LA_FMT_AUTO) == LA_FMT_NONE,
+           "zip of a .txt is no format");
+    TAP_OK(la_detect_format("x.NPZ", head, sizeof head, LA_FMT_AUTO) == LA_FMT_NPZ,
+           "zip of a .txt named .npz is npz");
+}
+
+/* The table: every row's name finds it, --version's lists cover every row. */
+static void test_table(void)
+{
+    char built[512], absent[512];
+    la_formats_list(built, sizeof built, 1, " ");
+    la_formats_list(absent, sizeof absent, 0, " ");
+    int ok = 1;
+    for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++) {
+        const struct la_format_def *d = la_format_def((enum la_format)f);
+        ok &= d && la_format_by_name(d->name) == f && !strcmp(la_format_name(f), d->name);
+        ok &= (strstr(built, d->name) != NULL) == (d->ops != NULL);
+        ok &= (strstr(absent, d->name) != NULL) == (d->ops == NULL);
+        char name[64];
+        snprintf(name, sizeof name, "x%.*s", (int)strcspn(d->extensions, " "), d->extensions);
+        ok &= !*d->extensions || la_format_by_extension(name) == f;
+    }
+    TAP_OK(ok, "each format's row: its name, its first extension, the lists (%s | %s)", built,
+           absent);
+    TAP_OK(la_format_by_name("auto") == LA_FMT_AUTO && la_format_by_name("xls") == LA_FMT_NONE &&
+           la_format_def(LA_FMT_NONE) == NULL && la_reader_for_format(LA_FMT_AUTO) == NULL,
+           "auto and unknown names are no row");
+    TAP_OK(la_format_has(LA_FMT_TSV, LA_FMTF_TEXT | LA_FMTF_TABLE) &&
+           !la_format_has(LA_FMT_TEXT, LA_FMTF_TABLE) && la_format_has(LA_FMT_NPY, LA_FMTF_IN_PLACE),
+           "flags");
 }
 
 static void test_open_errors(void)
@@ -198,6 +240,7 @@ int main(void)
     test_raw();
     test_gzip();
     test_detect();
+    test_table();
     test_open_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,0 +1,80 @@
+/* formats.h - the input formats: enum la_format and the one table that says,
+ * per format, its name, file-name extensions, magic bytes, reader and flags.
+ *
+ * Detection (input.c), --format (options.c), the reports and --version all
+ * read the table (formats.c); none of them compares format names. Adding a
+ * format = one src/read_X.c, one enum value here, one row in formats.c (its
+ * ops inside `#if HAVE_X` when a library may be missing), a configure check,
+ * tests and the man page. This header depends on nothing else of ours, so
+ * options.h and input.h can name a format without knowing the readers. */
+#ifndef LA_FORMATS_H
+#define LA_FORMATS_H
+
+#include <stddef.h> /* size_t */
+
+/* The row of the table each format is; the table is indexed by it. */
+enum la_format {
+    LA_FMT_AUTO = -1, /* la_config.format: detect each file */
+    LA_FMT_NONE = 0,  /* no format (a zeroed report's): refused, or not a format name */
+    LA_FMT_CSV,
+    LA_FMT_TSV,
+    LA_FMT_TEXT,
+    LA_FMT_NPY,
+    LA_FMT_NPZ,
+    LA_FMT_RAW,
+    /* new formats here, before LA_FMT_COUNT */
+    LA_FMT_COUNT
+};
+
+/* la_format_def.flags */
+enum {
+    LA_FMTF_TEXT = 1u << 0,     /* read as text: byte order marks, line numbers in reports */
+    LA_FMTF_TABLE = 1u << 1,    /* rows of cells: a label column, a header, -d/-c apply */
+    LA_FMTF_IN_PLACE = 1u << 2, /* a plain file's values may be mapped and scanned in place */
+};
+
+struct la_reader_ops;
+
+struct la_format_def {
+    const char *name;       /* --format=NAME, "format" in the JSON report */
+    /* Space-separated, matched case-insensitively at the end of the name once
+     * a compression suffix (.gz .xz .bz2 .zst) is dropped: ".nii", ".tar". */
+    const char *extensions;
+    /* Whether the first decompressed bytes (up to LA_PEEK_LEN) are this
+     * format's. Tried in table order: a narrower test before a wider one of
+     * the same container (a zip whose first member is a .npy is an npz). */
+    int (*magic)(const unsigned char *head, size_t len);
+    const struct la_reader_ops *ops; /* NULL: configured out (see library) */
+    const char *library;    /* what an absent format needs, for messages: "libpng" */
+    unsigned flags;         /* LA_FMTF_* */
+};
+
+/** la_format_def() : the row of f, or NULL for LA_FMT_AUTO and LA_FMT_NONE. */
+const struct la_format_def *la_format_def(enum la_format f);
+
+/** la_format_name() : "csv", ...; "auto" and "none" for the two non-formats. */
+const char *la_format_name(enum la_format f);
+
+/** la_format_by_name() : the format named name (case-sensitive), "auto"
+ *  included, else LA_FMT_NONE. */
+enum la_format la_format_by_name(const char *name);
+
+/** la_format_has() : whether f's row has every flag in flags (0 for non-formats). */
+int la_format_has(enum la_format f, unsigned flags);
+
+/** la_format_by_magic() : the first format whose magic claims head, else LA_FMT_NONE. */
+enum la_format la_format_by_magic(const unsigned char *head, size_t len);
+
+/** la_format_by_extension() : the format path's extension names (a trailing
+ *  compression suffix ignored), else LA_FMT_NONE. */
+enum la_format la_format_by_extension(const char *path);
+
+/** la_name_ends_in() : whether path ends in ext, case-insensitively, after more than ext. */
+int la_name_ends_in(const char *path, const char *ext);
+
+/** la_formats_list() : the names, separated by sep, of the formats this build
+ *  reads (built = 1) or lacks (built = 0), into buf (truncated to fit).
+ *  @return buf. */
+char *la_formats_list(char *buf, size_t len, int built, const char *sep);
+
+#endif
