@@ -203,9 +203,9 @@ static int end_annotation(struct coco_state *t)
     struct record *a = &t->rec;
     struct image key = { .id = a->image_id };
     struct category ckey = { .id = a->cat_i };
-    const struct image *img = a->has_image_id
+    const struct image *img = a->has_image_id && t->n_images   /* bsearch(NULL, 0) is undefined */
         ? bsearch(&key, t->images, t->n_images, sizeof key, by_image_id) : NULL;
-    struct category *cat = a->cat == CAT_INT
+    struct category *cat = a->cat == CAT_INT && t->n_cats
         ? bsearch(&ckey, t->cats, t->n_cats, sizeof ckey, by_category_id) : NULL;
     if (cat)
         cat->count++;
@@ -237,7 +237,7 @@ static int place_annotation(struct coco_state *t)
     const struct record *a = &t->rec;
     if (t->n_wanted < t->count_wanted && t->wanted[t->n_wanted] == t->index) {
         struct image key = { .id = a->image_id };
-        const struct image *img = a->has_image_id
+        const struct image *img = a->has_image_id && t->n_images
             ? bsearch(&key, t->images, t->n_images, sizeof key, by_image_id) : NULL;
         char where[LA_NOTE_LEN];
         snprintf(where, sizeof where, "annotation id %lld, image_id %lld", (long long)a->id,
@@ -283,6 +283,8 @@ static void number_field(struct coco_state *t, const char *s, size_t n)
 {
     char tmp[64];
     struct record *a = &t->rec;
+    if (t->field == F_OTHER || t->field == F_BBOX || t->field == F_NAME)
+        return;   /* area, iscrowd, ...: not read */
     if (n >= sizeof tmp)
         n = sizeof tmp - 1;
     memcpy(tmp, s, n);
@@ -360,12 +362,13 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 
 static enum field field_of(const unsigned char *k, size_t n)
 {
-    static const struct { const char *name; enum field f; } names[] = {
-        { "id", F_ID }, { "image_id", F_IMAGE_ID }, { "category_id", F_CATEGORY_ID },
-        { "bbox", F_BBOX }, { "width", F_WIDTH }, { "height", F_HEIGHT }, { "name", F_NAME },
+    static const struct { const char *name; size_t len; enum field f; } names[] = {
+        { "id", 2, F_ID }, { "image_id", 8, F_IMAGE_ID }, { "category_id", 11, F_CATEGORY_ID },
+        { "bbox", 4, F_BBOX }, { "width", 5, F_WIDTH }, { "height", 6, F_HEIGHT },
+        { "name", 4, F_NAME },
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strlen(names[i].name) == n && memcmp(names[i].name, k, n) == 0)
+        if (names[i].len == n && memcmp(names[i].name, k, n) == 0)
             return names[i].f;
     return F_OTHER;
 }
@@ -429,11 +432,16 @@ static const yajl_callbacks callbacks = {
  * literal) stays under MAX_STRING bytes, which yajl would buffer whole. */
 static size_t guard_strings(struct coco_state *t, const unsigned char *b, size_t n)
 {
+    /* 1: ends a token outside strings (whitespace, punctuation); 2: a quote */
+    static const unsigned char ends[256] = {
+        [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1,
+        [']'] = 1, [','] = 1, [':'] = 1, ['"'] = 2,
+    };
     for (size_t i = 0; i < n; i++) {
         if (!t->in_string) {
-            if (b[i] == '"')
+            if (ends[b[i]] == 2)
                 t->in_string = 1, t->string_len = 0;
-            else if (strchr(" \t\r\n{}[],:", b[i]) && b[i])
+            else if (ends[b[i]])
                 t->string_len = 0;
             else if (++t->string_len > MAX_STRING)
                 return i;
@@ -597,8 +605,10 @@ static int coco_open(struct la_reader *r)
         return -1;
     if (!t->has_annotations)
         return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
-    qsort(t->images, t->n_images, sizeof *t->images, by_image_id);
-    qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
+    if (t->n_images > 1)   /* qsort(NULL, 0) is undefined */
+        qsort(t->images, t->n_images, sizeof *t->images, by_image_id);
+    if (t->n_cats > 1)
+        qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
     if (start_pass(r, t, 2) != 0)
         return -1;
     r->notes->ctx = r;           /* locate() runs before close(), on this state */

@@ -299,6 +299,8 @@ static int rows_equal(const struct yolo_state *t, const struct row *x, const str
 static int find_duplicates(struct line_ctx *c)
 {
     struct yolo_state *t = c->t;
+    if (t->n_rows < 2)
+        return 0;
     g_sort_state = t;
     qsort(t->row, t->n_rows, sizeof *t->row, row_cmp);
     uint64_t saved = t->index;

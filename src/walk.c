@@ -137,7 +137,8 @@ static int walk_dir(struct walker *k, const char *dir, int depth)
         }
     }
     closedir(d);
-    qsort(k->groups[gi].names.v, k->groups[gi].names.n, sizeof(char *), by_bytes);
+    if (k->groups[gi].names.n > 1)   /* qsort(NULL, 0) is undefined */
+        qsort(k->groups[gi].names.v, k->groups[gi].names.n, sizeof(char *), by_bytes);
     for (size_t i = 0; rc == 0 && i < subdirs.n; i++) {
         struct stat st;
         if (stat(subdirs.v[i], &st) != 0)
@@ -167,7 +168,8 @@ static void free_groups(struct walker *k)
 /* The groups in order, each group's files as full paths. */
 static int flatten(struct walker *k, struct strs *files)
 {
-    qsort(k->groups, k->n_groups, sizeof *k->groups, by_dir);
+    if (k->n_groups > 1)
+        qsort(k->groups, k->n_groups, sizeof *k->groups, by_dir);
     for (size_t i = 0; i < k->n_groups; i++)
         for (size_t j = 0; j < k->groups[i].names.n; j++)
             if (strs_push(files, la_path_join(k->groups[i].dir, k->groups[i].names.v[j])) != 0)
@@ -230,7 +232,8 @@ long la_walk_subdirs(const char *dir, char ***names, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    qsort(found.v, found.n, sizeof(char *), by_bytes);
+    if (found.n > 1)
+        qsort(found.v, found.n, sizeof(char *), by_bytes);
     *names = found.v;
     return (long)found.n;
 }
