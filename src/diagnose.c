@@ -229,6 +229,10 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
                                    "labels run from 1 to %lld: they look 1-based",
                                    (long long)cfg->num_classes);
         snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1");
+        if (r->info.format == LA_FMT_MAT)     /* MATLAB counts from 1 (issue 15) */
+            snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s",
+                     cfg->num_classes == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
+                                              "then use y % 10" : "");
     }
     int64_t v = 0;
     uint64_t n = 0;

@@ -1,5 +1,6 @@
 /* formats.c - the one table of input formats (see formats.h), kept apart from
  * reader.c so that a reader's unit test links without the other readers. */
+#include "config.h"  /* HAVE_YAJL, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
 
@@ -33,6 +34,23 @@ static int npz_magic(const unsigned char *head, size_t len)
     return name_len >= 4 && strncasecmp(name + name_len - 4, ".npy", 4) == 0;
 }
 
+/* MATLAB v5, v7 and v7.3 files open with a 116-byte text header; v7.3's
+ * is HDF5's user block, so this row comes before hdf5's. */
+static int mat_magic(const unsigned char *head, size_t len)
+{
+    return starts_with(head, len, "MATLAB 5.0 MAT-file", 19)
+           || starts_with(head, len, "MATLAB 7.3 MAT-file", 19);
+}
+
+/* HDF5's signature, at byte 0 or after a user block of 512, 1024, 2048 ... bytes. */
+static int hdf5_magic(const unsigned char *head, size_t len)
+{
+    for (size_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
+        if (memcmp(head + at, "\x89HDF\r\n\x1a\n", 8) == 0)
+            return 1;
+    return 0;
+}
+
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
                      .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
@@ -46,6 +64,23 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .ops = &la_reader_npz },
     [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
                      .flags = LA_FMTF_IN_PLACE },
+    [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
+                     .library = "libmatio",
+#if HAVE_MATIO
+                     .ops = &la_reader_mat,
+#endif
+    },
+    [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
+                      .library = "libhdf5",
+#if HAVE_HDF5
+                      .ops = &la_reader_hdf5,
+#endif
+    },
+    /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
+    [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
+                    .ops = &la_reader_pt },
+    [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
+                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)

@@ -22,6 +22,10 @@ enum la_format {
     LA_FMT_NPY,
     LA_FMT_NPZ,
     LA_FMT_RAW,
+    LA_FMT_MAT,         /* read_mat.c: libmatio (v7.3 files are HDF5: before hdf5's row) */
+    LA_FMT_HDF5,        /* read_hdf5.c: libhdf5, by path */
+    LA_FMT_PT,          /* read_pt.c: torch.save's zip, its pickle never run */
+    LA_FMT_SAFETENSORS, /* read_safetensors.c: JSON header (cJSON), then the data */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };

@@ -4,7 +4,7 @@
 # targets built without libFuzzer (tests/fuzz/replay_TARGET). Under the
 # sanitizer build, a regression is an ASan/UBSan report and a failed test.
 . "$srcdir/tests/setup.sh"
-for t in csv text npy_header npy npz gzip raw decode; do
+for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
     bin="$builddir/tests/fuzz/replay_$t"
     for dir in corpus regress; do
         for f in "$srcdir/tests/fuzz/$dir/$t"/*; do
