@@ -428,8 +428,8 @@ static void test_gpu_dtype(struct la_scan_backend *g, enum la_dtype dt, const st
     free(buf);
 }
 
-/* A chunk with nbad bad entries spread over it: up to the device buffer it
- * takes the GPU path, beyond it the CPU rescan; both must match the CPU. */
+/* A chunk with nbad bad entries spread over it: compacted on the device and
+ * read back in pieces of 2^20; the stats must match the CPU's. */
 static void test_gpu_many_bad(struct la_scan_backend *g, enum la_dtype dt, size_t n,
                               size_t nbad)
 {
@@ -606,8 +606,8 @@ static void test_gpu(void)
     for (int s = 0; s < N_SETUPS; s++)
         for (int dt = 0; dt < LA_DT_COUNT; dt++)
             test_gpu_dtype(&g, (enum la_dtype)dt, &setups[s], s == 1 ? 3 : 2000);
-    test_gpu_many_bad(&g, LA_DT_INT32, (size_t)3 << 20, (size_t)1 << 20);      /* just fits */
-    test_gpu_many_bad(&g, LA_DT_INT8, (size_t)9 << 20, ((size_t)3 << 19) + 1); /* overflows */
+    test_gpu_many_bad(&g, LA_DT_INT32, (size_t)3 << 20, (size_t)1 << 20);      /* 2^20 bad */
+    test_gpu_many_bad(&g, LA_DT_INT8, (size_t)9 << 20, ((size_t)3 << 19) + 1); /* more: read back in pieces */
     test_gpu_zeros_and_mixed(&g);
     la_scan_close(&g);
 }
