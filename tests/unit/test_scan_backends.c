@@ -607,7 +607,7 @@ static void test_gpu(void)
         for (int dt = 0; dt < LA_DT_COUNT; dt++)
             test_gpu_dtype(&g, (enum la_dtype)dt, &setups[s], s == 1 ? 3 : 2000);
     test_gpu_many_bad(&g, LA_DT_INT32, (size_t)3 << 20, (size_t)1 << 20);      /* 2^20 bad */
-    test_gpu_many_bad(&g, LA_DT_INT8, (size_t)9 << 20, ((size_t)3 << 19) + 1); /* more: read back in pieces */
+    test_gpu_many_bad(&g, LA_DT_INT8, (size_t)9 << 20, ((size_t)3 << 19) + 1); /* in pieces */
     test_gpu_zeros_and_mixed(&g);
     la_scan_close(&g);
 }
