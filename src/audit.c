@@ -5,6 +5,8 @@
  * no byte is copied. Every other input is read by a reader thread that copies
  * each chunk into a small ring, while this thread scans the previous one. */
 #include "audit.h"
+#include "dataset.h"
+#include "merge.h"
 
 #include <fcntl.h>    /* posix_fadvise */
 #include <pthread.h>  /* pthread_create, pthread_cond_wait */
@@ -198,6 +200,13 @@ struct piped {
     struct la_reader *rd;
 };
 
+
+/* Bytes of the source read so far, for --progress (none for the readers that open their path). */
+static uint64_t read_offset(const struct la_reader *rd)
+{
+    return rd->src ? la_source_raw_offset(rd->src) : 0;
+}
+
 /* Copy chunk c into s, growing its buffers. @return 0, or -1 when out of memory. */
 static int slot_fill(struct slot *s, const struct la_chunk *c, uint64_t raw_offset)
 {
@@ -227,7 +236,7 @@ static void *reader_main(void *arg)
     while ((k = la_ring_wait_free(&g->ring)) >= 0) {
         struct la_chunk c;
         g->rc = rd->ops->next(rd, &c);
-        g->oom = g->rc == 1 && slot_fill(&g->slot[k], &c, la_source_raw_offset(rd->src)) != 0;
+        g->oom = g->rc == 1 && slot_fill(&g->slot[k], &c, read_offset(rd)) != 0;
         if (g->rc != 1 || g->oom)
             break;
         la_ring_fill(&g->ring, 1);
@@ -276,7 +285,7 @@ static int scan_serial(struct la_reader *rd, struct la_file_report *r,
     while ((rc = rd->ops->next(rd, &chunk)) == 1) {
         if (scan_chunk(&chunk, r, rule, b) != 0)
             return -2;
-        la_progress_update(prog, la_source_raw_offset(rd->src));
+        la_progress_update(prog, read_offset(rd));
     }
     if (rc < 0) {
         snprintf(r->error, sizeof r->error, "%s", rd->err);
@@ -314,13 +323,33 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     return rc;
 }
 
+/* The readers that know more than a flat index (a file and line, an
+ * annotation's id) name the place of each bad entry the scan kept. */
+static int locate_bad(struct la_reader *rd, struct la_file_report *r)
+{
+    if (!rd->notes || !rd->notes->locate || r->stats.n_bad == 0)
+        return 0;
+    uint64_t *index = malloc(r->stats.n_bad * sizeof *index);
+    if (!index) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < r->stats.n_bad; i++)
+        index[i] = r->stats.bad[i].index;
+    int rc = rd->notes->locate(rd->notes, index, r->stats.n_bad);
+    free(index);
+    if (rc != 0)
+        snprintf(r->error, sizeof r->error, "out of memory");
+    return rc;
+}
+
 /* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
 static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
                     struct la_scan_backend *b)
 {
     struct la_rule rule = la_rule_from_config(cfg);
     struct la_progress prog;
-    la_progress_begin(&prog, cfg, r->path, la_source_file_size(rd->src));
+    la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
     int rc = rd->has_run ? scan_run(rd, r, &rule, b, &prog)
                          : scan_threaded(rd, r, &rule, b, &prog);
     la_progress_end(&prog);
@@ -383,15 +412,24 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     struct la_read_opts opts;
     la_read_opts_of(cfg, &opts);
     rd.opts = &opts;
-    if (la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
+    /* imagefolder, coco, yolo open the path themselves (a folder; a file read twice) */
+    int by_path = la_format_has(cfg->format, LA_FMTF_PATH);
+    if (!by_path && la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
         return 0;
     struct stat before;
-    int fd = la_source_plain_fd(rd.src);
+    int fd = by_path ? -1 : la_source_plain_fd(rd.src);
     if (fd >= 0 && fstat(fd, &before) != 0)
         fd = -1;
-    size_t head_len;
-    la_source_peek(rd.src, &head_len);
-    enum la_format format = la_source_format(rd.src, cfg, r->error, sizeof r->error);
+    size_t head_len = 1;
+    if (!by_path)
+        la_source_peek(rd.src, &head_len);
+    enum la_format format = by_path ? cfg->format
+                                    : la_source_format(rd.src, cfg, r->error, sizeof r->error);
+    rd.path = path;
+    if (by_path && !(rd.notes = la_notes_new(la_config_max_report(cfg)))) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return 0;
+    }
     int rc = 0;
     if (format == LA_FMT_NONE)  /* a zip archive, UTF-32 text: refused by name */
         goto done;
@@ -417,6 +455,10 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         rc = -1;
     if (scanned != 0)
         goto done;
+    if (locate_bad(&rd, r) != 0)
+        goto done;
+    r->notes = rd.notes;        /* the report outlives the reader */
+    rd.notes = NULL;
     finish_layout(r);
     r->read_ok = 1;
     la_diagnose(r, cfg);
@@ -427,13 +469,18 @@ done:
     if (rd.ops && rd.ops->close)
         rd.ops->close(&rd);
     la_source_close(rd.src);
+    la_notes_free(rd.notes);
     return rc;
 }
 
 void la_file_report_free(struct la_file_report *r)
 {
+    la_dataset_free(r->dataset);
+    r->dataset = NULL;
     la_stats_free(&r->stats);
     la_pos_counts_free(&r->pos);
+    la_notes_free(r->notes);
+    r->notes = NULL;
 }
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
@@ -452,10 +499,26 @@ static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend 
     return la_audit_file(r->path, cfg, b, io, r);
 }
 
+int la_report_count(const struct la_config *cfg)
+{
+    return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
+}
+
 int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
                    struct la_indices_out *io, struct la_file_report *files)
 {
+    if (cfg->merge) {           /* shard reports: nothing to scan */
+        la_merge_reports(cfg, &files[0]);
+        return 0;
+    }
+    if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
+        return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, &files[0]);
     for (int i = 0; i < cfg->nfiles; i++) {
+        if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH)) {
+            if (la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, &files[i]) != 0)
+                return -1;
+            continue;
+        }
         if (la_audit_file(cfg->files[i], cfg, b, io, &files[i]) != 0 &&
             fall_back_to_cpu(cfg, b, io, &files[i]) != 0) {
             la_err(cfg->files[i], "scan failed: %s", files[i].error);

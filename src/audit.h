@@ -23,6 +23,10 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
 int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
                    struct la_indices_out *io, struct la_file_report *files);
 
+/** la_report_count() : how many reports la_audit_files() fills: one per FILE,
+ *  or one for them all with --concat. */
+int la_report_count(const struct la_config *cfg);
+
 /** la_file_report_free() : release what la_audit_file() allocated. */
 void la_file_report_free(struct la_file_report *r);
 

@@ -8,11 +8,15 @@
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* strcmp */
 
+#include "dataset.h" /* la_dataset_unreadable */
+
 static const char *const code_names[LA_F_COUNT] = {
     "out-of-range", "non-finite", "non-integer", "unparsable", "empty", "float-labels",
     "one-based", "ignore-like-value", "missing-classes", "tiny-last-batch", "no-batches",
     "int-labels-dtype",
     "label-gap", "labelids-not-trainids", "reduce-zero-label",
+    "hidden-class-folder", "empty-class-folder", "class-count", "unknown-category",
+    "degenerate-box", "box-outside-image", "duplicate-label",
 };
 
 const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
@@ -401,6 +405,30 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
 {
     r->n_findings = 0;
     decide_histogram(r, cfg);
+/* What the imagefolder, coco and yolo readers found (label_notes.h), and
+ * ImageFolder's class count against -n. */
+static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_notes *n = r->notes;
+    if (!n)
+        return;
+    if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
+        snprintf(add(r, LA_SEV_ERROR, LA_F_CLASS_COUNT, PREVENTS_NLL,
+                     "%llu class folders, but -n says %lld classes", (unsigned long long)n->classes,
+                     (long long)cfg->num_classes)->hint, LA_MSG_LEN,
+                 "torchvision makes a class of every sub-folder of the root: look for a stray "
+                 "or missing one in the class_to_idx above");
+    for (size_t i = 0; i < n->n_findings; i++) {
+        const struct la_note_finding *f = &n->findings[i];
+        for (int code = 0; code < LA_F_COUNT; code++)
+            if (strcmp(code_names[code], f->code) == 0 && r->n_findings < LA_F_COUNT) {
+                struct la_finding *g = add(r, f->error ? LA_SEV_ERROR : LA_SEV_WARNING,
+                                           (enum la_code)code, f->prevents, "%s", f->message);
+                snprintf(g->hint, sizeof g->hint, "%s", f->hint);
+            }
+    }
+}
+
     if (r->stats.count == 0) {
         add(r, LA_SEV_ERROR, LA_F_EMPTY, NULL, "no labels at all");
     } else {
@@ -413,11 +441,14 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
 }
 
 int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,
+    diagnose_notes(r, cfg);
                           uint64_t *errors, uint64_t *warnings)
 {
     int unreadable = 0;
     *errors = *warnings = 0;
     for (int i = 0; i < n; i++) {
+        if (la_dataset_unreadable(files[i].dataset))
+            unreadable = 1;         /* a dataset's file could not be read; the others were */
         if (!files[i].read_ok) {
             unreadable = 1;
             (*errors)++;

@@ -11,6 +11,7 @@
 #include "reader.h"
 #include "stats.h"
 #include "weights.h"
+#include "label_notes.h"
 
 enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
 
@@ -21,6 +22,9 @@ enum la_code {
     LA_F_TINY_LAST_BATCH, LA_F_NO_BATCHES, LA_F_INT_LABELS_DTYPE,
     /* segmentation masks that need a remap (issue 13) */
     LA_F_LABEL_GAP, LA_F_LABELIDS_NOT_TRAINIDS, LA_F_REDUCE_ZERO_LABEL,
+    /* found by the imagefolder, coco and yolo readers (label_notes.h) */
+    LA_F_HIDDEN_CLASS_FOLDER, LA_F_EMPTY_CLASS_FOLDER, LA_F_CLASS_COUNT, LA_F_UNKNOWN_CATEGORY,
+    LA_F_DEGENERATE_BOX, LA_F_BOX_OUTSIDE_IMAGE, LA_F_DUPLICATE_LABEL,
     LA_F_COUNT
 };
 
@@ -37,6 +41,8 @@ struct la_finding {
     int64_t suggested_ignore;
 };
 
+struct la_dataset;
+
 /* Everything known about one audited file. */
 struct la_file_report {
     const char *path;             /* as given */
@@ -51,8 +57,10 @@ struct la_file_report {
     int has_batching;
     struct la_batching batching;
     struct la_pos_counts pos;     /* bce matrices (S, C): the counts of pos_weight */
+    struct la_notes *notes;       /* imagefolder, coco, yolo: what the reader found, or NULL */
     struct la_finding findings[LA_F_COUNT];
     size_t n_findings;
+    struct la_dataset *dataset;   /* a directory or --concat (dataset.h), or NULL */
 };
 
 /** la_finding_code_name() : "out-of-range", ... */

@@ -1,6 +1,6 @@
 /* formats.c - the one table of input formats (see formats.h), kept apart from
  * reader.c so that a reader's unit test links without the other readers. */
-#include "config.h"  /* HAVE_YAJL, ... */
+#include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
 
@@ -34,6 +34,27 @@ static int npz_magic(const unsigned char *head, size_t len)
     return name_len >= 4 && strncasecmp(name + name_len - 4, ".npy", 4) == 0;
 }
 
+static int png_magic(const unsigned char *head, size_t len)
+{
+    return starts_with(head, len, "\x89PNG\r\n\x1a\n", 8);
+}
+
+/* Classic TIFF and BigTIFF, either byte order. */
+static int tiff_magic(const unsigned char *head, size_t len)
+{
+    return starts_with(head, len, "II*\0", 4) || starts_with(head, len, "MM\0*", 4) ||
+           starts_with(head, len, "II+\0", 4) || starts_with(head, len, "MM\0+", 4);
+}
+
+/* A NIfTI-1 header: sizeof_hdr 348 in either byte order, magic "n+1" or "ni1"
+ * (the reader explains why it refuses a .hdr/.img pair). */
+static int nifti_magic(const unsigned char *head, size_t len)
+{
+    return len >= 348 && (starts_with(head, len, "\x5c\x01\0\0", 4) ||
+                          starts_with(head, len, "\0\0\x01\x5c", 4)) &&
+           (memcmp(head + 344, "n+1\0", 4) == 0 || memcmp(head + 344, "ni1\0", 4) == 0);
+}
+
 /* MATLAB v5, v7 and v7.3 files open with a 116-byte text header; v7.3's
  * is HDF5's user block, so this row comes before hdf5's. */
 static int mat_magic(const unsigned char *head, size_t len)
@@ -64,23 +85,24 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .ops = &la_reader_npz },
     [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
                      .flags = LA_FMTF_IN_PLACE },
-    [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio",
-#if HAVE_MATIO
-                     .ops = &la_reader_mat,
+    /* mask images and volumes (issue 13): one file is one sample */
+    [LA_FMT_PNG] = { .name = "png", .extensions = ".png", .magic = png_magic, .library = "libspng",
+#if HAVE_SPNG
+                     .ops = &la_reader_png,
 #endif
     },
-    [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
-                      .library = "libhdf5",
-#if HAVE_HDF5
-                      .ops = &la_reader_hdf5,
+    [LA_FMT_TIFF] = { .name = "tiff", .extensions = ".tif .tiff", .magic = tiff_magic,
+                      .library = "libtiff",
+#if HAVE_TIFF
+                      .ops = &la_reader_tiff,
 #endif
     },
-    /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
-    [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
-                    .ops = &la_reader_pt },
-    [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
-                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors },
+    [LA_FMT_NIFTI] = { .name = "nifti", .extensions = ".nii", .magic = nifti_magic,
+                       .library = "libniftiio",
+#if HAVE_NIFTI
+                       .ops = &la_reader_nifti,
+#endif
+    },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)

@@ -22,6 +22,9 @@ enum la_format {
     LA_FMT_NPY,
     LA_FMT_NPZ,
     LA_FMT_RAW,
+    LA_FMT_PNG,         /* read_png.c: a mask image, libspng */
+    LA_FMT_TIFF,        /* read_tiff.c: a mask image, libtiff (regular files only) */
+    LA_FMT_NIFTI,       /* read_nifti.c: a NIfTI-1 volume, libniftiio */
     LA_FMT_MAT,         /* read_mat.c: libmatio (v7.3 files are HDF5: before hdf5's row) */
     LA_FMT_HDF5,        /* read_hdf5.c: libhdf5, by path */
     LA_FMT_PT,          /* read_pt.c: torch.save's zip, its pickle never run */

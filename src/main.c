@@ -12,6 +12,7 @@
 #include <string.h>  /* strerror */
 
 #include "audit.h"
+#include "merge.h"
 #include "fatal.h"
 #include "msg.h"
 #include "options.h"
@@ -107,6 +108,9 @@ int main(int argc, char **argv)
     la_msg_setup(&cfg);
     if (output_is_input(&cfg))
         return EXIT_USAGE;
+    int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
+    if (merge_rc != 0)
+        return merge_rc;
     if (cfg.threads == 0)
         cfg.threads = la_online_cpus();
 
@@ -131,8 +135,9 @@ int main(int argc, char **argv)
         return EXIT_UNREADABLE;
     }
     int failed = la_audit_files(&cfg, &backend, io, files) != 0;
-    struct la_summary sum = { cfg.nfiles, 0, 0, 0, backend.ops->name };
-    sum.exit_status = la_report_exit_status(files, cfg.nfiles, &cfg, &sum.errors, &sum.warnings);
+    int nreports = la_report_count(&cfg);   /* --concat: one for all FILEs */
+    struct la_summary sum = { nreports, 0, 0, 0, backend.ops->name };
+    sum.exit_status = la_report_exit_status(files, nreports, &cfg, &sum.errors, &sum.warnings);
     const char *skip = failed ? "the scan failed"
                      : sum.exit_status == EXIT_UNREADABLE ? "an input could not be read" : NULL;
     if (failed)
@@ -142,13 +147,13 @@ int main(int argc, char **argv)
         skip = skip ? skip : "the report could not be written";
     }
     /* --junit and --annotations: also when an input could not be read (they say so) */
-    if (!failed && cfg.junit && la_report_junit(files, cfg.nfiles, &cfg) != 0)
+    if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
         sum.exit_status = EXIT_UNREADABLE;
-    if (!failed && la_report_annotations(files, cfg.nfiles, &cfg) != 0)
+    if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
         sum.exit_status = EXIT_UNREADABLE;
     if (close_indices(io, &cfg, skip) != 0)
         sum.exit_status = EXIT_UNREADABLE;
-    for (int i = 0; i < cfg.nfiles; i++)
+    for (int i = 0; i < nreports; i++)
         la_file_report_free(&files[i]);
     free(files);
     la_scan_close(&backend);

@@ -22,6 +22,7 @@ enum long_only {
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS,
     OPT_SKIP_ROWS,
+    OPT_CONCAT, OPT_GLOB, OPT_MERGE,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,9 @@ static const struct option long_options[] = {
     { "histogram", no_argument, NULL, OPT_HISTOGRAM },
     { "junit", required_argument, NULL, OPT_JUNIT },
     { "annotations", required_argument, NULL, OPT_ANNOTATIONS },
+    { "concat", no_argument, NULL, OPT_CONCAT },
+    { "glob", required_argument, NULL, OPT_GLOB },
+    { "merge", no_argument, NULL, OPT_MERGE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -86,6 +90,11 @@ static void usage(FILE *out)
           "      --endian=little|big    raw byte order (default little)\n"
           "      --array=NAME           the array to audit: npz member, .pt key, tensor, .mat\n"
           "                             variable, HDF5 dataset path\n"
+          "      --concat               all FILEs are one dataset, in order (ConcatDataset)\n"
+          "      --glob=PATTERN         in a directory FILE, audit only the files whose\n"
+          "                             relative path matches PATTERN (fnmatch)\n"
+          "      --merge                the FILEs are --json reports of consecutive shards:\n"
+          "                             print the report --concat over them would print\n"
           "\n"
           "Batching simulation:\n"
           "  -b, --batch-size=B         simulate DataLoader(batch_size=B)\n"
@@ -371,6 +380,9 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_JSON:              cfg->json = true; return LA_OPT_OK;
     case OPT_INDICES_OUT:       cfg->indices_out = arg; return LA_OPT_OK;
     case OPT_HISTOGRAM:         cfg->histogram = true; return LA_OPT_OK;
+    case OPT_CONCAT:            cfg->concat = true; return LA_OPT_OK;
+    case OPT_GLOB:              cfg->glob = arg; return LA_OPT_OK;
+    case OPT_MERGE:             cfg->merge = true; return LA_OPT_OK;
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;

@@ -62,6 +62,11 @@ struct la_config {
     int annotations;               /* enum la_annotations */
     const char *annotations_file;  /* --annotations=gitlab:FILE */
 
+    /* datasets of many files (dataset.h) */
+    bool concat;                   /* --concat: all FILEs are one dataset */
+    const char *glob;              /* --glob=PATTERN for directory FILEs, or NULL */
+    bool merge;                    /* --merge: FILEs are shard reports (merge.h) */
+
     char **files;
     int nfiles;
 };

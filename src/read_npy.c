@@ -14,13 +14,12 @@
 #include "npy_header.h"
 #include "fatal.h"    /* la_guard_add: the mapped file may shrink under the gather */
 
-#include <fcntl.h>    /* open */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc, realloc, free */
-#include <string.h>   /* memcpy, strcmp */
+#include <string.h>   /* memcpy */
 #include <sys/mman.h> /* mmap, munmap */
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>   /* close, sysconf */
+#include <unistd.h>   /* sysconf */
 
 #define LA_NPY_CHUNK (1u << 20)
 #define LA_NPY_REORDER_MAX ((uint64_t)256 << 20)
@@ -312,7 +311,6 @@ void la_npy_stream_close(struct la_npy_stream *s)
 
 struct npy_state {
     struct la_npy_stream s;
-    int fd;
 };
 
 static ssize_t source_pull(void *ctx, void *buf, size_t n, char *err, size_t errlen)
@@ -325,20 +323,17 @@ static ssize_t source_pull(void *ctx, void *buf, size_t n, char *err, size_t err
     return got;
 }
 
-/* A plain regular file can be mapped for Fortran order; stdin and gzip cannot. */
-static int open_plain_file(struct la_source *src, uint64_t *size)
+/* A plain regular file can be mapped (for Fortran order, or scanned in
+ * place); a pipe and compressed input cannot. The descriptor is the source's
+ * own, never the path opened again: a file renamed over the path between two
+ * opens would give the header of one file and the data of another. */
+static int plain_file(struct la_source *src, uint64_t *size)
 {
-    const char *path = la_source_path(src);
-    if (!path || strcmp(path, "-") == 0 || la_source_is_gzip(src))
-        return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = la_source_plain_fd(src);
     struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        fd = -1;
-    }
-    if (fd >= 0)
-        *size = (uint64_t)st.st_size;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    *size = (uint64_t)st.st_size;
     return fd;
 }
 
@@ -352,14 +347,10 @@ static int npy_open(struct la_reader *r)
     st->s.ctx = r->src;
     st->s.what = "file";
     st->s.too_big_hint = "decompress it to a file";
-    st->fd = st->s.fd = open_plain_file(r->src, &st->s.fd_length);
+    st->s.fd = plain_file(r->src, &st->s.fd_length);   /* owned by the source */
     if (la_npy_stream_open(&st->s, r->err, sizeof r->err) != 0)
         return -1;
     r->has_run = la_npy_stream_run(&st->s, &r->run);
-    if (st->fd >= 0 && !la_npy_stream_gathers(&st->s) && !r->has_run) {
-        close(st->fd);                 /* only mapping needs it: free it for the next file */
-        st->fd = st->s.fd = -1;
-    }
     la_npy_stream_info(&st->s, &r->info);
     return 0;
 }
@@ -376,8 +367,6 @@ static void npy_close(struct la_reader *r)
     if (!st)
         return;
     la_npy_stream_close(&st->s);
-    if (st->fd >= 0)
-        close(st->fd);
     free(st);
     r->state = NULL;
 }

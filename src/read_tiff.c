@@ -22,8 +22,14 @@
 #include <unistd.h>  /* pread */
 
 #define TIFF_BAND_BYTES ((size_t)1 << 20)      /* values per chunk, about */
-#define TIFF_ALLOC_MAX ((tmsize_t)256 << 20)   /* libtiff's largest single allocation */
-#define TIFF_TILE_ROW_MAX ((uint64_t)256 << 20) /* one row of tiles, decoded */
+#define TIFF_ALLOC_MAX ((tmsize_t)64 << 20)    /* libtiff's largest single allocation */
+#define TIFF_TILE_ROW_MAX ((uint64_t)64 << 20)  /* one row of tiles, decoded */
+/* libtiff fills a strip or tile stored with no bytes with zeros (sparse
+ * files), so a 1 KB file may claim gigabytes of pixels: the decoded image may
+ * be at most this many times the file, plus TIFF_FREE_BYTES (zstd packs a
+ * blank mask about that well; deflate cannot pass 1032). */
+#define TIFF_MAX_RATIO 4096
+#define TIFF_FREE_BYTES ((uint64_t)64 << 20)
 
 struct tiff_state {
     TIFF *tif;
@@ -181,6 +187,20 @@ static int read_layout(struct la_reader *r, struct tiff_state *st)
     return dtype;
 }
 
+/* Refuse an image that claims far more pixels than its file could hold. */
+static int check_claim(struct la_reader *r, const struct tiff_state *st)
+{
+    struct stat sb;
+    uint64_t bytes = (uint64_t)st->width * st->height * st->elem;
+    if (fstat(st->io.fd, &sb) != 0 || bytes <= TIFF_FREE_BYTES ||
+        bytes / TIFF_MAX_RATIO <= (uint64_t)sb.st_size)
+        return 0;
+    return la_reader_set_error(r, "the TIFF claims %u x %u pixels (%llu MiB) in %llu bytes: a "
+                               "sparse or lying file (at most %u times its size are decoded)",
+                               st->width, st->height, (unsigned long long)(bytes >> 20),
+                               (unsigned long long)sb.st_size, TIFF_MAX_RATIO);
+}
+
 /* Band and buffers: whole strips' rows, or one row of tiles. @return 0 or -1. */
 static int plan_bands(struct la_reader *r, struct tiff_state *st)
 {
@@ -222,7 +242,7 @@ static int tiff_open(struct la_reader *r)
     if (open_tiff(r, st) != 0)
         return -1;
     int dtype = read_layout(r, st);
-    if (dtype < 0 || plan_bands(r, st) != 0)
+    if (dtype < 0 || check_claim(r, st) != 0 || plan_bands(r, st) != 0)
         return -1;
     r->info.dtype = (enum la_dtype)dtype;
     r->info.ndim = 2;

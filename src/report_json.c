@@ -10,6 +10,7 @@
 #include <string.h>      /* strlen */
 
 #include "config.h"      /* PACKAGE_VERSION */
+#include "dataset.h"     /* sources, source, at */
 #include "utf8.h"        /* la_utf8_clean */
 #include "util.h"        /* la_grow */
 
@@ -80,6 +81,167 @@ static cJSON *invalid_object(const struct la_stats *s)
     return o;
 }
 
+// ---- datasets (dataset.h) and the bad samples of N-dimensional inputs ----------
+
+/* The position of a flat index inside its sample: [y, x] for a mask pixel. */
+static cJSON *at_array(const struct la_source_info *src, uint64_t index)
+{
+    uint64_t at[LA_MAX_DIMS];
+    int n;
+    la_dataset_at(src, index, at, &n);
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < n; k++)
+        cJSON_AddItemToArray(a, json_u64(at[k]));
+    return a;
+}
+
+/* A plain file described as a dataset's one source, to share the helpers. */
+static struct la_source_info file_as_source(const struct la_file_report *r, uint64_t *inner)
+{
+    struct la_source_info s = { 0 };
+    int skip = r->info.one_sample ? 0 : 1;
+    s.ndim = r->info.ndim > skip ? r->info.ndim - skip : 0;
+    for (int k = 0; k < s.ndim; k++)
+        inner[k] = r->info.shape[k + skip];
+    s.inner = inner;
+    s.dtype = r->info.dtype;
+    s.samples = r->samples;
+    return s;
+}
+
+/* A dataset's sources are written to the output one by one, as cJSON would
+ * lay them out inside a file entry: 100,000 files as cJSON items, then as one
+ * printed document, took over 100 MB (issue 16). */
+#define SOURCES_MARK "@SOURCES@"
+#define FILES_MARK "@FILES@"
+
+static int put_source(FILE *out, const struct la_source_info *s)
+{
+    cJSON *path = json_text(s->path);
+    char *quoted = cJSON_PrintUnformatted(path);
+    cJSON_Delete(path);
+    if (!quoted)
+        return -1;
+    const char *ind = "\n\t\t\t\t\t";
+    int rc = fprintf(out, "%s\"path\":\t%s,%s\"format\":\t\"%s\",%s\"dtype\":\t\"%s\","
+                          "%s\"samples\":\t%llu,%s\"first_sample\":\t%llu,%s\"sample_shape\":\t[",
+                     ind, quoted, ind, la_format_name(s->format), ind,
+                     la_dtype_info(s->dtype)->name, ind, (unsigned long long)s->samples, ind,
+                     (unsigned long long)s->first_sample, ind);
+    free(quoted);
+    for (int k = 0; k < s->ndim && rc >= 0; k++)     /* --merge needs it for `at` */
+        rc = fprintf(out, "%s%llu", k ? ", " : "", (unsigned long long)s->inner[k]);
+    return rc >= 0 && fputs("]\n\t\t\t\t}", out) >= 0 ? 0 : -1;
+}
+
+static int put_sources(FILE *out, const struct la_dataset *d)
+{
+    if (!d->n_src)
+        return fputs("[]", out) < 0 ? -1 : 0;
+    int rc = fputs("[{", out) < 0 ? -1 : 0;
+    for (size_t i = 0; i < d->n_src && rc == 0; i++)
+        rc = (i && fputs(", {", out) < 0) || put_source(out, &d->src[i]) != 0 ? -1 : 0;
+    return rc == 0 && fputs("]", out) >= 0 ? 0 : -1;
+}
+
+/* text[0..len) with `tabs` tabs after each newline: an object printed on its
+ * own, laid out at the depth it has inside the document. */
+static int put_indented(FILE *out, const char *text, size_t len, const char *tabs)
+{
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        if (fwrite(p, 1, n, out) != n || (nl && fputs(tabs, out) < 0))
+            return -1;
+        p += n;
+    }
+    return 0;
+}
+
+/* One entry of "files", at its depth: the object's own text without its
+ * braces, its sources spliced in where the mark is. */
+static int write_file(FILE *out, cJSON *o, const struct la_file_report *r)
+{
+    char *text = cJSON_Print(o);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    const char *mark = r->dataset ? strstr(text, "\n\t\"sources\":\t" SOURCES_MARK) : NULL;
+    size_t head = mark ? (size_t)(mark - text) + strlen("\n\t\"sources\":\t") : len - 1;
+    int rc = put_indented(out, text + 1, head - 1, "\t\t");
+    if (rc == 0 && mark) {
+        const char *tail = mark + strlen("\n\t\"sources\":\t" SOURCES_MARK);
+        rc = put_sources(out, r->dataset) != 0 ||
+             put_indented(out, tail, (size_t)(text + len - 1 - tail), "\t\t") != 0 ? -1 : 0;
+    }
+    free(text);
+    return rc == 0 && fputs("}", out) >= 0 ? 0 : -1;
+}
+
+static cJSON *file_object(const struct la_file_report *r, uint64_t max_report);
+
+/* "files": each entry built, written and freed in turn. */
+static int write_files(FILE *out, const struct la_file_report *files, int n, uint64_t max_report)
+{
+    if (n == 0)
+        return fputs("[]", out) < 0 ? -1 : 0;
+    int rc = fputs("[{", out) < 0 ? -1 : 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        cJSON *o = file_object(&files[i], max_report);
+        rc = (i && fputs(", {", out) < 0) || write_file(out, o, &files[i]) != 0 ? -1 : 0;
+        cJSON_Delete(o);
+    }
+    return rc == 0 && fputs("]", out) >= 0 ? 0 : -1;
+}
+
+/* Files below a directory that are not sources: --glob left them out, or
+ * they could not be read (those also made the exit status 3). */
+static cJSON *skipped_array(const struct la_dataset *d)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < d->n_skipped; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToObject(e, "path", json_text(d->skipped[i].path));
+        cJSON_AddItemToObject(e, "why", json_text(d->skipped[i].why));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
+/* Whether the input has samples of more than one element: masks, volumes. */
+static int has_sample_shape(const struct la_file_report *r)
+{
+    if (!r->dataset)
+        return r->info.ndim >= 2 || (r->info.one_sample && r->info.ndim >= 1);
+    for (size_t i = 0; i < r->dataset->n_src; i++)
+        if (r->dataset->src[i].ndim > 0)
+            return 1;
+    return 0;
+}
+
+static cJSON *bad_sample_list(const struct la_file_report *r, uint64_t max_report)
+{
+    cJSON *a = cJSON_CreateArray();
+    uint64_t inner[LA_MAX_DIMS];
+    struct la_source_info whole = file_as_source(r, inner);
+    for (size_t i = 0; i < r->stats.n_groups && i < max_report; i++) {
+        const struct la_bad_group *g = &r->stats.groups[i];
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, g->sample)
+                                                      : &whole;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToObject(e, "sample", json_u64(g->sample));
+        if (r->dataset)
+            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - r->dataset->src)));
+        cJSON_AddItemToObject(e, "count", json_u64(g->count));
+        cJSON_AddItemToObject(e, "first_at", at_array(src, g->first_index));
+        cJSON *values = cJSON_AddArrayToObject(e, "values");
+        for (int k = 0; k < g->n_values; k++)
+            cJSON_AddItemToArray(values, json_num(g->values[k], src->dtype));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
 static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
 {
     cJSON *a = cJSON_CreateArray();
@@ -88,8 +250,15 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "index", json_u64(b->index));
         cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
+                                                      : NULL;
         cJSON_AddItemToObject(e, "value", b->text ? json_text(b->text)
-                                                  : json_num(b->value, r->info.dtype));
+                                                  : json_num(b->value, src ? src->dtype
+                                                                           : r->info.dtype));
+        if (src) {
+            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - r->dataset->src)));
+            cJSON_AddItemToObject(e, "at", at_array(src, b->index));
+        }
         cJSON_AddItemToArray(a, e);
     }
     return a;
@@ -232,6 +401,42 @@ static cJSON *findings_array(const struct la_file_report *r)
     return a;
 }
 
+/* What --merge needs beyond the fields above to find what --concat finds:
+ * the counts of out-of-range integers near the range (ignore-like-value,
+ * one-based) and of valid labels beyond the histogram's cap. Present only
+ * when one of them is not zero. */
+static int has_tally(const struct la_stats *s)
+{
+    for (int k = 0; k < LA_OUTLIER_BINS; k++)
+        if (s->outlier_below[k] || s->outlier_above[k])
+            return 1;
+    return s->hist_beyond != 0;
+}
+
+/* [[k, count], ...] for the non-zero bins. */
+static cJSON *outlier_pairs(const uint64_t *bins)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < LA_OUTLIER_BINS; k++) {
+        if (!bins[k])
+            continue;
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, json_u64((uint64_t)k));
+        cJSON_AddItemToArray(pair, json_u64(bins[k]));
+        cJSON_AddItemToArray(a, pair);
+    }
+    return a;
+}
+
+static cJSON *tally_object(const struct la_stats *s)
+{
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddItemToObject(t, "hist_beyond", json_u64(s->hist_beyond));
+    cJSON_AddItemToObject(t, "outliers_below", outlier_pairs(s->outlier_below));
+    cJSON_AddItemToObject(t, "outliers_above", outlier_pairs(s->outlier_above));
+    return t;
+}
+
 static cJSON *null_or(int present, cJSON *item)
 {
     if (present)
@@ -256,11 +461,14 @@ static cJSON *header_object(const struct la_array_info *info)
 static void add_layout(cJSON *o, const struct la_file_report *r)
 {
     int ok = r->read_ok;
-    cJSON_AddItemToObject(o, "format", r->info.format != LA_FMT_NONE
+    cJSON_AddItemToObject(o, "format", r->dataset ? cJSON_CreateString("dataset")
+                                       : r->info.format != LA_FMT_NONE
                                            ? cJSON_CreateString(la_format_name(r->info.format))
                                            : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "dtype", null_or(ok, cJSON_CreateString(
-                                                      la_dtype_info(r->info.dtype)->name)));
+                                                      r->dataset && r->dataset->mixed_dtype
+                                                      ? "mixed"
+                                                      : la_dtype_info(r->info.dtype)->name)));
     cJSON_AddItemToObject(o, "column", null_or(ok && r->info.has_column,
                                                json_text(r->info.column)));
     if (ok && la_format_has(r->info.format, LA_FMTF_TABLE))
@@ -280,6 +488,11 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "path", json_text(r->path));
     add_layout(o, r);
+    if (r->dataset) {       /* written straight to the output: see write_file */
+        cJSON_AddItemToObject(o, "sources", cJSON_CreateRaw(SOURCES_MARK));
+        cJSON_AddItemToObject(o, "skipped", skipped_array(r->dataset));
+        cJSON_AddItemToObject(o, "skipped_count", json_u64(r->dataset->skipped_total));
+    }
     cJSON_AddItemToObject(o, "min", null_or(ok && s->has_minmax, json_num(s->min, r->info.dtype)));
     cJSON_AddItemToObject(o, "max", null_or(ok && s->has_minmax, json_num(s->max, r->info.dtype)));
     cJSON_AddItemToObject(o, "ignored", null_or(ok, json_u64(s->n_verdict[LA_V_IGNORED])));
@@ -288,6 +501,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     uint64_t listed = s->n_bad < max_report ? s->n_bad : max_report;
     cJSON_AddItemToObject(o, "bad_truncated", null_or(ok, json_bool(s->bad_total > listed)));
     cJSON_AddItemToObject(o, "bad_samples", null_or(ok, json_u64(s->bad_samples)));
+    if (ok && has_sample_shape(r))
+        cJSON_AddItemToObject(o, "bad_sample_list", bad_sample_list(r, max_report));
     cJSON_AddItemToObject(o, "histogram", null_or(ok && r->has_hist, histogram_array(r, 0)));
     cJSON_AddItemToObject(o, "missing_classes",
                           null_or(ok && r->has_hist, histogram_array(r, 1)));
@@ -297,6 +512,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
                           null_or(ok && la_pos_counts_ok(&r->pos), pos_weight_array(&r->pos)));
     cJSON_AddItemToObject(o, "batching",
                           null_or(ok && r->has_batching, batching_object(&r->batching)));
+    if (ok && has_tally(s))
+        cJSON_AddItemToObject(o, "tally", tally_object(s));
     cJSON_AddItemToObject(o, "findings", findings_array(r));
     cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));
     return o;
@@ -311,10 +528,7 @@ int la_report_json(FILE *out, const struct la_file_report *files, int n,
     cJSON_AddItemToObject(root, "schema", json_u64(1));
     cJSON_AddStringToObject(root, "backend", sum->backend);
     cJSON_AddItemToObject(root, "config", config_object(cfg));
-    cJSON *arr = cJSON_AddArrayToObject(root, "files");
-    uint64_t max_report = la_config_max_report(cfg);
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, file_object(&files[i], max_report));
+    cJSON_AddItemToObject(root, "files", cJSON_CreateRaw(FILES_MARK));
     cJSON *summary = cJSON_AddObjectToObject(root, "summary");
     cJSON_AddItemToObject(summary, "files", json_u64((uint64_t)sum->files));
     cJSON_AddItemToObject(summary, "errors", json_u64(sum->errors));
@@ -324,8 +538,16 @@ int la_report_json(FILE *out, const struct la_file_report *files, int n,
     cJSON_Delete(root);
     if (!text)
         return -1;
-    size_t len = strlen(text);
-    int rc = fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF ? 0 : -1;
+    const char *mark = strstr(text, "\n\t\"files\":\t" FILES_MARK);
+    if (!mark) {
+        free(text);
+        return -1;
+    }
+    size_t head = (size_t)(mark - text) + strlen("\n\t\"files\":\t");
+    const char *tail = mark + strlen("\n\t\"files\":\t" FILES_MARK);
+    int rc = fwrite(text, 1, head, out) == head &&
+             write_files(out, files, n, la_config_max_report(cfg)) == 0 &&
+             fputs(tail, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
     free(text);
     return rc;
 }

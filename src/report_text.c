@@ -7,6 +7,7 @@
 #include <stdio.h>  /* fprintf */
 #include <string.h> /* strcmp */
 
+#include "dataset.h" /* a dataset's sources */
 #include "msg.h"
 
 /* Whether a bad entry's verdict belongs to a finding. */
@@ -45,6 +46,40 @@ static void format_inner(const struct la_file_report *r, uint64_t index, char *b
     snprintf(buf, len, "(%s)", inner);
 }
 
+/* "(y, x)" from la_dataset_at(). */
+static void format_at(const struct la_source_info *src, uint64_t index, char *buf, size_t len)
+{
+    uint64_t at[LA_MAX_DIMS];
+    int n;
+    la_dataset_at(src, index, at, &n);
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int k = 0; k < n && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%llu", k ? ", " : "",
+                                 (unsigned long long)at[k]);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* A dataset's entry: its file and the position there ("a.csv index 3",
+ * "masks/7.png at (4, 5)"); the path is escaped for the terminal. */
+static void print_dataset_position(FILE *out, const struct la_file_report *r,
+                                   const struct la_bad *b)
+{
+    const struct la_source_info *src = la_dataset_source_of(r->dataset, b->sample);
+    fputs("      ", out);
+    la_fputs_escaped(src->path, out);
+    uint64_t local = b->index - src->first_index;
+    char at[256];
+    format_at(src, b->index, at, sizeof at);
+    if (src->ndim == 0)
+        fprintf(out, " %s %llu", la_format_has(src->format, LA_FMTF_TEXT) ? "row" : "index",
+                (unsigned long long)local);
+    else if (src->samples == 1)
+        fprintf(out, " at %s", at);
+    else
+        fprintf(out, " sample %llu at %s", (unsigned long long)(b->sample - src->first_sample), at);
+}
+
 /* "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
 static void format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
                             size_t len)
@@ -60,10 +95,38 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
     }
 }
 
+/* A dataset's bad samples: the file (an image), how many bad entries, the
+ * first one's position and the distinct bad values. */
+static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+{
+    const struct la_stats *s = &r->stats;
+    fprintf(out, "  %llu of %llu samples hold invalid entries\n",
+            (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        const struct la_source_info *src = la_dataset_source_of(r->dataset, g->sample);
+        struct la_bad first = { g->first_index, g->sample, g->first_verdict, g->first_value, NULL };
+        print_dataset_position(out, r, &first);
+        fprintf(out, ": %llu invalid, values ", (unsigned long long)g->count);
+        for (int k = 0; k < g->n_values; k++) {
+            char val[64];
+            la_format_num(g->values[k], src->dtype, val, sizeof val);
+            fprintf(out, "%s%s", k ? ", " : "", val);
+        }
+        fprintf(out, "%s\n", g->mixed && g->n_values < 2 ? ", ..." : "");
+    }
+    if (s->bad_samples > s->n_groups || s->n_groups > max_report)
+        fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
+}
+
 /* N-D arrays (masks): one line per bad sample rather than one per entry. */
 static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
+    if (r->dataset) {
+        print_dataset_groups(out, r, max_report);
+        return;
+    }
     fprintf(out, "  %llu of %llu samples hold invalid entries\n",
             (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
     for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
@@ -87,10 +150,15 @@ static void print_header(FILE *out, const struct la_file_report *r)
     const struct la_stats *s = &r->stats;
     fputs(la_c_bold(), out);
     la_fputs_escaped(r->path, out);         /* a file name is bytes: keep them off the terminal */
-    fprintf(out, "%s: %s", la_c_off(), la_format_name(r->info.format));
+    if (r->dataset)
+        fprintf(out, "%s: dataset of %zu %s", la_c_off(), r->dataset->n_src,
+                r->dataset->n_src == 1 ? "file" : "files");
+    else
+        fprintf(out, "%s: %s", la_c_off(), la_format_name(r->info.format));
     if (r->info.has_column)
         fprintf(out, ", column \"%s\"", r->info.column);
-    fprintf(out, ", %s", la_dtype_info(r->info.dtype)->name);
+    fprintf(out, ", %s", r->dataset && r->dataset->mixed_dtype ? "mixed dtypes"
+                                                                : la_dtype_info(r->info.dtype)->name);
     if (r->info.ndim >= 2) {
         fprintf(out, ", shape (");
         for (int d = 0; d < r->info.ndim; d++)
@@ -143,18 +211,54 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         if (!bad_belongs(code, b->verdict))
             continue;
         char pos[320], val[64];
-        format_position(r, b, pos, sizeof pos);
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
+                                                      : NULL;
         if (b->text)
             quote_cell(val, sizeof val, b->text);
         else
-            la_format_num(b->value, r->info.dtype, val, sizeof val);
-        fprintf(out, "      %s: %s\n", pos, val);
+            la_format_num(b->value, src ? src->dtype : r->info.dtype, val, sizeof val);
+        if (src) {
+            print_dataset_position(out, r, b);
+            fprintf(out, ": %s\n", val);
+        } else {
+            format_position(r, b, pos, sizeof pos);
+            fprintf(out, "      %s: %s\n", pos, val);
+        }
         shown++;
     }
     uint64_t total = entries_of(&r->stats, code);
     if (total > shown)
         fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
                 (unsigned long long)(total - shown));
+}
+
+/* Whether bad entries are shown by sample (masks, volumes) rather than one by one. */
+static int has_groups(const struct la_file_report *r)
+{
+    if (!r->dataset)
+        return r->info.ndim >= 2;
+    for (size_t i = 0; i < r->dataset->n_src; i++)
+        if (r->dataset->src[i].ndim > 0)
+            return 1;
+    return 0;
+}
+
+/* Files of a directory that were not audited, named: never skipped silently. */
+static void print_skipped(FILE *out, const struct la_dataset *d)
+{
+    if (!d->skipped_total)
+        return;
+    fprintf(out, "  skipped: %llu %s\n", (unsigned long long)d->skipped_total,
+            d->skipped_total == 1 ? "file" : "files");
+    for (size_t i = 0; i < d->n_skipped; i++) {
+        fputs("      ", out);
+        la_fputs_escaped(d->skipped[i].path, out);
+        fputs(": ", out);
+        la_fputs_escaped(d->skipped[i].why, out);
+        fputc('\n', out);
+    }
+    if (d->skipped_total > d->n_skipped)
+        fprintf(out, "      ... (--max-report lists more)\n");
 }
 
 /* Say each PyTorch error once per file: several findings prevent the same one. */
@@ -173,7 +277,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     fprintf(out, "  %s%s%s [%s]: %s\n", err ? la_c_err() : la_c_warn(),
             la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code),
             f->message);
-    if (r->info.ndim < 2)
+    if (!has_groups(r))
         print_entries(out, r, f->code, max_report);
     if (f->hint[0])
         fprintf(out, "    fix: %s\n", f->hint);
@@ -195,7 +299,9 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     if (r->info.header_guessed && r->info.header_why)   /* csv: the header was a guess */
         fprintf(out, "  header: guessed %s (%s)\n", r->info.header_present ? "yes" : "no",
                 r->info.header_why);
-    if (r->stats.bad_samples && r->info.ndim >= 2)
+    if (r->dataset)
+        print_skipped(out, r->dataset);
+    if (r->stats.bad_samples && has_groups(r))
         print_groups(out, r, la_config_max_report(cfg));
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, &r->findings[i], la_config_max_report(cfg));

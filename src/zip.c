@@ -3,11 +3,11 @@
 #include "zip.h"
 
 #include <errno.h>    /* errno, EINTR */
-#include <fcntl.h>    /* open */
+#include <fcntl.h>    /* fcntl: F_DUPFD_CLOEXEC */
 #include <limits.h>   /* UINT_MAX */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc, realloc, free, getenv, mkstemp */
-#include <string.h>   /* memcmp, strcmp, strlen, strerror */
+#include <string.h>   /* memcmp, strlen, strerror */
 #include <sys/stat.h> /* fstat */
 #include <unistd.h>   /* pread, write, close, unlink */
 
@@ -103,16 +103,12 @@ static int spool(struct la_reader *r)
 
 static int open_archive(struct la_reader *r, struct la_zip *st)
 {
-    const char *path = la_source_path(r->src);
+    /* the source's own file (a copy of its descriptor, closed with the
+     * archive), never the path opened again: a file renamed over the path
+     * in between would give the first bytes of one file and the rest of another */
     struct stat sb;
-    st->fd = -1;
-    if (path && strcmp(path, "-") != 0 && !la_source_is_gzip(r->src)) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-            st->fd = fd;
-        else if (fd >= 0)
-            close(fd);
-    }
+    int fd = la_source_plain_fd(r->src);
+    st->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
     if (st->fd < 0 && (st->fd = spool(r)) < 0)
         return -1;
     if (fstat(st->fd, &sb) != 0)

@@ -4,7 +4,8 @@
 # targets built without libFuzzer (tests/fuzz/replay_TARGET). Under the
 # sanitizer build, a regression is an ASan/UBSan report and a failed test.
 . "$srcdir/tests/setup.sh"
-for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
+replay() {    # replay TARGET: its seeds and past crashes
+    t=$1
     bin="$builddir/tests/fuzz/replay_$t"
     for dir in corpus regress; do
         for f in "$srcdir/tests/fuzz/$dir/$t"/*; do
@@ -15,5 +16,12 @@ for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
             [ $st -eq 0 ] || sed 's/^/# /' "$d/err" | head -20
         done
     done
+}
+for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
+    replay "$t"
+done
+# the mask readers' targets exist where configure found their library (issue 13)
+for t in png tiff nifti; do
+    [ -x "$builddir/tests/fuzz/replay_$t" ] && replay "$t"
 done
 finish

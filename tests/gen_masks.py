@@ -94,6 +94,12 @@ img = nib.Nifti1Image(seg, np.eye(4))
 img.header.set_data_dtype(np.uint8)
 nib.save(img, path("samples", "brats", "BraTS20_Training_001_seg.nii.gz"))
 
+# Remote sensing: a land-cover tile of classes 0..5 in 32 x 32 tiles (deflate),
+# its edge outside the scene marked 255 ("no data"), -n 6.
+cover = np.repeat(np.repeat(np.arange(64, dtype=np.uint8).reshape(8, 8) % 6, 8, 0), 8, 1)
+cover[:, 60:] = 255
+tifffile.imwrite(path("samples", "landcover-tile.tif"), cover, tile=(32, 32), compression="zlib")
+
 # ---- test fixtures (tests/data/masks) -------------------------------------------------
 D = "tests/data/masks/"
 small = np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 255]], np.uint8)
@@ -200,3 +206,11 @@ put(M + "nifti-truncated.nii", bytes(nii[:352 + 10]))
 struct.pack_into("<h", nii, 70, 128)                        # DT_RGB24
 struct.pack_into("<h", nii, 72, 24)
 put(M + "nifti-rgb.nii", bytes(nii))
+# a TIFF whose tags claim 65535 x 65535 uint8 pixels in one strip stored with
+# no bytes: libtiff would fill it with zeros (a sparse file) from 122 bytes
+tags = [(256, 4, 65535), (257, 4, 65535), (258, 3, 8), (259, 3, 1), (262, 3, 1),
+        (273, 4, 8), (277, 3, 1), (278, 4, 65535), (279, 4, 0)]
+ifd = struct.pack("<H", len(tags)) + b"".join(
+    struct.pack("<HHI", t, typ, 1) + (struct.pack("<HH", v, 0) if typ == 3 else struct.pack("<I", v))
+    for t, typ, v in tags) + struct.pack("<I", 0)
+put(M + "tiff-sparse-claim.tif", b"II*\0" + struct.pack("<I", 8) + ifd)

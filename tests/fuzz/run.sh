@@ -48,12 +48,27 @@ codec_libs=
 for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" && codec_libs="$codec_libs ${lib#*:}"
 done
+# the mask readers' libraries (issue 13), and their targets where they were found
+mask_targets=
+for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
+    grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
+    rest=${lib#*:}
+    mask_targets="$mask_targets ${rest%%:*}"
+    codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
+done
+cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
+[ $# -gt 0 ] || targets="$targets$mask_targets"
 
 echo "== building fuzz targets in $OUT with $CC"
 objs=
 : > "$OUT/compile.cmds"
 for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
+    # a mask reader only where config.h says its library was found (issue 13)
+    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c)
+        lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/')
+        grep -q "define HAVE_$lib 1" "$OUT/include/config.h" || continue ;;
+    esac
     o="$OUT/obj/$(basename "$f" .c).o"
     objs="$objs $o"
     newer_h=

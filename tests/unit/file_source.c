@@ -2,7 +2,8 @@
 #include "file_source.h"
 
 #include <stdlib.h> /* realloc, mkdtemp, getenv, system */
-#include <string.h> /* memcpy, memset */
+#include <string.h> /* memcpy, memset, strcmp */
+#include <sys/stat.h> /* fstat */
 
 #include "input.h"
 #include "reader.h"
@@ -22,6 +23,16 @@ ssize_t la_source_read_full(struct la_source *s, void *buf, size_t n)
 }
 
 const char *la_source_path(const struct la_source *s) { return s->path; }
+
+/* As input.c's: the descriptor of a regular file read as it is (not "-", not gzip). */
+int la_source_plain_fd(const struct la_source *s)
+{
+    struct stat st;
+    int fd = fileno(s->f);
+    if (s->gzip || strcmp(s->path, "-") == 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return fd;
+}
 int la_source_is_gzip(const struct la_source *s) { return s->gzip; }
 uint64_t la_source_offset(const struct la_source *s) { return s->off; }
 const char *la_source_error(const struct la_source *s) { (void)s; return "read error"; }
@@ -29,8 +40,16 @@ const char *la_source_error(const struct la_source *s) { (void)s; return "read e
 void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
                  const struct la_read_opts *cfg, struct got *g)
 {
+    fs_read_swapped(ops, path, as, gzip, cfg, NULL, g);
+}
+
+void fs_read_swapped(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
+                     const struct la_read_opts *cfg, const char *other, struct got *g)
+{
     memset(g, 0, sizeof *g);
     struct la_source src = { fopen(path, "rb"), as ? as : path, gzip, 0 };
+    if (other && src.f && rename(other, path) != 0)
+        fclose(src.f), src.f = NULL;
     struct la_reader r = { .ops = ops, .src = &src, .opts = cfg };
     if (!src.f) {
         g->rc = 1;

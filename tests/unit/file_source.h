@@ -34,6 +34,11 @@ struct got {
 void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
                  const struct la_read_opts *cfg, struct got *g);
 
+/** fs_read_swapped() : fs_read_all, with the file at other renamed over path
+ *  between opening the source and opening the reader (other NULL: no swap). */
+void fs_read_swapped(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
+                     const struct la_read_opts *cfg, const char *other, struct got *g);
+
 /** fs_make_dir() : a fresh folder NAME.XXXXXX under $TMPDIR (or /tmp) in dir.
  *  @return 0, or -1. */
 int fs_make_dir(const char *name, char *dir, size_t len);

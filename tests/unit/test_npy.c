@@ -424,6 +424,33 @@ static void test_fortran(void)
     free(f.p);
 }
 
+/* The data come from the file whose header was read: a Fortran-order file
+ * is mapped to be reordered, and a file renamed over the path after the
+ * source opened it must not be what is mapped (the reader once opened the
+ * path a second time). */
+static void test_one_open(void)
+{
+    static const char zeros[48] = {0};
+    char path[512], other[512];
+    struct blob d = {0}, f = {0}, z = {0};
+    struct la_read_opts opts = { .header = LA_AUTO };
+    struct got g;
+    fx_arange(&d, 4, 0, 1, 4, 3, 0);
+    npy(&f, 1, "<u4", 1, "(4, 3)", d.p, 48);
+    npy(&z, 1, "<u4", 1, "(4, 3)", zeros, sizeof zeros);
+    save(dir, "swap_a.npy", &f);
+    save(dir, "swap_b.npy", &z);
+    snprintf(path, sizeof path, "%s/swap_a.npy", dir);
+    snprintf(other, sizeof other, "%s/swap_b.npy", dir);
+    fs_read_swapped(&la_reader_npy, path, NULL, 0, &opts, other, &g);
+    TAP_OK(g.rc == 0 && is_arange(&g, 12),
+           "a file renamed over the path after the open is not the one mapped (%s)", g.err);
+    free(g.v);
+    free(d.p);
+    free(f.p);
+    free(z.p);
+}
+
 static void test_errors(void)
 {
     struct got g;
@@ -477,6 +504,7 @@ int main(void)
     test_shapes();
     test_fortran();
     test_errors();
+    test_one_open();
     fs_remove_dir(dir);
     return tap_done();
 }

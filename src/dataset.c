@@ -1,0 +1,482 @@
+/* dataset.c - see dataset.h.
+ *
+ * Sources are decoded on all -j threads, one file per thread at a time, each
+ * with its own one-thread CPU backend; their reports are folded in file order,
+ * so the dataset's report is the same for every -j. At most WINDOW_PER_THREAD
+ * files per thread are in flight, so memory holds a few files' reports, never
+ * the dataset's. */
+#include "dataset.h"
+
+#include <dirent.h>   /* opendir, readdir */
+#include <errno.h>    /* errno */
+#include <fnmatch.h>  /* fnmatch */
+#include <pthread.h>  /* pthread_create */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* malloc, qsort */
+#include <string.h>   /* strcmp, strdup */
+#include <sys/stat.h> /* stat */
+
+#include "audit.h"
+#include "msg.h"
+#include "util.h"     /* la_grow */
+
+#define WINDOW_PER_THREAD 2
+
+int la_is_directory(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// ---- the list of files ---------------------------------------------------------
+
+struct path_list {
+    char **v;
+    size_t n, cap;
+};
+
+static int list_add(struct path_list *l, const char *path)
+{
+    size_t bytes = l->cap * sizeof *l->v;
+    if (la_grow(&l->v, &bytes, (l->n + 1) * sizeof *l->v, 64 * sizeof *l->v) != 0)
+        return -1;
+    l->cap = bytes / sizeof *l->v;
+    if (!(l->v[l->n] = strdup(path)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static void list_free(struct path_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char *why,
+                             uint64_t max_report)
+{
+    d->skipped_total++;
+    if (d->n_skipped >= max_report)
+        return;
+    size_t bytes = d->cap_skipped * sizeof *d->skipped;
+    if (la_grow(&d->skipped, &bytes, (d->n_skipped + 1) * sizeof *d->skipped,
+                16 * sizeof *d->skipped) != 0)
+        return;
+    d->cap_skipped = bytes / sizeof *d->skipped;
+    struct la_skipped *s = &d->skipped[d->n_skipped];
+    s->path = strdup(path);
+    s->why = strdup(why);
+    if (s->path && s->why)
+        d->n_skipped++;
+    else {
+        free(s->path);
+        free(s->why);
+    }
+}
+
+/* An unreadable file or folder: exit 3, named on stderr and in the report. */
+void la_dataset_note_unreadable(struct la_dataset *d, const char *path, const char *why,
+                                uint64_t max_report)
+{
+    la_err(path, "%s", why);
+    d->unreadable++;
+    la_dataset_note_skipped(d, path, why, max_report);
+}
+
+struct walk {
+    const char *root;
+    size_t root_len;
+    const char *glob;
+    struct la_dataset *d;
+    uint64_t max_report;
+    struct path_list files;     /* full paths of the sources */
+    int oom;
+};
+
+/* Every regular file below dir (a path under w->root), unsorted. Links to
+ * files count; links to folders are not followed (they could loop). */
+static void walk_dir(struct walk *w, const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        la_dataset_note_unreadable(w->d, dir, strerror(errno), w->max_report);
+        return;
+    }
+    struct dirent *e;
+    while (!w->oom && (e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = malloc(len);
+        if (!path) {
+            w->oom = 1;
+            break;
+        }
+        snprintf(path, len, "%s/%s", dir, e->d_name);
+        struct stat st, lst;
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0)
+            la_dataset_note_unreadable(w->d, path, strerror(errno), w->max_report);
+        else if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
+            walk_dir(w, path);
+        else if (S_ISDIR(st.st_mode))
+            la_dataset_note_skipped(w->d, path, "a link to a folder (not followed)", w->max_report);
+        else if (!S_ISREG(st.st_mode))
+            la_dataset_note_skipped(w->d, path, "not a regular file", w->max_report);
+        else if (list_add(&w->files, path) != 0)
+            w->oom = 1;
+        free(path);
+    }
+    closedir(dp);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files below root, in byte-wise order of their relative paths (all share
+ * the prefix "root/", so the full paths sort the same), matching --glob. */
+static int list_directory(const char *root, const struct la_config *cfg, struct la_dataset *d,
+                          struct path_list *out)
+{
+    struct walk w = { root, strlen(root), cfg->glob, d, la_config_max_report(cfg), { 0 }, 0 };
+    walk_dir(&w, root);
+    if (w.oom) {
+        list_free(&w.files);
+        return -1;
+    }
+    qsort(w.files.v, w.files.n, sizeof *w.files.v, by_bytes);
+    for (size_t i = 0; i < w.files.n; i++) {
+        const char *rel = w.files.v[i] + w.root_len + 1;
+        if (cfg->glob && fnmatch(cfg->glob, rel, 0) != 0) {
+            la_dataset_note_skipped(d, w.files.v[i], "does not match --glob", w.max_report);
+            free(w.files.v[i]);
+        } else {
+            w.files.v[out->n++] = w.files.v[i];     /* kept in place, in order */
+        }
+    }
+    out->v = w.files.v;
+    out->cap = w.files.cap;
+    return 0;
+}
+
+// ---- folding one file's report into the dataset's ------------------------------
+
+int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *from)
+{
+    struct la_dataset *d = r->dataset;
+    size_t bytes = d->cap_src * sizeof *d->src;
+    if (la_grow(&d->src, &bytes, (d->n_src + 1) * sizeof *d->src, 16 * sizeof *d->src) != 0)
+        return -1;
+    d->cap_src = bytes / sizeof *d->src;
+    struct la_source_info *s = &d->src[d->n_src];
+    *s = *from;
+    s->inner = NULL;
+    if (!(s->path = strdup(from->path)) ||
+        (s->ndim && !(s->inner = malloc((size_t)s->ndim * sizeof *s->inner)))) {
+        free(s->path);
+        return -1;
+    }
+    memcpy(s->inner, from->inner, (size_t)s->ndim * sizeof *s->inner);
+    s->first_sample = r->samples;
+    s->first_index = r->stats.count;
+    d->n_src++;
+    if (d->n_src == 1)
+        r->info.dtype = s->dtype;
+    else if (s->dtype != r->info.dtype && !d->mixed_dtype) {
+        d->mixed_dtype = 1;     /* diagnose with a non-int64 one: int-labels-dtype still shows */
+        if (r->info.dtype == LA_DT_INT64)
+            r->info.dtype = s->dtype;
+    }
+    return 0;
+}
+
+/* The file as a source: one image is one sample of its whole shape; an
+ * array's samples lie along its first axis. */
+static int record_source(struct la_file_report *r, const char *path, const struct la_file_report *f)
+{
+    uint64_t inner[LA_MAX_DIMS];
+    struct la_source_info s = { .path = (char *)path, .format = f->info.format,
+                                .dtype = f->info.dtype, .count = f->stats.count, .inner = inner };
+    int skip = f->info.one_sample ? 0 : 1;
+    s.ndim = f->info.ndim > skip ? f->info.ndim - skip : 0;
+    for (int k = 0; k < s.ndim; k++)
+        inner[k] = f->info.shape[k + skip];
+    s.samples = f->info.one_sample ? 1 : f->samples;
+    return la_dataset_add_source(r, &s);
+}
+
+/* Shift f's bad entries and groups to dataset positions, then merge. */
+static void fold_stats(struct la_stats *dst, struct la_stats *src, const struct la_source_info *s)
+{
+    for (size_t i = 0; i < src->n_bad; i++) {
+        src->bad[i].sample += s->first_sample;
+        src->bad[i].index += s->first_index;
+    }
+    for (size_t i = 0; i < src->n_groups; i++) {
+        src->groups[i].sample += s->first_sample;
+        src->groups[i].first_index += s->first_index;
+    }
+    src->first_bad_sample += s->first_sample;
+    src->last_bad_sample += s->first_sample;
+    la_stats_merge(dst, src);
+}
+
+static void fold_file(struct la_file_report *r, const char *path, struct la_file_report *f,
+                      const struct la_config *cfg)
+{
+    struct la_dataset *d = r->dataset;
+    if (!f->read_ok) {
+        la_dataset_note_unreadable(d, path, f->error, la_config_max_report(cfg));
+        return;
+    }
+    if (record_source(r, path, f) != 0) {
+        la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
+        return;
+    }
+    const struct la_source_info *s = &d->src[d->n_src - 1];
+    fold_stats(&r->stats, &f->stats, s);
+    r->samples += s->samples;
+}
+
+// ---- audit: serial, or on -j threads ------------------------------------------
+
+struct pool_slot {
+    struct la_file_report rep;
+    int done;
+    int rc;
+};
+
+struct par {
+    char **paths;
+    size_t n;
+    const struct la_config *cfg;
+    size_t window;
+    struct pool_slot *slots;
+    size_t next_start, next_fold;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+static void *worker_main(void *arg)
+{
+    struct par *p = arg;
+    struct la_scan_backend b = { 0 };
+    int have_backend = la_scan_cpu_open(&b, 1) == 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->next_start < p->n && p->next_start >= p->next_fold + p->window)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->next_start >= p->n)
+            break;
+        size_t i = p->next_start++;
+        struct pool_slot *s = &p->slots[i % p->window];
+        pthread_mutex_unlock(&p->mu);
+        s->rc = have_backend ? la_audit_file(p->paths[i], p->cfg, &b, NULL, &s->rep) : -1;
+        if (!have_backend)
+            snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
+        pthread_mutex_lock(&p->mu);
+        s->done = 1;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (have_backend)
+        la_scan_close(&b);
+    return NULL;
+}
+
+/* Fold each file as its worker finishes it, in file order. @return 0, or -1. */
+static int audit_parallel(char **paths, size_t n, int threads, const struct la_config *cfg,
+                          struct la_file_report *r)
+{
+    struct par p = { paths, n, cfg, (size_t)threads * WINDOW_PER_THREAD, NULL, 0, 0,
+                     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+    if (!(p.slots = calloc(p.window, sizeof *p.slots)))
+        return -1;
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    int started = 0, rc = 0;
+    while (tid && started < threads && pthread_create(&tid[started], NULL, worker_main, &p) == 0)
+        started++;
+    if (started == 0) {
+        free(tid);
+        free(p.slots);
+        return 1;               /* no thread: the caller goes serial */
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct pool_slot *s = &p.slots[i % p.window];
+        pthread_mutex_lock(&p.mu);
+        while (!s->done)
+            pthread_cond_wait(&p.cv, &p.mu);
+        pthread_mutex_unlock(&p.mu);
+        if (s->rc != 0 && !rc) {
+            la_err(paths[i], "scan failed: %s", s->rep.error);
+            rc = -1;
+        }
+        fold_file(r, paths[i], &s->rep, cfg);
+        la_file_report_free(&s->rep);
+        pthread_mutex_lock(&p.mu);
+        s->done = 0;
+        p.next_fold++;
+        pthread_cond_broadcast(&p.cv);
+        pthread_mutex_unlock(&p.mu);
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    free(tid);
+    free(p.slots);
+    return rc;
+}
+
+static int audit_serial(char **paths, size_t n, const struct la_config *cfg,
+                        struct la_scan_backend *b, struct la_indices_out *io,
+                        struct la_file_report *r)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct la_file_report f;
+        if (la_audit_file(paths[i], cfg, b, io, &f) != 0) {
+            la_err(paths[i], "scan failed: %s", f.error);
+            la_file_report_free(&f);
+            return -1;
+        }
+        la_indices_out_flush(io);
+        fold_file(r, paths[i], &f, cfg);
+        la_file_report_free(&f);
+    }
+    return 0;
+}
+
+/* The dataset's own accumulator: as a file's, with no sample layout. */
+static int init_dataset_stats(struct la_file_report *r, const struct la_config *cfg)
+{
+    uint64_t hist_len = 0;
+    if (cfg->loss != LA_LOSS_BCE)
+        hist_len = !cfg->has_num_classes ? LA_HIST_MAX
+                 : (uint64_t)cfg->num_classes <= LA_HIST_MAX ? (uint64_t)cfg->num_classes : 0;
+    int64_t above_base = cfg->loss == LA_LOSS_BCE ? 1 : cfg->has_num_classes ? cfg->num_classes : 0;
+    uint64_t cap = la_config_max_report(cfg);
+    return la_stats_init(&r->stats, 1, cap > 1u << 24 ? 1u << 24 : cap, hist_len, above_base);
+}
+
+/* The dataset's shape: [samples] and the sources' sample shape when they share one. */
+static void finish_shape(struct la_file_report *r)
+{
+    const struct la_dataset *d = r->dataset;
+    r->info.ndim = 1;
+    r->info.shape[0] = r->samples;
+    r->info.shape_known = 1;
+    if (!d->n_src || d->src[0].ndim + 1 > LA_MAX_DIMS)
+        return;
+    for (size_t i = 1; i < d->n_src; i++)
+        if (d->src[i].ndim != d->src[0].ndim ||
+            memcmp(d->src[i].inner, d->src[0].inner, (size_t)d->src[0].ndim * sizeof(uint64_t)))
+            return;
+    for (int k = 0; k < d->src[0].ndim; k++)
+        r->info.shape[1 + k] = d->src[0].inner[k];
+    r->info.ndim = 1 + d->src[0].ndim;
+}
+
+/* "DIR", or "FIRST+" for --concat. */
+static char *dataset_path(const char *first, int is_dir)
+{
+    size_t len = strlen(first) + 2;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s%s", first, is_dir ? "" : "+");
+    return p;
+}
+
+int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
+                     const struct la_config *cfg)
+{
+    memset(r, 0, sizeof *r);
+    struct la_dataset *d = calloc(1, sizeof *d);
+    r->dataset = d;
+    r->path = first;
+    if (!d || !(d->path = dataset_path(first, is_dir)) || init_dataset_stats(r, cfg) != 0) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
+    r->path = d->path;
+    return 0;
+}
+
+void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
+{
+    finish_shape(r);
+    r->read_ok = 1;
+    la_diagnose(r, cfg);
+}
+
+int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
+                     struct la_scan_backend *b, struct la_indices_out *io,
+                     struct la_file_report *r)
+{
+    struct path_list files = { 0 };
+    if (la_dataset_begin(r, paths[0], is_dir, cfg) != 0)
+        return 0;
+    if (is_dir && list_directory(paths[0], cfg, r->dataset, &files) != 0) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return 0;
+    }
+    char **list = is_dir ? files.v : (char **)paths;
+    size_t count = is_dir ? files.n : (size_t)n;
+    int threads = cfg->threads > 0 ? cfg->threads : 1;
+    /* --indices-out writes each file's entries as the scan finds them, and the
+     * GPU is one device: both keep to one file at a time */
+    int serial = threads < 2 || count < 2 || io || strcmp(b->ops->name, "cpu") != 0;
+    int rc = serial ? 1 : audit_parallel(list, count, threads, cfg, r);
+    if (rc == 1)
+        rc = audit_serial(list, count, cfg, b, io, r);
+    list_free(&files);
+    la_dataset_end(r, cfg);
+    return rc;
+}
+
+// ---- report helpers ------------------------------------------------------------
+
+const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample)
+{
+    size_t lo = 0, hi = d->n_src;      /* the last source with first_sample <= sample */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->src[mid].first_sample <= sample)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return d->n_src ? &d->src[lo] : NULL;
+}
+
+void la_dataset_at(const struct la_source_info *s, uint64_t index, uint64_t *at, int *n)
+{
+    uint64_t stride = 1;
+    for (int k = 0; k < s->ndim; k++)
+        stride *= s->inner[k] ? s->inner[k] : 1;
+    uint64_t rest = (index - s->first_index) % stride;
+    for (int k = s->ndim - 1; k >= 0; k--) {
+        uint64_t dim = s->inner[k] ? s->inner[k] : 1;
+        at[k] = rest % dim;
+        rest /= dim;
+    }
+    *n = s->ndim;
+}
+
+void la_dataset_free(struct la_dataset *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_src; i++) {
+        free(d->src[i].path);
+        free(d->src[i].inner);
+    }
+    for (size_t i = 0; i < d->n_skipped; i++) {
+        free(d->skipped[i].path);
+        free(d->skipped[i].why);
+    }
+    free(d->src);
+    free(d->skipped);
+    free(d->path);
+    free(d);
+}

@@ -1,0 +1,423 @@
+/* merge.c - see merge.h.
+ *
+ * A shard report holds what --concat needs: counts, categories, min/max, the
+ * histogram, the first --max-report bad entries and bad samples with their
+ * values, `sources` with each one's sample shape, and `tally` (the counts
+ * near the range that ignore-like-value and one-based read). Each entry of a
+ * report's "files" becomes the next source(s) of one dataset, its stats
+ * rebuilt with dataset indices and folded as a file's are. Numbers come back
+ * through cJSON's doubles: exact up to 2^53. */
+#include "merge.h"
+
+#include <cjson/cJSON.h> /* cJSON_Parse */
+#include <errno.h>       /* errno */
+#include <math.h>        /* NAN, INFINITY */
+#include <stdio.h>       /* fopen */
+#include <stdlib.h>      /* malloc, calloc */
+#include <string.h>      /* strcmp */
+
+#include "audit.h"       /* la_rule_from_config */
+#include "dataset.h"
+#include "msg.h"
+#include "util.h"        /* la_grow */
+
+/* The whole report as one document; NULL with err set. */
+static cJSON *read_report(const char *path, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    do {
+        if (la_grow(&buf, &cap, len + 65536 + 1, 65536) != 0) {
+            snprintf(err, errlen, "out of memory");
+            break;
+        }
+        got = fread(buf + len, 1, 65536, f);
+        len += got;
+    } while (got > 0);
+    int bad = ferror(f) || !buf || len + 1 > cap;
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        if (!err[0])
+            snprintf(err, errlen, "read error");
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    cJSON *root = cJSON_Parse(buf);
+    free(buf);
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool");
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!root || !cJSON_IsString(tool) || strcmp(tool->valuestring, "labelaudit") != 0 ||
+        !cJSON_IsNumber(schema) || schema->valuedouble != 1 ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "files")) ||
+        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "config"))) {
+        snprintf(err, errlen, "not a labelaudit --json report (schema 1)");
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static uint64_t get_u64(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+}
+
+// ---- the checks and the batching: from the shard reports ---------------------------
+
+static const char *const checks[] = { "loss", "num_classes", "ignore_index" };
+#define N_CHECKS (sizeof checks / sizeof *checks)
+
+static void adopt_checks(struct la_config *cfg, const cJSON *c)
+{
+    const cJSON *loss = get(c, "loss"), *n = get(c, "num_classes"), *ig = get(c, "ignore_index");
+    cfg->loss = !cJSON_IsString(loss) ? LA_LOSS_CE
+              : !strcmp(loss->valuestring, "bce") ? LA_LOSS_BCE
+              : !strcmp(loss->valuestring, "nll") ? LA_LOSS_NLL : LA_LOSS_CE;
+    cfg->has_num_classes = cJSON_IsNumber(n);
+    cfg->num_classes = cfg->has_num_classes ? (int64_t)n->valuedouble : 0;
+    cfg->has_ignore_index = cJSON_IsNumber(ig);
+    cfg->ignore_index = cfg->has_ignore_index ? (int64_t)ig->valuedouble : 0;
+}
+
+static void adopt_batching(struct la_config *cfg, const cJSON *c)
+{
+    const cJSON *b = get(c, "batch_size");
+    cfg->has_batch_size = cJSON_IsNumber(b);
+    cfg->batch_size = cfg->has_batch_size ? (uint64_t)b->valuedouble : 0;
+    cfg->drop_last = cJSON_IsTrue(get(c, "drop_last"));
+    cfg->world_size = get_u64(c, "world_size") ? get_u64(c, "world_size") : 1;
+    cfg->sampler_drop_last = cJSON_IsTrue(get(c, "sampler_drop_last"));
+    cfg->min_batch = get_u64(c, "min_batch") ? get_u64(c, "min_batch") : 2;
+}
+
+int la_merge_adopt_config(struct la_config *cfg)
+{
+    cJSON *first = NULL;
+    int given_n = cfg->has_num_classes;
+    int64_t n = cfg->num_classes;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        char err[LA_ERR_LEN] = "";
+        cJSON *root = read_report(cfg->files[i], err, sizeof err);
+        if (!root)
+            continue;           /* said when merging: the others still count */
+        const cJSON *c = get(root, "config");
+        if (!first) {
+            first = root;
+            continue;
+        }
+        for (size_t k = 0; k < N_CHECKS; k++) {
+            if (!cJSON_Compare(get(c, checks[k]), get(get(first, "config"), checks[k]), 1)) {
+                la_err(cfg->files[i], "--merge: made with another %s than %s", checks[k],
+                       cfg->files[0]);
+                cJSON_Delete(root);
+                cJSON_Delete(first);
+                return 2;
+            }
+        }
+        cJSON_Delete(root);
+    }
+    if (!first)
+        return 0;
+    adopt_checks(cfg, get(first, "config"));
+    if (given_n && (!cfg->has_num_classes || cfg->num_classes != n)) {
+        la_err(NULL, "--merge: --num-classes=%lld differs from the shard reports' num_classes",
+               (long long)n);
+        cJSON_Delete(first);
+        return 2;
+    }
+    if (!cfg->has_batch_size)
+        adopt_batching(cfg, get(first, "config"));
+    cJSON_Delete(first);
+    return 0;
+}
+
+// ---- one entry of "files": its sources and its stats -------------------------------
+
+/* A value as the report wrote it: a number, or "nan"/"inf"/"-inf", or the
+ * text of an unparsable cell (*text set). */
+static struct la_num json_value(const cJSON *v, const char **text)
+{
+    *text = NULL;
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring;
+        if (!strcmp(s, "nan") || !strcmp(s, "inf") || !strcmp(s, "-inf"))
+            return (struct la_num){ LA_NUM_F64, { .f = s[0] == 'n' ? NAN
+                                                      : s[0] == '-' ? -INFINITY : INFINITY } };
+        *text = s;
+        return (struct la_num){ LA_NUM_I64, { 0 } };
+    }
+    double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    if (d == (double)(int64_t)d && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+        return (struct la_num){ LA_NUM_I64, { .i = (int64_t)d } };
+    if (d >= 0 && d < 18446744073709551616.0 && d == (double)(uint64_t)d)
+        return (struct la_num){ LA_NUM_U64, { .u = (uint64_t)d } };
+    return (struct la_num){ LA_NUM_F64, { .f = d } };
+}
+
+static int verdict_of(struct la_num v, const char *text, const struct la_rule *rule)
+{
+    if (text)
+        return LA_V_UNPARSABLE;
+    return v.kind == LA_NUM_F64 ? la_verdict_f64(v.v.f, rule)
+         : v.kind == LA_NUM_U64 ? la_verdict_u64(v.v.u, rule) : la_verdict_i64(v.v.i, rule);
+}
+
+/* One source from its report fields; shape is the sample's (a source of a
+ * dataset) or the file's (a plain entry, whose first axis counts samples
+ * unless the file is one sample: an image). */
+static int add_source(struct la_file_report *r, const cJSON *o, const cJSON *shape,
+                      int file_shape)
+{
+    uint64_t inner[LA_MAX_DIMS], dims[LA_MAX_DIMS + 1];
+    int nd = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, shape) {
+        if (nd <= LA_MAX_DIMS)
+            dims[nd++] = cJSON_IsNumber(x) ? (uint64_t)x->valuedouble : 0;
+    }
+    const cJSON *fmt = get(o, "format"), *dt = get(o, "dtype");
+    struct la_source_info s = { .path = get(o, "path") && cJSON_IsString(get(o, "path"))
+                                        ? get(o, "path")->valuestring : "?",
+                                .samples = get_u64(o, "samples"), .inner = inner };
+    s.format = cJSON_IsString(fmt) ? la_format_by_name(fmt->valuestring) : LA_FMT_NONE;
+    s.dtype = LA_DT_INT64;
+    if (cJSON_IsString(dt))
+        la_dtype_from_name(dt->valuestring, &s.dtype);
+    int skip = file_shape && nd >= 1 && dims[0] == s.samples ? 1 : 0;
+    for (int k = skip; k < nd && k - skip < LA_MAX_DIMS; k++)
+        inner[s.ndim++] = dims[k];
+    s.count = s.samples;
+    for (int k = 0; k < s.ndim; k++)
+        s.count *= inner[k];
+    return la_dataset_add_source(r, &s);
+}
+
+/* The bad samples: bad_sample_list where the report has one, else each bad
+ * entry is its own sample (1-D labels). Indices are the dataset's. */
+static int rebuild_groups(struct la_stats *t, const cJSON *e, const struct la_dataset *d,
+                          uint64_t base_sample, const struct la_rule *rule)
+{
+    const cJSON *list = get(e, "bad_sample_list"), *g;
+    if (!cJSON_IsArray(list)) {
+        if (!(t->groups = calloc(t->n_bad ? t->n_bad : 1, sizeof *t->groups)))
+            return -1;
+        for (size_t i = 0; i < t->n_bad; i++) {
+            const struct la_bad *b = &t->bad[i];
+            t->groups[i] = (struct la_bad_group){ b->sample, 1, b->index, b->value, b->verdict,
+                                                  0, 1, { b->value } };
+        }
+        t->n_groups = t->groups_alloc = t->n_bad;
+        return 0;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    if (!(t->groups = calloc(n ? n : 1, sizeof *t->groups)))
+        return -1;
+    cJSON_ArrayForEach(g, list) {
+        struct la_bad_group *h = &t->groups[t->n_groups++];
+        h->sample = base_sample + get_u64(g, "sample");
+        h->count = get_u64(g, "count");
+        const struct la_source_info *src = la_dataset_source_of(d, h->sample);
+        uint64_t flat = 0;
+        const cJSON *a;
+        int k = 0;
+        cJSON_ArrayForEach(a, get(g, "first_at")) {
+            uint64_t dim = src && k < src->ndim ? src->inner[k] : 1;
+            flat = flat * dim + (cJSON_IsNumber(a) ? (uint64_t)a->valuedouble : 0);
+            k++;
+        }
+        uint64_t stride = src ? src->count / (src->samples ? src->samples : 1) : 1;
+        h->first_index = src ? src->first_index + (h->sample - src->first_sample) * stride + flat
+                             : 0;
+        cJSON_ArrayForEach(a, get(g, "values")) {
+            const char *text;
+            if (h->n_values < LA_GROUP_VALUES)
+                h->values[h->n_values++] = json_value(a, &text);
+        }
+        h->first_value = h->values[0];
+        h->first_verdict = verdict_of(h->first_value, NULL, rule);
+        h->mixed = h->n_values > 1;
+    }
+    t->groups_alloc = n;
+    return 0;
+}
+
+static int rebuild_bad(struct la_stats *t, const cJSON *e, uint64_t base_index,
+                       uint64_t base_sample, const struct la_rule *rule)
+{
+    const cJSON *list = get(e, "bad"), *b;
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    if (!(t->bad = calloc(n ? n : 1, sizeof *t->bad)))
+        return -1;
+    cJSON_ArrayForEach(b, list) {
+        const char *text;
+        struct la_bad *x = &t->bad[t->n_bad];
+        x->index = base_index + get_u64(b, "index");
+        x->sample = base_sample + get_u64(b, "sample");
+        x->value = json_value(get(b, "value"), &text);
+        x->verdict = verdict_of(x->value, text, rule);
+        if (text && !(x->text = strdup(text)))
+            return -1;
+        t->n_bad++;
+    }
+    t->bad_alloc = n;
+    return 0;
+}
+
+static void rebuild_counts(struct la_stats *t, const cJSON *e, int is_float)
+{
+    const cJSON *inv = get(e, "invalid");
+    t->count = get_u64(e, "count");
+    t->n_verdict[LA_V_IGNORED] = get_u64(e, "ignored");
+    t->n_verdict[LA_V_BELOW] = get_u64(inv, "below");
+    t->n_verdict[LA_V_ABOVE] = get_u64(inv, "above");
+    t->n_verdict[LA_V_NON_FINITE] = get_u64(inv, "non_finite");
+    t->n_verdict[LA_V_NON_INTEGER] = get_u64(inv, "non_integer");
+    t->n_verdict[LA_V_UNPARSABLE] = get_u64(inv, "unparsable");
+    uint64_t other = t->n_verdict[LA_V_IGNORED] + la_stats_invalid(t);
+    t->n_verdict[LA_V_VALID] = t->count > other ? t->count - other : 0;
+    t->bad_total = la_stats_invalid(t);
+    t->bad_samples = get_u64(e, "bad_samples");
+    t->saw_float = is_float;
+    const char *text;
+    if (cJSON_IsNumber(get(e, "min")) || cJSON_IsString(get(e, "min"))) {
+        t->has_minmax = 1;
+        t->min = json_value(get(e, "min"), &text);
+        t->max = json_value(get(e, "max"), &text);
+    }
+    const cJSON *tally = get(e, "tally"), *pair;
+    t->hist_beyond = get_u64(tally, "hist_beyond");
+    for (int side = 0; side < 2; side++)
+        cJSON_ArrayForEach(pair, get(tally, side ? "outliers_above" : "outliers_below")) {
+            uint64_t k = cJSON_IsNumber(cJSON_GetArrayItem(pair, 0))
+                         ? (uint64_t)cJSON_GetArrayItem(pair, 0)->valuedouble : LA_OUTLIER_BINS;
+            const cJSON *c = cJSON_GetArrayItem(pair, 1);
+            if (k < LA_OUTLIER_BINS && cJSON_IsNumber(c))
+                (side ? t->outlier_above : t->outlier_below)[k] = (uint64_t)c->valuedouble;
+        }
+}
+
+static int rebuild_hist(struct la_stats *t, const cJSON *e)
+{
+    const cJSON *h = get(e, "histogram"), *c;
+    if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) == 0)
+        return 0;
+    t->hist_len = (uint64_t)cJSON_GetArraySize(h);
+    if (!(t->hist = calloc(t->hist_len, sizeof *t->hist)))
+        return -1;
+    uint64_t i = 0;
+    cJSON_ArrayForEach(c, h) {
+        t->hist[i] = cJSON_IsNumber(c) ? (uint64_t)c->valuedouble : 0;
+        if (t->hist[i])
+            t->hist_hi = i + 1;
+        i++;
+    }
+    return 0;
+}
+
+/* Reasons a dataset gives for a file it did not audit that are no error. */
+static int skipped_is_error(const char *why)
+{
+    return strcmp(why, "does not match --glob") != 0 && strcmp(why, "not a regular file") != 0 &&
+           strcmp(why, "a link to a folder (not followed)") != 0;
+}
+
+static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_report)
+{
+    const cJSON *s;
+    uint64_t listed = 0;
+    cJSON_ArrayForEach(s, get(e, "skipped")) {
+        const cJSON *p = get(s, "path"), *w = get(s, "why");
+        if (!cJSON_IsString(p) || !cJSON_IsString(w))
+            continue;
+        la_dataset_note_skipped(d, p->valuestring, w->valuestring, max_report);
+        d->unreadable += skipped_is_error(w->valuestring);
+        listed++;
+    }
+    uint64_t total = get_u64(e, "skipped_count");
+    d->skipped_total += total > listed ? total - listed : 0;
+}
+
+static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_config *cfg,
+                      const struct la_rule *rule)
+{
+    struct la_dataset *d = r->dataset;
+    uint64_t max_report = la_config_max_report(cfg);
+    const cJSON *path = get(e, "path"), *error = get(e, "error"), *fmt = get(e, "format");
+    const char *name = cJSON_IsString(path) ? path->valuestring : "?";
+    if (cJSON_IsString(error)) {
+        la_dataset_note_unreadable(d, name, error->valuestring, max_report);
+        return 0;
+    }
+    uint64_t base_index = r->stats.count, base_sample = r->samples, samples = 0;
+    size_t first_src = d->n_src;
+    if (cJSON_IsString(fmt) && !strcmp(fmt->valuestring, "dataset")) {
+        const cJSON *s;
+        cJSON_ArrayForEach(s, get(e, "sources")) {
+            if (add_source(r, s, get(s, "sample_shape"), 0) != 0)
+                return -1;
+            r->stats.count += d->src[d->n_src - 1].count;   /* the next one's first_index */
+            r->samples += d->src[d->n_src - 1].samples;
+        }
+        carry_skipped(d, e, max_report);
+    } else if (add_source(r, e, get(e, "shape"), 1) != 0) {
+        return -1;
+    }
+    r->stats.count = base_index;
+    r->samples = base_sample;
+    int is_float = 0;
+    for (size_t i = first_src; i < d->n_src; i++) {
+        samples += d->src[i].samples;
+        is_float |= la_dtype_is_float(d->src[i].dtype);
+    }
+    struct la_stats t = { .sample_stride = 1 };
+    rebuild_counts(&t, e, is_float);
+    int rc = rebuild_hist(&t, e) == 0 && rebuild_bad(&t, e, base_index, base_sample, rule) == 0 &&
+             rebuild_groups(&t, e, d, base_sample, rule) == 0 ? 0 : -1;
+    if (rc == 0 && t.n_groups) {
+        t.has_last_bad = 1;
+        t.first_bad_sample = t.groups[0].sample;
+        t.last_bad_sample = t.groups[t.n_groups - 1].sample;
+    }
+    if (rc == 0)
+        la_stats_merge(&r->stats, &t);
+    la_stats_free(&t);
+    r->samples += samples;
+    return rc;
+}
+
+void la_merge_reports(const struct la_config *cfg, struct la_file_report *r)
+{
+    if (la_dataset_begin(r, cfg->files[0], 0, cfg) != 0)
+        return;
+    struct la_rule rule = la_rule_from_config(cfg);
+    uint64_t max_report = la_config_max_report(cfg);
+    for (int i = 0; i < cfg->nfiles; i++) {
+        char err[LA_ERR_LEN] = "";
+        cJSON *root = read_report(cfg->files[i], err, sizeof err);
+        if (!root) {
+            la_dataset_note_unreadable(r->dataset, cfg->files[i], err, max_report);
+            continue;
+        }
+        const cJSON *e;
+        cJSON_ArrayForEach(e, get(root, "files")) {
+            if (fold_entry(r, e, cfg, &rule) != 0)
+                la_dataset_note_unreadable(r->dataset, cfg->files[i], "out of memory",
+                                           max_report);
+        }
+        cJSON_Delete(root);
+    }
+    la_dataset_end(r, cfg);
+}

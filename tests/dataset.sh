@@ -1,0 +1,143 @@
+#!/bin/sh
+# dataset.sh - issue 16 (and the dataset parts of 13): a directory argument
+# and --concat are one dataset, as torch.utils.data.ConcatDataset sees it:
+# byte-wise sorted files, --glob, skipped files named, sample indices running
+# on across files, `sources`, `source`, `at`, `bad_sample_list`, batching on
+# the total, the same report at every -j, and memory that does not grow with
+# the number of files.
+. "$srcdir/tests/setup.sh"
+
+# npy_u8 FILE S H W BYTES... : a uint8 .npy of shape (S, H, W) holding BYTES
+# (octal escapes for printf), written with a version 1.0 header as numpy does.
+npy_u8() {
+    f=$1 s=$2 h=$3 w=$4
+    shift 4
+    dict="{'descr': '|u1', 'fortran_order': False, 'shape': ($s, $h, $w), }"
+    pad=$((64 - (10 + ${#dict} + 1) % 64))
+    [ $pad -eq 64 ] && pad=0
+    len=$((${#dict} + pad + 1))
+    {
+        printf '\223NUMPY\001\000'
+        printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
+        printf '%s%*s\n' "$dict" $pad ''
+        for b in "$@"; do printf "$b"; done
+    } >"$f"
+}
+
+mkdir -p "$d/ds/sub" "$d/ds/a"
+printf 'label\n0\n1\n5\n' >"$d/ds/a.csv"         # 3 samples, row 2 bad
+printf '2\n7\n' >"$d/ds/sub/b.txt"               # 2 samples, row 1 bad
+printf '1\n' >"$d/ds/a/z.txt"                    # "a/z.txt" sorts after "a.csv" ('/' > '.')
+printf 'notes\n' >"$d/ds/README"
+# 2 masks of 2x3: mask 1 holds 8 at (0, 1) and 9 at (1, 2)
+npy_u8 "$d/ds/c.npy" 2 2 3 '\0\0\0\0\0\0' '\0\010\0\0\0\011'
+
+echo "# --- a directory: sorted, --glob, the skipped file named"
+run --json -n 5 --glob='*.[cnt][spx][vyt]' "$d/ds"
+expect_status 1 "a directory with out-of-range labels"
+expect_json '.files | length' 1 "one report entry"
+expect_json '.files[0].path' "$d/ds" "its path is the directory"
+expect_json '.files[0].format' dataset "format dataset"
+expect_json '[.files[0].sources[].path | sub(".*/ds/"; "")] | join(" ")' \
+    "a.csv a/z.txt c.npy sub/b.txt" "byte-wise sorted relative paths"
+expect_json '[.files[0].sources[].first_sample] | map(tostring) | join(" ")' "0 3 4 6" \
+    "first_sample runs on"
+expect_json '.files[0].samples' 8 "samples: the total"
+expect_json '.files[0].dtype' mixed "int64 and uint8 files: dtype mixed"
+expect_json '[.files[0].sources[].dtype] | join(" ")' "int64 int64 uint8 int64" \
+    "each source's own dtype"
+expect_json '.files[0].skipped_count' 1 "README did not match --glob"
+expect_json '.files[0].skipped[0].why' "does not match --glob" "and says why"
+expect_json '[.files[0].bad[] | "\(.index):\(.sample):\(.source):\(.at | map(tostring) | join(","))=\(.value)"] | join(" ")' \
+    "2:2:0:=5 11:5:2:0,1=8 15:5:2:1,2=9 17:7:3:=7" "bad entries: index, sample, source, at"
+expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.source):\(.count):\(.first_at | map(tostring) | join(",")):\(.values | map(tostring) | join(","))"] | join(" ")' \
+    "2:0:1::5 5:2:2:0,1:8,9 7:3:1::7" "bad_sample_list"
+expect_json '.files[0].bad_samples' 3 "bad_samples"
+
+run -n 5 --glob='*.[cnt][spx][vyt]' "$d/ds"
+expect_out "dataset of 4 files, mixed dtypes" "text: the dataset line"
+expect_out "skipped: 1 file" "text: the skipped count"
+expect_out "ds/README: does not match --glob" "text: the skipped file"
+expect_out "ds/c.npy sample 1 at (0, 1): 2 invalid, values 8, 9" "text: the bad image"
+expect_out "ds/sub/b.txt row 1: 1 invalid, values 7" "text: the bad row"
+
+echo "# --- without --glob every file is a source: README's 'notes' is unparsable"
+run --json -n 5 "$d/ds"
+expect_json '.files[0].sources | length' 5 "5 sources"
+expect_json '.files[0].invalid.unparsable' 1 "README read as text"
+
+echo "# --- --concat: argument order, the batching on the total"
+run --json -n 10 -b 4 --concat "$d/ds/sub/b.txt" "$d/ds/a.csv" "$d/ds/a/z.txt"
+expect_json '.files[0].path' "$d/ds/sub/b.txt+" "path: the first argument and +"
+expect_json '.files[0].samples' 6 "6 samples"
+expect_json '.files[0].batching.last_batch' 2 "the batching runs on the total (6 = 4 + 2)"
+expect_json '.files[0].dtype' int64 "one dtype: itself"
+expect_json '.summary.files' 1 "one report"
+run -n 10 -b 2 --concat "$d/ds/sub/b.txt" "$d/ds/a/z.txt"
+expect_out "tiny-last-batch" "3 samples, -b 2: a last batch of 1 (on the total, not per file)"
+
+echo "# --- the same report at every -j"
+i=0
+while [ $i -lt 40 ]; do
+    printf '%d\n%d\n' $((i % 7)) $((i % 11)) >"$d/ds/sub/f$i.txt"
+    i=$((i + 1))
+done
+for j in 1 2 3 8; do
+    "$LABELAUDIT" -j$j --json -n 9 -b 5 "$d/ds" 2>"$d/err.j$j" | sed 's/"backend".*//' >"$d/out.j$j"
+    "$LABELAUDIT" -j$j -n 9 -b 5 --max-report=50 "$d/ds" >"$d/txt.j$j" 2>&1
+done
+for j in 2 3 8; do
+    cmp -s "$d/out.j1" "$d/out.j$j"
+    ok $? "-j$j: the JSON report of -j1"
+    cmp -s "$d/txt.j1" "$d/txt.j$j"
+    ok $? "-j$j: the text report of -j1"
+done
+
+echo "# --- unreadable files: named, exit 3, the others audited"
+ln -s "$d/nowhere" "$d/ds/dangling.txt"
+run --json -n 9 "$d/ds"
+expect_status 3 "a dangling link in the folder: exit 3"
+expect_err "dangling.txt" "named on stderr"
+expect_json '[.files[0].skipped[] | select(.path | endswith("dangling.txt"))] | length' 1 \
+    "and in the report's skipped list"
+expect_json '.files[0].sources | length' 45 "the other files audited"
+rm "$d/ds/dangling.txt"
+run --concat -n 9 "$d/ds/a.csv" "$d/missing.csv" "$d/ds/a/z.txt"
+expect_status 3 "--concat with a missing file: exit 3"
+expect_err "missing.csv: cannot open" "the missing file named"
+expect_out "dataset of 2 files" "the others audited"
+
+echo "# --- an empty folder is an empty dataset"
+mkdir "$d/empty"
+run --json -n 3 "$d/empty"
+expect_status 1 "no labels: the empty finding"
+expect_json '[.files[0].findings[].code] | join(",")' empty "empty"
+
+echo "# --- bad_sample_list for one (S, H, W) .npy"
+run --json -n 5 "$d/ds/c.npy"
+expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.count):\(.first_at | map(tostring) | join(",")):\(.values | map(tostring) | join(","))"] | join(" ")' \
+    "1:2:0,1:8,9" "one bad mask, its first pixel and values"
+expect_json '.files[0].bad_sample_list[0].source' null "no source outside a dataset"
+
+echo "# --- memory does not grow with the number of files"
+mkdir "$d/many"
+i=0
+while [ $i -lt 2000 ]; do
+    cp "$d/ds/c.npy" "$d/many/m$i.npy"
+    i=$((i + 1))
+done
+if grep -q __asan_init "$LABELAUDIT" 2>/dev/null; then max_kb=786432; else max_kb=65536; fi
+if [ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1; then
+    for mode in "-q" "--json" ""; do
+        /usr/bin/time -v -o "$d/time" "$LABELAUDIT" $mode -n 21 "$d/many" >/dev/null 2>&1
+        kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$d/time")
+        [ -n "$kb" ] && [ "$kb" -le "$max_kb" ]
+        ok $? "2000 masks ${mode:-(text)}: peak RSS ${kb:-?} KiB <= $max_kb KiB"
+    done
+else
+    echo "ok $((n_tests += 1)) # SKIP peak RSS: no /usr/bin/time (Debian package time)"
+fi
+run --json -n 21 "$d/many"
+expect_json '.files[0].samples' 4000 "2000 files of 2 masks: 4000 samples"
+expect_json '.files[0].bad_samples' 0 "none bad (8 and 9 are below 21)"
+finish

@@ -1,0 +1,167 @@
+#!/bin/sh
+# merge.sh - issue 16: --merge of shard reports prints the report --concat
+# prints over the same files, byte for byte after the path fields. Property
+# test: random label sets (seeded), cut at random points into random formats
+# (csv, text, npy), audited shard by shard (a shard is one file or a --concat
+# of two), merged. Then: reports of different checks refused, an unreadable
+# report, and GNU parallel as the engine when it is installed.
+. "$srcdir/tests/setup.sh"
+
+# npy_i64 FILE VALUE... : a 1-D int64 .npy, header as numpy writes it
+npy_i64() {
+    f=$1
+    shift
+    dict="{'descr': '<i8', 'fortran_order': False, 'shape': ($#,), }"
+    pad=$((64 - (10 + ${#dict} + 1) % 64))
+    [ $pad -eq 64 ] && pad=0
+    len=$((${#dict} + pad + 1))
+    {
+        printf '\223NUMPY\001\000'
+        printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
+        printf '%s%*s\n' "$dict" $pad ''
+        for v in "$@"; do
+            printf "$(echo "$v" | awk '{ v = $1; s = "";
+                for (i = 0; i < 8; i++) {
+                    b = v >= 0 ? int(v / 2 ^ (8 * i)) % 256 : 255 - int((-v - 1) / 2 ^ (8 * i)) % 256;
+                    s = s sprintf("\\%03o", b) }
+                print s }')"
+        done
+    } >"$f"
+}
+
+# write_shard FILE FORMAT VALUE... : the values as csv (with a header), text or npy
+write_shard() {
+    f=$1 fmt=$2
+    shift 2
+    case $fmt in
+    csv)  { echo "id,label"; row=0; for v in "$@"; do echo "$row,$v"; row=$((row + 1)); done; } >"$f" ;;
+    text) for v in "$@"; do echo "$v"; done >"$f" ;;
+    npy)  npy_i64 "$f" "$@" ;;
+    esac
+}
+
+strip_paths() { jq -S 'del(.files[].path, .files[].sources[].path)' "$1"; }
+
+trial=0
+while [ $trial -lt 40 ]; do
+    seed=$((trial * 7919 + 17))
+    # a plan: options, then one line per file: SHARD FORMAT VALUE...
+    awk -v seed=$seed 'BEGIN {
+        srand(seed)
+        k = 2 + int(rand() * 6)
+        printf "-n %d -b %d --world-size %d --max-report %d\n", k, 1 + int(rand() * 5),
+               1 + int(rand() * 3), 1 + int(rand() * 6)
+        files = 1 + int(rand() * 6); shard = 0
+        for (f = 0; f < files; f++) {
+            fmt = rand() < 0.34 ? "csv" : rand() < 0.5 ? "text" : "npy"
+            n = 1 + int(rand() * 9)
+            if (f > 0 && rand() < 0.7) shard++
+            line = shard " " fmt
+            for (i = 0; i < n; i++) {
+                r = rand()
+                if (fmt != "npy" && r < 0.05) v = "x"
+                else if (fmt != "npy" && r < 0.1) v = "1.5"
+                else if (r < 0.15) v = -100
+                else v = int(rand() * (k + 4)) - 2
+                line = line " " v
+            }
+            print line
+        }
+    }' >"$d/plan"
+    opts=$(head -n 1 "$d/plan")
+    rm -f "$d"/t.* "$d"/shard.*.json
+    files=""
+    i=0
+    tail -n +2 "$d/plan" | while read -r shard fmt values; do
+        # shellcheck disable=SC2086
+        write_shard "$d/t.$i.$fmt" "$fmt" $values
+        echo "$shard $d/t.$i.$fmt"
+        i=$((i + 1))
+    done >"$d/files"
+    files=$(cut -d' ' -f2 "$d/files" | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --json $opts --concat $files >"$d/concat.json" 2>"$d/concat.err"
+    want_rc=$?
+    reports=""
+    for s in $(cut -d' ' -f1 "$d/files" | uniq); do
+        members=$(awk -v s="$s" '$1 == s { printf "%s ", $2 }' "$d/files")
+        set -- $members
+        if [ $# -gt 1 ]; then concat=--concat; else concat=; fi
+        # shellcheck disable=SC2086
+        "$LABELAUDIT" --json $opts $concat $members >"$d/shard.$s.json" 2>/dev/null
+        reports="$reports $d/shard.$s.json"
+    done
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --json $(echo "$opts" | sed 's/-n [0-9]*//') --merge $reports \
+        >"$d/merge.json" 2>"$d/merge.err"
+    got_rc=$?
+    strip_paths "$d/concat.json" >"$d/concat.s"
+    strip_paths "$d/merge.json" >"$d/merge.s"
+    cmp -s "$d/concat.s" "$d/merge.s" && [ $got_rc = $want_rc ]
+    ok $? "seed $seed ($opts, $(wc -l <"$d/files") files, $(echo $reports | wc -w) shards): --merge == --concat (exit $got_rc, want $want_rc)"
+    cmp -s "$d/concat.s" "$d/merge.s" || diff "$d/concat.s" "$d/merge.s" | head -10 | sed 's/^/# /'
+    trial=$((trial + 1))
+done
+
+echo "# --- masks: bad_sample_list, at, first_at across shards"
+printf '\0\0\0\0\0\0\0\011\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >"$d/m.raw"
+for s in 1 2; do
+    {
+        printf '\223NUMPY\001\000v\000'
+        printf "%-117s\n" "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3, 4), }"
+        cat "$d/m.raw"
+    } >"$d/m$s.npy"
+done
+"$LABELAUDIT" --json -n 5 --concat "$d/m1.npy" "$d/m2.npy" >"$d/concat.json"
+"$LABELAUDIT" --json -n 5 "$d/m1.npy" >"$d/r1.json"
+"$LABELAUDIT" --json -n 5 "$d/m2.npy" >"$d/r2.json"
+run --json --merge "$d/r1.json" "$d/r2.json"
+strip_paths "$d/concat.json" >"$d/concat.s"
+strip_paths "$d/out" >"$d/merge.s"
+cmp -s "$d/concat.s" "$d/merge.s"
+ok $? "two mask files: --merge == --concat"
+expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.source):\(.first_at | map(tostring) | join(","))"] | join(" ")' \
+    "0:0:1,3 2:1:1,3" "bad samples renumbered, each in its source"
+
+echo "# --- refused and unreadable reports"
+printf '1\n2\n' >"$d/a.txt"
+"$LABELAUDIT" --json -n 3 "$d/a.txt" >"$d/n3.json"
+"$LABELAUDIT" --json -n 4 "$d/a.txt" >"$d/n4.json"
+run --merge "$d/n3.json" "$d/n4.json"
+expect_status 2 "shards made with different -n: refused"
+expect_err "num_classes" "the message names the field"
+"$LABELAUDIT" --json --loss=bce "$d/a.txt" >"$d/bce.json"
+run --merge "$d/n3.json" "$d/bce.json"
+expect_status 2 "shards made with another --loss: refused"
+expect_err "loss" "the message names the field"
+run --merge -n 5 "$d/n3.json"
+expect_status 2 "-n given to the merge run must agree"
+run --json --merge "$d/n3.json" "$d/a.txt" "$d/nowhere.json"
+expect_status 3 "a report that is no report, one missing: exit 3"
+expect_err "a.txt: not a labelaudit --json report" "the non-report named"
+expect_err "nowhere.json: cannot open" "the missing one named"
+expect_json '.files[0].samples' 2 "the good report still merged"
+expect_json '.config.num_classes' 3 "the checks come from the shard reports"
+
+echo "# --- GNU parallel as the engine"
+if command -v parallel >/dev/null 2>&1 && parallel --version 2>/dev/null | grep -q GNU; then
+    mkdir "$d/shards"
+    i=0
+    while [ $i -lt 12 ]; do
+        awk -v i=$i 'BEGIN { for (r = 0; r < 50 + i; r++) print (r * 7 + i) % 11 }' \
+            >"$d/shards/s$(printf %02d $i).txt"
+        i=$((i + 1))
+    done
+    ls "$d"/shards/*.txt | parallel -j 3 \
+        "'$LABELAUDIT' --json -n 10 -b 16 {} > {}.json; test \$? -le 1"
+    ok $? "parallel -j 3 audits 12 shards"
+    "$LABELAUDIT" --json -n 10 -b 16 --concat "$d"/shards/*.txt >"$d/concat.json"
+    run --json --merge "$d"/shards/*.txt.json
+    strip_paths "$d/concat.json" >"$d/concat.s"
+    strip_paths "$d/out" >"$d/merge.s"
+    cmp -s "$d/concat.s" "$d/merge.s"
+    ok $? "their --merge == --concat over the shards"
+else
+    echo "ok $((n_tests += 1)) # SKIP GNU parallel is not installed (Debian package parallel)"
+fi
+finish
