@@ -461,10 +461,10 @@ int la_report_exit_status(const struct la_file_report *files, int n, const struc
                 (*warnings)++;
     }
     if (unreadable)
-        return 3;
+        return LA_EXIT_UNREADABLE;
     if (cfg->fail_on == LA_FAIL_ERROR && *errors)
-        return 1;
+        return LA_EXIT_FINDINGS;
     if (cfg->fail_on == LA_FAIL_WARNING && *errors + *warnings)
-        return 1;
-    return 0;
+        return LA_EXIT_FINDINGS;
+    return LA_EXIT_CLEAN;
 }

@@ -19,8 +19,6 @@
 #include "report.h"
 #include "util.h"
 
-enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_UNREADABLE = 3 };
-
 static int render(const struct la_file_report *files, const struct la_config *cfg,
                   const struct la_summary *sum)
 {
@@ -101,13 +99,13 @@ int main(int argc, char **argv)
                                           crash; a killed run removes its temporary file */
     struct la_config cfg;
     switch (la_options_parse(argc, argv, &cfg)) {
-    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_UNREADABLE;
-    case LA_OPT_USAGE:   return EXIT_USAGE;
+    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? LA_EXIT_CLEAN : LA_EXIT_UNREADABLE;
+    case LA_OPT_USAGE:   return LA_EXIT_USAGE;
     case LA_OPT_OK:      break;
     }
     la_msg_setup(&cfg);
     if (output_is_input(&cfg))
-        return EXIT_USAGE;
+        return LA_EXIT_USAGE;
     int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
     if (merge_rc != 0)
         return merge_rc;
@@ -120,39 +118,39 @@ int main(int argc, char **argv)
     la_auto_hint_of(&cfg, &hint);
     if (la_scan_choose(&backend, cfg.backend, cfg.threads, &hint, err, sizeof err) != 0) {
         la_err(NULL, "--backend=gpu: %s", err);
-        return EXIT_UNREADABLE;
+        return LA_EXIT_UNREADABLE;
     }
     struct la_indices_out *io = NULL;
     if (cfg.indices_out && !(io = la_indices_out_open(cfg.indices_out, err, sizeof err))) {
         la_err(cfg.indices_out, "%s", err);
         la_scan_close(&backend);
-        return EXIT_UNREADABLE;
+        return LA_EXIT_UNREADABLE;
     }
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {
         la_err(NULL, "out of memory");
         close_indices(io, &cfg, "out of memory");
-        return EXIT_UNREADABLE;
+        return LA_EXIT_UNREADABLE;
     }
     int failed = la_audit_files(&cfg, &backend, io, files) != 0;
     int nreports = la_report_count(&cfg);   /* --concat: one for all FILEs */
     struct la_summary sum = { nreports, 0, 0, 0, backend.ops->name };
     sum.exit_status = la_report_exit_status(files, nreports, &cfg, &sum.errors, &sum.warnings);
     const char *skip = failed ? "the scan failed"
-                     : sum.exit_status == EXIT_UNREADABLE ? "an input could not be read" : NULL;
+                     : sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read" : NULL;
     if (failed)
-        sum.exit_status = EXIT_UNREADABLE;
+        sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && render(files, &cfg, &sum) != 0) {
-        sum.exit_status = EXIT_UNREADABLE;
+        sum.exit_status = LA_EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
     /* --junit and --annotations: also when an input could not be read (they say so) */
     if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
-        sum.exit_status = EXIT_UNREADABLE;
+        sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
-        sum.exit_status = EXIT_UNREADABLE;
+        sum.exit_status = LA_EXIT_UNREADABLE;
     if (close_indices(io, &cfg, skip) != 0)
-        sum.exit_status = EXIT_UNREADABLE;
+        sum.exit_status = LA_EXIT_UNREADABLE;
     for (int i = 0; i < nreports; i++)
         la_file_report_free(&files[i]);
     free(files);

@@ -71,6 +71,14 @@ struct la_config {
     int nfiles;
 };
 
+/* The exit statuses (SPEC), the one list main.c and diagnose.c both use. */
+enum la_exit {
+    LA_EXIT_CLEAN = 0,      /* no finding at or above --fail-on */
+    LA_EXIT_FINDINGS = 1,   /* findings at or above --fail-on */
+    LA_EXIT_USAGE = 2,      /* a usage error, or an output file that is an input */
+    LA_EXIT_UNREADABLE = 3, /* an input could not be read, or an output not written */
+};
+
 enum la_opterr { LA_OPT_OK, LA_OPT_EXIT_OK, LA_OPT_USAGE };
 
 /** la_options_parse() : fill cfg from argv. Prints --help/--version itself
