@@ -85,6 +85,16 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .ops = &la_reader_npz },
     [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
                      .flags = LA_FMTF_IN_PLACE },
+    /* by --format only (no extension, no magic): a folder or a JSON could be many things */
+    [LA_FMT_IMAGEFOLDER] = { .name = "imagefolder", .extensions = "", .ops = &la_reader_imagefolder,
+                             .flags = LA_FMTF_PATH },
+    [LA_FMT_COCO] = { .name = "coco", .extensions = "", .library = "yajl",
+#if HAVE_YAJL
+                      .ops = &la_reader_coco,
+#endif
+                      .flags = LA_FMTF_PATH },
+    [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
+                      .flags = LA_FMTF_PATH },
     /* mask images and volumes (issue 13): one file is one sample */
     [LA_FMT_PNG] = { .name = "png", .extensions = ".png", .magic = png_magic, .library = "libspng",
 #if HAVE_SPNG

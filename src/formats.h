@@ -29,6 +29,9 @@ enum la_format {
     LA_FMT_HDF5,        /* read_hdf5.c: libhdf5, by path */
     LA_FMT_PT,          /* read_pt.c: torch.save's zip, its pickle never run */
     LA_FMT_SAFETENSORS, /* read_safetensors.c: JSON header (cJSON), then the data */
+    LA_FMT_IMAGEFOLDER, /* read_imagefolder.c: a folder, read by path */
+    LA_FMT_COCO,        /* read_coco.c: JSON read twice, by path */
+    LA_FMT_YOLO,        /* read_yolo.c: a folder (or one .txt), read by path */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };
@@ -38,6 +41,9 @@ enum {
     LA_FMTF_TEXT = 1u << 0,     /* read as text: byte order marks, line numbers in reports */
     LA_FMTF_TABLE = 1u << 1,    /* rows of cells: a label column, a header, -d/-c apply */
     LA_FMTF_IN_PLACE = 1u << 2, /* a plain file's values may be mapped and scanned in place */
+    LA_FMTF_PATH = 1u << 3,     /* the reader opens the path itself (a folder, or a file it
+                                   reads twice): r->src is NULL, r->path and r->notes are set;
+                                   only by --format, a folder is then not a dataset of files */
 };
 
 struct la_reader_ops;

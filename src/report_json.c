@@ -259,6 +259,7 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
             cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - r->dataset->src)));
             cJSON_AddItemToObject(e, "at", at_array(src, b->index));
         }
+        la_notes_json_bad(r->notes, b->index, e);   /* yolo: file, line; coco: id, image_id */
         cJSON_AddItemToArray(a, e);
     }
     return a;
@@ -515,6 +516,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     if (ok && has_tally(s))
         cJSON_AddItemToObject(o, "tally", tally_object(s));
     cJSON_AddItemToObject(o, "findings", findings_array(r));
+    if (ok)
+        la_notes_json_add(r->notes, la_format_name(r->info.format), o);
     cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));
     return o;
 }

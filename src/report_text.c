@@ -84,7 +84,12 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
 static void format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
                             size_t len)
 {
-    if (is_table(r)) {
+    const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
+    if (where) {
+        char escaped[300];
+        la_escape_ctl(escaped, sizeof escaped, where);
+        snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
+    } else if (is_table(r)) {
         snprintf(buf, len, "row %llu", (unsigned long long)b->index);
     } else if (r->info.ndim < 2) {
         snprintf(buf, len, "index %llu", (unsigned long long)b->index);
@@ -279,6 +284,8 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
             f->message);
     if (!has_groups(r))
         print_entries(out, r, f->code, max_report);
+    if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
+        la_notes_print_problems(out, r->notes, la_finding_code_name(f->code), max_report);
     if (f->hint[0])
         fprintf(out, "    fix: %s\n", f->hint);
     if (f->prevents && !prevents_said_before(r, f))
@@ -301,6 +308,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
                 r->info.header_why);
     if (r->dataset)
         print_skipped(out, r->dataset);
+    la_notes_print_lines(out, r->notes);
     if (r->stats.bad_samples && has_groups(r))
         print_groups(out, r, la_config_max_report(cfg));
     for (size_t i = 0; i < r->n_findings; i++)
