@@ -411,7 +411,7 @@ static int has_tally(const struct la_stats *s)
     for (int k = 0; k < LA_OUTLIER_BINS; k++)
         if (s->outlier_below[k] || s->outlier_above[k])
             return 1;
-    return s->hist_beyond != 0;
+    return s->hist_len && s->hist_beyond;   /* without a histogram, nothing is beyond it */
 }
 
 /* [[k, count], ...] for the non-zero bins. */
@@ -432,7 +432,7 @@ static cJSON *outlier_pairs(const uint64_t *bins)
 static cJSON *tally_object(const struct la_stats *s)
 {
     cJSON *t = cJSON_CreateObject();
-    cJSON_AddItemToObject(t, "hist_beyond", json_u64(s->hist_beyond));
+    cJSON_AddItemToObject(t, "hist_beyond", json_u64(s->hist_len ? s->hist_beyond : 0));
     cJSON_AddItemToObject(t, "outliers_below", outlier_pairs(s->outlier_below));
     cJSON_AddItemToObject(t, "outliers_above", outlier_pairs(s->outlier_above));
     return t;
