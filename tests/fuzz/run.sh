@@ -57,6 +57,12 @@ for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
 done
 cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
+# issue 14: yolo always; coco where config.h says yajl was found
+mask_targets="$mask_targets yolo"
+if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
+    mask_targets="$mask_targets coco"
+    codec_libs="$codec_libs -lyajl"
+fi
 [ $# -gt 0 ] || targets="$targets$mask_targets"
 
 echo "== building fuzz targets in $OUT with $CC"
