@@ -401,10 +401,6 @@ static void diagnose_batching(struct la_file_report *r, const struct la_config *
             (unsigned long long)b->samples_per_rank, b->p.world_size > 1 ? " per rank" : "");
 }
 
-void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
-{
-    r->n_findings = 0;
-    decide_histogram(r, cfg);
 /* What the imagefolder, coco and yolo readers found (label_notes.h), and
  * ImageFolder's class count against -n. */
 static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg)
@@ -429,6 +425,10 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     }
 }
 
+void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
+{
+    r->n_findings = 0;
+    decide_histogram(r, cfg);
     if (r->stats.count == 0) {
         add(r, LA_SEV_ERROR, LA_F_EMPTY, NULL, "no labels at all");
     } else {
@@ -437,11 +437,11 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
         diagnose_missing(r);
         diagnose_mask_hints(r, cfg);
     }
+    diagnose_notes(r, cfg);
     diagnose_batching(r, cfg);
 }
 
 int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,
-    diagnose_notes(r, cfg);
                           uint64_t *errors, uint64_t *warnings)
 {
     int unreadable = 0;
