@@ -43,6 +43,11 @@ mkdir -p "$d/ex/annotations" "$d/ex/datasets/coco8/labels"
 cp -R "$s/flowers" "$d/ex/data/train"
 cp "$s/coco-instances.json" "$d/ex/annotations/instances_train2017.json"
 cp -R "$s/yolo-labels" "$d/ex/datasets/coco8/labels/train"
+# issue 13: a VOC mask, TIFF tiles, a BraTS volume
+mkdir -p "$d/ex/VOC2012/SegmentationClass" "$d/ex/tiles"
+cp "$s/voc-masks/2007_000032.png" "$d/ex/VOC2012/SegmentationClass/"
+cp "$s/landcover-tile.tif" "$d/ex/tiles/"
+cp "$s/brats/BraTS20_Training_001_seg.nii.gz" "$d/ex/"
 # One command a line: the .nf/.fi blocks of EXAMPLES, roff escapes undone.
 sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$man" |
     awk '/^\.nf/ { on = 1; next } /^\.fi/ { on = 0; next } on' |
