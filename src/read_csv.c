@@ -5,8 +5,12 @@
  *     label cell, nothing is copied (10^7 rows in about 0.2 s on one core);
  *   - libcsv (RFC 4180: quoted delimiters, doubled quotes, quoted newlines)
  *     for the rest of the file from the first block that holds a quote, a lone
- *     CR, or a line longer than a block.
- * Both call the same row handlers, so the header guess, the column choice and
+ *     CR, or a line longer than a block, behind the requote filter that makes
+ *     it read quotes as Python does. From -j2 on it runs on every thread
+ *     (blocks_parse): blocks cut where a row surely starts, each with its own
+ *     libcsv and filter, their rows taken in file order; once the label
+ *     column is known, libcsv is not given the text of other cells.
+ * All call the same row handlers, so the header guess, the column choice and
  * the numbering exist once. Values wait in a bounded "pending" buffer until a
  * run of one kind (int64, float64, one unparsable cell) is complete, then
  * next() hands the run out in place, up to CHUNK values at a time.
@@ -22,7 +26,9 @@
  * (as grep -n does) and name the line where the row starts.
  *
  * LABELAUDIT_CSV_SLOW=1 in the environment (read by open) sends the whole file
- * through libcsv; the unit test uses it to compare the two paths. */
+ * through libcsv on one thread, every byte of it: the reference the tests
+ * compare the other paths with. LABELAUDIT_CSV_BLOCK=N reads N bytes at a
+ * time, so that tests cut small files into many blocks. */
 #include "cells.h"   /* la_utf8_cut */
 #include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
