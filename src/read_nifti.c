@@ -4,9 +4,10 @@
  * (np.asarray(img.dataobj)): the stored voxels in the header's datatype, or,
  * when the header scales them (scl_slope not 0, 1 or non-finite, or
  * scl_inter not 0), slope * x + inter as float64. The values come in file
- * order, x fastest (nibabel's Fortran order), and the shape is nibabel's
- * img.shape, [X, Y, Z, ...]: so a voxel's index is its position in
- * img.get_fdata().ravel(order='F').
+ * order, x fastest, which is C order for nibabel's img.shape reversed: so the
+ * shape reported is [..., Z, Y, X], a voxel's index is its position in the
+ * file, and its position in the reports is [z, y, x], img.dataobj[x, y, z]
+ * (reordering to img.shape's C order would hold the whole volume).
  *
  * The volume is read as a stream from the byte source, after the header
  * (libniftiio checks and converts it, byte order included): .nii.gz is
@@ -175,10 +176,9 @@ static int nifti_open(struct la_reader *r)
         return -1;
     r->info.dtype = st->scaled ? LA_DT_FLOAT64 : st->stored;
     r->info.ndim = h.dim[0];
-    for (int d = 0; d < h.dim[0]; d++)
-        r->info.shape[d] = (uint64_t)h.dim[d + 1];
+    for (int d = 0; d < h.dim[0]; d++)          /* file order: dim[1] (x) varies fastest */
+        r->info.shape[d] = (uint64_t)h.dim[h.dim[0] - d];
     r->info.shape_known = 1;
-    r->info.fortran_order = 1;
     r->info.one_sample = 1;
     return 0;
 }

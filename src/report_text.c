@@ -33,7 +33,8 @@ static void format_inner(const struct la_file_report *r, uint64_t index, char *b
     uint64_t rest = index % r->stats.sample_stride;
     char inner[256] = "";
     size_t used = 0;
-    for (int d = r->info.ndim - 1; d >= 1; d--) {
+    /* a file that is one sample (an image, a volume) has no sample axis */
+    for (int d = r->info.ndim - 1; d >= (r->info.one_sample ? 0 : 1); d--) {
         uint64_t dim = r->info.shape[d] ? r->info.shape[d] : 1;
         char part[32];
         snprintf(part, sizeof part, "%llu", (unsigned long long)(rest % dim));

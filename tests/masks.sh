@@ -82,9 +82,9 @@ fi
 
 # ---- NIfTI: byte order, scaling, gzip, stdin -----------------------------------------
 if has nifti; then
-    expect_layout bigendian-i16.nii "nifti int16 2x3x4 1 24 0 4"
+    expect_layout bigendian-i16.nii "nifti int16 4x3x2 1 24 0 4"
     # scl_slope 2, scl_inter 1 on 0..5: nibabel's float64 1, 3, ..., 11
-    expect_layout scaled.nii "nifti float64 3x2x1 1 6 1 11"
+    expect_layout scaled.nii "nifti float64 1x2x3 1 6 1 11"
     [ "$(hist "$m/scaled.nii" 12)" = "1:1 3:1 5:1 7:1 9:1 11:1" ]
     ok $? "scaled.nii: slope * x + inter, as nibabel's dataobj"
     run --format=nifti -n 5 - <"$m/brats.nii"
@@ -128,9 +128,27 @@ if has nifti; then
     got=$(jqf '.files[0] | {format, dtype, shape, samples, count, min, max, invalid, bad_samples,
                             missing_classes, findings: [.findings[] | {code, message}]}' |
           jq -c .)
-    want='{"format":"nifti","dtype":"uint8","shape":[24,24,16],"samples":1,"count":9216,"min":0,"max":4,"invalid":{"count":64,"below":0,"above":64,"non_finite":0,"non_integer":0,"unparsable":0},"bad_samples":1,"missing_classes":[3],"findings":[{"code":"out-of-range","message":"64 labels outside [0, 4) (0 below 0, 64 at or above 4)"},{"code":"missing-classes","message":"1 of 4 classes never occur (first: 3)"},{"code":"label-gap","message":"out of range: 4; never occurring: class 3: the labels skip a class (as BraTS'"'"'s 0, 1, 2, 4 with -n 4); remap 4 -> 3 (e.g. y[y == 4] = 3)"}]}'
+    want='{"format":"nifti","dtype":"uint8","shape":[16,24,24],"samples":1,"count":9216,"min":0,"max":4,"invalid":{"count":64,"below":0,"above":64,"non_finite":0,"non_integer":0,"unparsable":0},"bad_samples":1,"missing_classes":[3],"findings":[{"code":"out-of-range","message":"64 labels outside [0, 4) (0 below 0, 64 at or above 4)"},{"code":"missing-classes","message":"1 of 4 classes never occur (first: 3)"},{"code":"label-gap","message":"out of range: 4; never occurring: class 3: the labels skip a class (as BraTS'"'"'s 0, 1, 2, 4 with -n 4); remap 4 -> 3 (e.g. y[y == 4] = 3)"}]}'
     [ "$got" = "$want" ]
     ok $? "BraTS-like .nii.gz with -n 4: the report, label-gap 4 -> 3"
     [ "$got" = "$want" ] || printf '# got:  %s\n# want: %s\n' "$got" "$want"
+    # positions are in the file's order, [z, y, x]: the first 4 is img.dataobj[10, 10, 6]
+    expect_json '.files[0].bad_sample_list[0].first_at | map(tostring) | join(",")' 6,10,10 \
+        "BraTS-like: the first 4 at z 6, y 10, x 10"
+    expect_json '.files[0].bad[0].index' 3706 "BraTS-like: its index is its place in the file"
+fi
+# a mask folder is one dataset: one sample per image, the bad images named
+if has png; then
+    run -n 21 "$s/voc-masks"
+    expect_status 1 "VOC mask folder"
+    expect_out "voc-masks: dataset of 4 files, uint8, shape (4, 48, 64), 12288 labels" \
+        "VOC mask folder: one dataset of 4 images"
+    expect_out "2007_000039.png at (5, 3): 68 invalid, values 255" "VOC mask folder: the bad images named"
+    run --json -n 21 --ignore-index 255 "$s/voc-masks"
+    expect_json '[.files[0].sources[].format] | unique | join(",")' png "VOC mask folder: png sources"
+    expect_json '.files[0].invalid.count' 0 "VOC mask folder with --ignore-index 255: clean"
+    # one image's first bad pixel, in the text report too: (y, x)
+    run -n 21 "$s/voc-masks/2007_000032.png"
+    expect_out "sample 0: 80 invalid, all = 255, the first at (1, 44)$" "one PNG: the first bad pixel at (y, x)"
 fi
 finish
