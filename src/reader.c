@@ -10,6 +10,11 @@ int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->err, sizeof r->err, fmt, ap);
     va_end(ap);
+    /* names a file holds (a tensor's, a dataset's, a dict key) may carry any
+     * byte: the message stays one line without control bytes */
+    for (char *c = r->err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -1;
 }
 

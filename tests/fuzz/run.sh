@@ -57,6 +57,13 @@ for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
 done
 cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
+# issue 15: the HDF5 and .mat readers link where config.h has them (they
+# have no target of their own: the parsing there is libhdf5's and libmatio's)
+for lib in HDF5:hdf5 MATIO:matio; do
+    grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
+    cflags="$cflags $(pkg-config --cflags "${lib#*:}")"
+    codec_libs="$codec_libs $(pkg-config --libs "${lib#*:}")"
+done
 # issue 14: yolo always; coco where config.h says yajl was found
 mask_targets="$mask_targets yolo"
 if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
@@ -71,8 +78,9 @@ objs=
 for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     # a mask reader only where config.h says its library was found (issue 13)
-    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c)
-        lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/')
+    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c)
+        lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/;
+                                      s/read_hdf5/HDF5/; s/read_mat/MATIO/')
         grep -q "define HAVE_$lib 1" "$OUT/include/config.h" || continue ;;
     esac
     o="$OUT/obj/$(basename "$f" .c).o"

@@ -307,3 +307,6 @@ put("st-trailing-bytes.safetensors", st(one, five + b"junk"))
 put("st-complex-dtype.safetensors",
     st({"labels": {"dtype": "C64", "shape": [5], "data_offsets": [0, 40]}}, five))
 put("st-zero-bytes.safetensors", b"")
+# a name with a tab and an escape sequence goes into a one-line message
+put("st-name-control-bytes.safetensors",
+    st({"a\tb\x1b[31m": {"dtype": "I64", "shape": [4], "data_offsets": [0, 40]}}, five))
