@@ -1,0 +1,11 @@
+/* fuzz_mat.c - a MATLAB .mat variable through libmatio (v5, v7, v7.3), by path only
+ * (standard input is refused by name: the library opens files by name). The
+ * parsing is the library's; this target checks what labelaudit makes of it. */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const args[] = { "--format=mat", "-n10", NULL };
+    fuzz_audit(data, size, args, 0);
+    return 0;
+}
