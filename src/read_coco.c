@@ -84,6 +84,11 @@ struct coco_state {
     int eof;
     int in_string, escape;        /* the string guard, ahead of yajl */
     uint64_t string_len;
+    struct skip {                 /* pass 1 steps over "annotations" without yajl */
+        int active, started, in_string, escape;
+        uint64_t depth;
+    } skip;
+    size_t base;                  /* where in buf the current handle's bytes start */
     const uint64_t *wanted;       /* pass 3: the scan's bad entries, ascending */
     size_t count_wanted, n_wanted;
 };
@@ -381,6 +386,10 @@ static int on_key(void *ctx, const unsigned char *k, size_t n)
                    : n == 10 && !memcmp(k, "categories", 10) ? S_CATEGORIES
                    : n == 11 && !memcmp(k, "annotations", 11) ? S_ANNOTATIONS : S_OTHER;
         t->has_annotations |= t->section == S_ANNOTATIONS;
+        if (t->pass == 1 && t->section == S_ANNOTATIONS) {
+            t->skip = (struct skip){ .active = 1 };   /* feed() steps over the value */
+            return 0;
+        }
     } else if (t->depth == 3) {
         t->field = field_of(k, n);
     }
@@ -428,33 +437,69 @@ static const yajl_callbacks callbacks = {
 
 // ---- the stream ----------------------------------------------------------------
 
+/* Byte classes for the two scanners below, so that their inner loops only
+ * look up a table: QUOTE and BACKSLASH matter inside strings, the others
+ * outside them. */
+enum { C_QUOTE = 1, C_BACKSLASH = 2, C_OPEN = 4, C_CLOSE = 8, C_COMMA = 16, C_SPACE = 32,
+       C_COLON = 64 };
+static const unsigned char byte_class[256] = {
+    ['"'] = C_QUOTE, ['\\'] = C_BACKSLASH, ['['] = C_OPEN, ['{'] = C_OPEN, [']'] = C_CLOSE,
+    ['}'] = C_CLOSE, [','] = C_COMMA, [' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE,
+    ['\n'] = C_SPACE, [':'] = C_COLON,
+};
+#define IN_STRING_STOP (C_QUOTE | C_BACKSLASH)
+
+/* Inside a string from b[i]: its end (the closing quote's index, with
+ * *closed), or n, tracking a backslash that escapes the next byte. */
+static size_t string_end(int *escape, const unsigned char *b, size_t i, size_t n, int *closed)
+{
+    *closed = 0;
+    for (; i < n; i++) {
+        if (*escape) {
+            *escape = 0;
+            continue;
+        }
+        while (i < n && !(byte_class[b[i]] & IN_STRING_STOP))
+            i++;
+        if (i == n)
+            break;
+        if (b[i] == '\\') {
+            *escape = 1;
+        } else {
+            *closed = 1;
+            return i;
+        }
+    }
+    return n;
+}
+
 /* The token guard: how far into buf every token (a string, a number, a
  * literal) stays under MAX_STRING bytes, which yajl would buffer whole. */
 static size_t guard_strings(struct coco_state *t, const unsigned char *b, size_t n)
 {
-    /* 1: ends a token outside strings (whitespace, punctuation); 2: a quote */
-    static const unsigned char ends[256] = {
-        [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1,
-        [']'] = 1, [','] = 1, [':'] = 1, ['"'] = 2,
-    };
-    for (size_t i = 0; i < n; i++) {
-        if (!t->in_string) {
-            if (ends[b[i]] == 2)
-                t->in_string = 1, t->string_len = 0;
-            else if (ends[b[i]])
-                t->string_len = 0;
-            else if (++t->string_len > MAX_STRING)
-                return i;
+    size_t i = 0;
+    while (i < n) {
+        if (t->in_string) {
+            int closed;
+            size_t end = string_end(&t->escape, b, i, n, &closed);
+            t->string_len += end - i;
+            if (t->string_len > MAX_STRING)
+                return end - (size_t)(t->string_len - MAX_STRING);
+            t->in_string = !closed;
+            i = end + closed;
             continue;
         }
-        if (t->escape)
-            t->escape = 0;
-        else if (b[i] == '\\')
-            t->escape = 1;
-        else if (b[i] == '"')
-            t->in_string = 0;
-        if (++t->string_len > MAX_STRING)
-            return i;
+        size_t start = i;   /* a number or literal runs to the next class byte */
+        while (i < n && !byte_class[b[i]])
+            i++;
+        t->string_len += i - start;
+        if (t->string_len > MAX_STRING)
+            return i - (size_t)(t->string_len - MAX_STRING);
+        if (i < n) {
+            t->in_string = b[i] == '"';
+            t->string_len = 0;
+            i++;
+        }
     }
     return n;
 }
@@ -474,6 +519,8 @@ static int start_pass(struct la_reader *r, struct coco_state *t, int pass)
     t->offset = 0;
     t->eof = 0;
     t->in_string = t->escape = 0;
+    t->skip.active = 0;
+    t->base = 0;
     if (la_source_open(r->path, &t->src, r->err, sizeof r->err) != 0)
         return -1;
     if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
@@ -483,7 +530,7 @@ static int start_pass(struct la_reader *r, struct coco_state *t, int pass)
 
 static int parse_failed(struct la_reader *r, struct coco_state *t, const unsigned char *b, size_t n)
 {
-    uint64_t at = t->offset + yajl_get_bytes_consumed(t->h);
+    uint64_t at = t->offset + t->base + yajl_get_bytes_consumed(t->h);
     if (t->oom)
         return la_reader_set_error(r, "out of memory");
     if (t->why[0])
@@ -499,6 +546,70 @@ static int parse_failed(struct la_reader *r, struct coco_state *t, const unsigne
     return -1;
 }
 
+/* Pass 1 wants the images and categories only: the annotations (nearly all
+ * of the file) are stepped over by their brackets and quotes, not parsed;
+ * pass 2 parses them with yajl, which checks the whole file. @return 1 with
+ * *end set where the value ends in b[0..n) (the byte after it), else 0. */
+static int skip_value(struct skip *k, const unsigned char *b, size_t n, size_t *end)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (k->in_string) {
+            int closed;
+            i = string_end(&k->escape, b, i, n, &closed);
+            k->in_string = !closed;
+            continue;
+        }
+        while (i < n && !byte_class[b[i]])
+            i++;
+        if (i == n)
+            break;
+        unsigned char c = b[i], cls = byte_class[c];
+        if (!k->started) {   /* the ':' and spaces between the key and the value */
+            if (cls & (C_COLON | C_SPACE))
+                continue;
+            k->started = 1;
+        }
+        if (cls & C_QUOTE) {
+            k->in_string = 1;
+        } else if (cls & C_OPEN) {
+            k->depth++;
+        } else if (k->depth > 0 && (cls & C_CLOSE)) {
+            if (--k->depth == 0) {
+                *end = i + 1;   /* the container closed */
+                return 1;
+            }
+        } else if (k->depth == 0 && (cls & (C_COMMA | C_CLOSE))) {
+            *end = i;           /* a scalar ended */
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Step over the annotations in buf[from, n); when they end, a new handle
+ * goes on from there, as if after {"":0 . *resume: where feed() goes on.
+ * @return 0, or -1 with r->err. */
+static int skip_annotations(struct la_reader *r, struct coco_state *t, size_t from, size_t n,
+                            size_t *resume)
+{
+    size_t end;
+    *resume = n;
+    if (!skip_value(&t->skip, t->buf + from, n - from, &end))
+        return 0;
+    t->skip.active = 0;
+    t->in_string = t->escape = 0;   /* the guard goes on outside any token */
+    t->string_len = 0;
+    yajl_free(t->h);
+    if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
+        return la_reader_set_error(r, "out of memory");
+    t->depth = 0;
+    t->section = S_OTHER;
+    if (yajl_parse(t->h, (const unsigned char *)"{\"\":0", 5) != yajl_status_ok)
+        return la_reader_set_error(r, "internal error: the resumed parse failed");
+    *resume = from + end;
+    return 0;
+}
+
 /* Feed the next block to yajl. @return 1, 0 at the end, -1 with r->err. */
 static int feed(struct la_reader *r, struct coco_state *t)
 {
@@ -509,16 +620,34 @@ static int feed(struct la_reader *r, struct coco_state *t)
         return la_reader_set_error(r, "%s", la_source_error(t->src));
     if (got == 0) {
         t->eof = 1;
+        if (t->skip.active)   /* pass 1 was stepping over the annotations */
+            return la_reader_set_error(r, "byte %llu: not valid JSON (premature EOF inside "
+                                          "\"annotations\")", (unsigned long long)t->offset);
         if (yajl_complete_parse(t->h) != yajl_status_ok)
             return parse_failed(r, t, t->buf, 0);
         return 0;
     }
-    size_t n = guard_strings(t, t->buf, (size_t)got);
-    if (yajl_parse(t->h, t->buf, n) != yajl_status_ok)
-        return parse_failed(r, t, t->buf, n);
-    if (n < (size_t)got)
-        return la_reader_set_error(r, "byte %llu: a JSON string longer than %u MiB",
-                                   (unsigned long long)(t->offset + n), MAX_STRING >> 20);
+    size_t n = (size_t)got;
+    for (t->base = 0; t->base < n;) {
+        if (t->skip.active) {
+            if (skip_annotations(r, t, t->base, n, &t->base) != 0)
+                return -1;
+            continue;
+        }
+        /* only what yajl is given is guarded: the stepped-over bytes are never buffered */
+        size_t upto = t->base + guard_strings(t, t->buf + t->base, n - t->base);
+        yajl_status st = yajl_parse(t->h, t->buf + t->base, upto - t->base);
+        if (st == yajl_status_client_canceled && t->skip.active) {
+            t->base += yajl_get_bytes_consumed(t->h);
+            continue;
+        }
+        if (st != yajl_status_ok)
+            return parse_failed(r, t, t->buf + t->base, upto - t->base);
+        if (upto < n)
+            return la_reader_set_error(r, "byte %llu: a JSON string longer than %u MiB",
+                                       (unsigned long long)(t->offset + upto), MAX_STRING >> 20);
+        break;
+    }
     t->offset += n;
     return 1;
 }
@@ -585,6 +714,8 @@ static void coco_findings(struct la_reader *r)
 // ---- the reader ----------------------------------------------------------------
 
 static int coco_locate(struct la_notes *n, const uint64_t *index, size_t count);
+static int third_pass(struct la_reader *r, struct coco_state *t, const uint64_t *index,
+                      size_t count);
 
 static int coco_open(struct la_reader *r)
 {
@@ -644,11 +775,58 @@ static int coco_next(struct la_reader *r, struct la_chunk *out)
     return 0;
 }
 
-/* The scan's bad entries by id and image_id: a third pass, only when there are any. */
+/* A bad entry that is also a problem of the reader's (a category_id no
+ * category has: unknown-category) is placed from that problem's fields.
+ * @return 1 when placed, 0 when not, -1 out of memory. */
+static int place_from_problem(struct la_notes *n, uint64_t index)
+{
+    for (size_t i = 0; i < n->n_problems; i++) {
+        const struct la_note *p = &n->problems[i];
+        if (p->index != index || strcmp(p->code, "at") == 0 || !p->json)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        const char *keys[] = { "sample", "id", "image_id" };
+        for (size_t k = 0; o && k < 3; k++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(p->json, keys[k]);
+            cJSON_AddItemToObject(o, keys[k], v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+        }
+        const char *paren = strchr(p->where, '(');   /* "annotation 3 (id 4, image_id 99)" */
+        char where[LA_NOTE_LEN];
+        snprintf(where, sizeof where, "annotation %.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
+                 paren ? paren + 1 : "");
+        return la_notes_problem(n, "at", index, p->sample, where, "", o) == 0 ? 1 : -1;
+    }
+    return 0;
+}
+
+/* The scan's bad entries by id and image_id: from the problems where they
+ * are among them, else a third pass, only for the rest. */
 static int coco_locate(struct la_notes *n, const uint64_t *index, size_t count)
 {
     struct la_reader *r = n->ctx;
     struct coco_state *t = r->state;
+    uint64_t *rest = malloc(count * sizeof *rest);
+    size_t n_rest = 0;
+    if (!rest)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        int placed = place_from_problem(n, index[i]);
+        if (placed < 0) {
+            free(rest);
+            return -1;
+        }
+        if (!placed)
+            rest[n_rest++] = index[i];
+    }
+    int rc = n_rest ? third_pass(r, t, rest, n_rest) : 0;
+    free(rest);
+    return rc;
+}
+
+/* Pass 3: the annotations at index[0..count), ascending, get their places. */
+static int third_pass(struct la_reader *r, struct coco_state *t, const uint64_t *index,
+                      size_t count)
+{
     t->wanted = index;
     t->count_wanted = count;
     t->n_wanted = 0;

@@ -71,7 +71,7 @@ bad() {    # bad FILE REGEX DESCRIPTION
     ok $? "$3: one line, /$2/"
 }
 printf '{"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0' >"$d/trunc.json"
-bad "$d/trunc.json" "byte [0-9]+: not valid JSON \(yajl: .*premature EOF" "truncated JSON"
+bad "$d/trunc.json" "byte 64: not valid JSON \(.*premature EOF" "truncated JSON"
 awk 'BEGIN { printf "{\"x\":"; for (i = 0; i < 100000; i++) printf "["; }' >"$d/deep.json"
 bad "$d/deep.json" "byte [0-9]+: nested deeper than 512 levels" "deep nesting"
 printf '[{"annotations":[]}]' >"$d/array.json"
@@ -84,6 +84,21 @@ rm -f "$d/big.json"
 run --format=coco - <"$d/ok.json"
 expect_status 3 "standard input"
 expect_err "reads the file twice" "standard input is refused by name"
+
+echo "# --- pass 1 steps over the annotations: strings with brackets, quotes; many blocks"
+printf '{"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,1,1],"caption":"a ] } [ { \\" , x"}],' >"$d/tricky.json"
+printf '"images":[{"id":1,"width":2,"height":2}],"categories":[{"id":1,"name":"a"}]}' >>"$d/tricky.json"
+run --json --format=coco -n 2 "$d/tricky.json"
+expect_json '[.files[0].findings[] | select(.severity == "error")] | length' 0 \
+    "brackets and an escaped quote inside a string end nothing"
+awk 'BEGIN { printf "{\"annotations\":["; for (i = 1; i <= 60000; i++) printf "%s{\"id\":%d,\"image_id\":%d,\"category_id\":%d,\"bbox\":[1,1,2,2]}", (i > 1 ? "," : ""), i, i % 50 + 1, (i == 59999 ? 7 : 1); printf "],\"images\":["; for (i = 1; i <= 50; i++) printf "%s{\"id\":%d,\"width\":9,\"height\":9}", (i > 1 ? "," : ""), i; printf "],\"categories\":[{\"id\":1},{\"id\":7}]}" }' >"$d/many.json"
+run --json --format=coco -n 5 "$d/many.json"
+expect_json '[.files[0].count, .files[0].samples, .files[0].invalid.above] | tojson' "[60000,50,1]" \
+    "3.5 MB of annotations before the images: all read, images found"
+expect_json '[.files[0].bad[0] | .index, .id, .image_id] | tojson' "[59998,59999,50]" \
+    "the bad one named by a third pass"
+printf '{"annotations":[],"images":[{"id":1}],"categories":[{"id":3}],"x":[' >"$d/trunc-late.json"
+bad "$d/trunc-late.json" "byte [0-9]+: not valid JSON \\(yajl: .*premature EOF" "truncated after the annotations"
 
 echo "# --- numbers as strings"
 printf '{"images":[{"id":"1"}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":1,"category_id":"1","bbox":["0",0,1,1]}]}' >"$d/strings.json"
