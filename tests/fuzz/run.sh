@@ -57,12 +57,12 @@ for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
 done
 cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
-# issue 15: the HDF5 and .mat readers link where config.h has them (they
-# have no target of their own: the parsing there is libhdf5's and libmatio's)
+# issue 15: the HDF5 and .mat readers and their targets, where config.h has them
 for lib in HDF5:hdf5 MATIO:matio; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
     cflags="$cflags $(pkg-config --cflags "${lib#*:}")"
     codec_libs="$codec_libs $(pkg-config --libs "${lib#*:}")"
+    mask_targets="$mask_targets $(echo "${lib#*:}" | sed 's/matio/mat/')"
 done
 # issue 14: yolo always; coco where config.h says yajl was found
 mask_targets="$mask_targets yolo"
