@@ -262,7 +262,7 @@ static int parse_line(struct line_ctx *c, const char *s, size_t n)
         return -1;
     double cls = 0;
     parse_number(s + cls_s, cls_l, &cls);
-    if (cls == (double)(int64_t)cls && cls > -9.2e18 && cls < 9.2e18)
+    if (cls > -9.2e18 && cls < 9.2e18 && cls == (double)(int64_t)cls)   /* NaN fails the range first */
         return la_items_push_int(&t->items, (int64_t)cls);
     /* Ultralytics reads the class as float32 and truncates it: 1.5 becomes 1 silently */
     if (problem(c, "unparsable", "class %.*s is not an integer", (int)(cls_l > 40 ? 40 : cls_l),

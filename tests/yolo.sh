@@ -53,6 +53,11 @@ awk 'BEGIN { printf "0"; for (i = 1; i < 10001; i++) printf " 0.5"; printf "\n" 
 run --json --format=yolo -n 1 "$d/poly.txt"
 expect_status 0 "a polygon of 5,000 points is fine"
 
+echo "# --- a class of nan or inf (UBSan: no float-to-int cast out of range)"
+printf 'nan 0.5 0.5 0.1 0.1\ninf 0.5 0.5 0.1 0.1\n' >"$d/nan.txt"
+run --json --format=yolo -n 2 "$d/nan.txt"
+expect_json '[.files[0].bad[].value] | join(",")' "nan,inf" "nan and inf classes are unparsable"
+
 echo "# --- bad input"
 run --format=yolo "$d/missing"
 expect_status 3 "a missing path"
