@@ -46,6 +46,10 @@ expect_json '.files[0].coco.gaps | length' 88 "ids 0..90 without a category: 88"
 expect_json '[.files[0].coco.categories[] | "\(.id)=\(.annotations)"] | join(" ")' "1=1 3=0 90=1" \
     "annotations per category"
 
+run --format=coco -n 91 --indices-out "$d/idx.tsv" "$d/mixed.json"
+[ "$(cut -f2,3 "$d/idx.tsv" | tr '\t\n' ':,')" = "2:91,3:3," ]
+ok $? "--indices-out: the annotation ordinals and their category_id"
+
 echo "# --- the text report"
 run --format=coco -n 91 "$d/mixed.json"
 expect_out "index 2, annotation id 3, image_id 11: 91" "an out-of-range id, with its annotation"

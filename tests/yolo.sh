@@ -38,6 +38,11 @@ expect_out "index 7, .*val/c.txt line 2: \"1 2 3\"" "an unparsable line"
 expect_out ".*train/b.txt line 5: width 0 <= 0" "a degenerate box"
 expect_out "4 label files, 10 lines" "the summary line"
 
+run --format=yolo -n 5 --indices-out "$d/idx.tsv" "$l"
+expect_status 1 "--indices-out"
+grep -q "	6	5$" "$d/idx.tsv"
+ok $? "--indices-out lists the element index of class 5"
+
 echo "# --- one file; batching on the files"
 run --json --format=yolo -n 6 "$l/train/a.txt"
 expect_status 0 "a clean file"
