@@ -7,7 +7,7 @@
 
 #include "input.h"
 
-#define BLOCK ((size_t)1 << 16)
+#define READ_BYTES ((size_t)1 << 16)
 
 /* Where the walk through the file is. */
 struct walk {
@@ -78,7 +78,7 @@ static int walk_source(struct walk *w, struct la_source *src, int text, unsigned
     if (csv_init(&p, 0) != 0)
         return -1;
     csv_set_delim(&p, delim);
-    static char buf[2 * BLOCK];
+    static char buf[2 * READ_BYTES];
     size_t have = 0;
     int rc = 0;
     for (;;) {

@@ -40,7 +40,7 @@
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
 #include <strings.h> /* strcasecmp */
 
-#define BLOCK ((size_t)1 << 20)        /* bytes asked of the source per read */
+#define READ_BYTES ((size_t)1 << 20) /* bytes asked of the source per read */
 #define PIECE 4096                     /* bytes per csv_parse call: bounds rows per call */
 #define CHUNK 65536                    /* values per chunk */
 #define PENDING (2 * CHUNK + PIECE)    /* a csv_parse call adds <= PIECE/2 + 2 rows past CHUNK;
@@ -73,7 +73,7 @@ struct half {
  * the first. */
 struct helper {
     struct la_pool *pool;
-    const struct csv *s;      /* of the block being parsed */
+    const struct la_csv *s;      /* of the block being parsed */
     struct half halves[2];    /* [1] owns vals/kinds; [0] points into the csv's */
 };
 
@@ -99,11 +99,11 @@ struct requote {
     char out[OUT_CAP];
 };
 
-struct csv {
+struct la_csv {
     struct la_reader *r;
     unsigned char delim;
 
-    /* input: buf[pos..len) is read but not parsed; cap is 2 * BLOCK */
+    /* input: buf[pos..len) is read but not parsed; cap is 2 * READ_BYTES */
     char *buf;
     size_t len, pos;
     size_t scan;              /* fast path: buf[pos..scan) holds no LF */
@@ -153,7 +153,7 @@ struct csv {
     int part;                 /* this csv parses one block on a pool thread: it stores
                                  plain rows only, and "fails" (stops) at any other */
     size_t cap;               /* rows vals[] holds: PENDING, or a part's share */
-    size_t block;             /* bytes asked of the source per read (BLOCK, or
+    size_t block;             /* bytes asked of the source per read (READ_BYTES, or
                                  LABELAUDIT_CSV_BLOCK for tests) */
     size_t split_min;         /* fewer bytes: libcsv stays on this thread */
 
@@ -177,12 +177,12 @@ struct csv {
 
 /* Spaces and tabs around an unquoted cell are not part of it (libcsv's rule),
  * unless the character is the delimiter. */
-static inline int is_pad(const struct csv *s, unsigned char c)
+static inline int is_pad(const struct la_csv *s, unsigned char c)
 {
     return (c == ' ' || c == '\t') && c != s->delim;
 }
 
-static void trim(const struct csv *s, const char **p, const char **end)
+static void trim(const struct la_csv *s, const char **p, const char **end)
 {
     while (*p < *end && is_pad(s, (unsigned char)**p))
         (*p)++;
@@ -202,14 +202,14 @@ static uint64_t count_lf(const char *p, size_t n)
 }
 
 /* The line the row being parsed started on (for libcsv errors mid-row). */
-static unsigned long long current_row_line(const struct csv *s)
+static unsigned long long current_row_line(const struct la_csv *s)
 {
     return (unsigned long long)(s->field ? s->row_line : s->line);
 }
 
 // ---- pending values
 
-static void push_bad(struct csv *s, const char *p, size_t n)
+static void push_bad(struct la_csv *s, const char *p, size_t n)
 {
     if (s->part) {
         FAIL(s, "an unparsable cell");   /* stops the part: see FAIL */
@@ -262,7 +262,7 @@ static inline int small_int(const char *p, size_t n, int64_t *out)
 }
 
 /* One data row's label cell. */
-static void push_cell(struct csv *s, const char *p, size_t n)
+static void push_cell(struct la_csv *s, const char *p, size_t n)
 {
     struct la_num v;
     enum la_cell c = small_int(p, n, &v.v.i) ? LA_CELL_INT : la_parse_number(p, n, &v);
@@ -298,7 +298,7 @@ static void push_cell(struct csv *s, const char *p, size_t n)
 
 // ---- the first row: header guess and label column
 
-static void row0_add(struct csv *s, const char *p, size_t n)
+static void row0_add(struct la_csv *s, const char *p, size_t n)
 {
     if (s->row0_len + n + 1 > FIRST_ROW_MAX) {
         FAIL(s, "line %llu: %s longer than 16 MiB", (unsigned long long)s->row_line,
@@ -319,12 +319,12 @@ static void row0_add(struct csv *s, const char *p, size_t n)
 }
 
 /* Cell i of kept row k. */
-static const char *kept_cell(const struct csv *s, size_t k, size_t i)
+static const char *kept_cell(const struct la_csv *s, size_t k, size_t i)
 {
     return s->row0 + s->row0_off[s->kept_first[k] + i];
 }
 
-static const char *row0_cell(const struct csv *s, size_t i)
+static const char *row0_cell(const struct la_csv *s, size_t i)
 {
     return kept_cell(s, 0, i);
 }
@@ -341,7 +341,7 @@ static int is_number(const char *cell)
 }
 
 /* "a, b, c" for an error message: one line, at most about 300 bytes. */
-static void list_columns(const struct csv *s, char *out, size_t size)
+static void list_columns(const struct la_csv *s, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -359,7 +359,7 @@ static void list_columns(const struct csv *s, char *out, size_t size)
 }
 
 /* --column=NAME: exact match first, then case-insensitive. @return index or -1. */
-static long find_name(const struct csv *s, const char *name)
+static long find_name(const struct la_csv *s, const char *name)
 {
     for (size_t i = 0; i < s->kept_cells[0]; i++)
         if (strcmp(row0_cell(s, i), name) == 0)
@@ -371,7 +371,7 @@ static long find_name(const struct csv *s, const char *name)
 }
 
 /* The SPEC's default names, in order of preference: "label" wins over "y". */
-static long find_default(const struct csv *s)
+static long find_default(const struct la_csv *s)
 {
     static const char *const names[] = { "label", "labels", "target", "targets", "class", "y" };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -385,7 +385,7 @@ static long find_default(const struct csv *s)
  * shorter than the data rows: the first data column holds the row names,
  * which pandas reads as the index. @return 1 when every kept data row is one
  * field wider than the first row. */
-static int is_r_layout(const struct csv *s)
+static int is_r_layout(const struct la_csv *s)
 {
     if (s->kept < 2)
         return 0;
@@ -398,7 +398,7 @@ static int is_r_layout(const struct csv *s)
 /* The header pandas writes for unnamed columns (pd.Series(y).to_csv(), a
  * DataFrame built from an array): "0,1,...,k-1", after an empty cell when the
  * index is written too. */
-static int is_pandas_default_header(const struct csv *s)
+static int is_pandas_default_header(const struct la_csv *s)
 {
     size_t n = s->kept_cells[0], i = 0;
     if (s->kept < 2)
@@ -425,7 +425,7 @@ static long cell_shape(const char *cell)
  * first row's cell does not look like them, "data" when it does; rows of
  * another width are left out. A tie is "data". @return the vote's sum, and
  * *voters the columns that voted. */
-static long header_vote(const struct csv *s, size_t *voters)
+static long header_vote(const struct la_csv *s, size_t *voters)
 {
     long sum = 0;
     *voters = 0;
@@ -449,7 +449,7 @@ static long header_vote(const struct csv *s, size_t *voters)
 
 /* Guess whether the first row is a header from its cells against the next
  * rows', and say why in info (the report shows the guess). */
-static int guess_header(struct csv *s)
+static int guess_header(struct la_csv *s)
 {
     struct la_array_info *info = &s->r->info;
     size_t voters;
@@ -475,7 +475,7 @@ static int guess_header(struct csv *s)
 
 /* Decide the label column and whether row0 is a header, from the kept rows.
  * @return 1 header, 0 data, -1 error. */
-static int choose_column(struct csv *s)
+static int choose_column(struct la_csv *s)
 {
     const struct la_read_opts *o = la_read_opts_or_default(s->r->opts);
     int header = o->header;
@@ -521,7 +521,7 @@ static int choose_column(struct csv *s)
 /* A row wider than the first one is what pandas refuses ("Expected 2 fields in
  * line 3, saw 3"): mostly an unquoted delimiter inside a path, which shifts
  * every cell after it, the label's too. A shorter row only lacks cells. */
-static void check_width(struct csv *s, size_t cells, unsigned long long line)
+static void check_width(struct la_csv *s, size_t cells, unsigned long long line)
 {
     if (cells > s->width)
         FAIL(s, "line %llu: %zu fields, but the first row has %zu (an unquoted "
@@ -529,7 +529,7 @@ static void check_width(struct csv *s, size_t cells, unsigned long long line)
 }
 
 /* A data row: its label cell, or an unparsable empty one when it is too short. */
-static void data_row(struct csv *s, size_t cells, const char *label, unsigned long long line)
+static void data_row(struct la_csv *s, size_t cells, const char *label, unsigned long long line)
 {
     if (cells <= s->col)
         push_bad(s, "", 0);              /* too short to have the label cell */
@@ -539,7 +539,7 @@ static void data_row(struct csv *s, size_t cells, const char *label, unsigned lo
     }
 }
 
-static void release_kept(struct csv *s)
+static void release_kept(struct la_csv *s)
 {
     free(s->row0);
     free(s->row0_off);
@@ -550,7 +550,7 @@ static void release_kept(struct csv *s)
 
 /* The kept rows suffice (or are all there is): settle the header and the
  * column, then hand out the kept data rows as any later row. */
-static void resolve(struct csv *s)
+static void resolve(struct la_csv *s)
 {
     int header = choose_column(s);
     if (header < 0)
@@ -576,7 +576,7 @@ static void resolve(struct csv *s)
 }
 
 /* A row kept for the header guess has ended. */
-static void keep_row(struct csv *s, size_t cells)
+static void keep_row(struct la_csv *s, size_t cells)
 {
     s->kept_first[s->kept] = s->row0_n - cells;
     s->kept_cells[s->kept] = cells;
@@ -589,7 +589,7 @@ static void keep_row(struct csv *s, size_t cells)
 // ---- row handlers shared by both parsers
 
 /* A row has ended (its cells were given to on_field or parsed in place). */
-static void end_row(struct csv *s, size_t cells)
+static void end_row(struct la_csv *s, size_t cells)
 {
     if (s->failed)
         return;
@@ -602,7 +602,7 @@ static void end_row(struct csv *s, size_t cells)
 }
 
 /* Cells in [p, end) when it starts a field: one more than its delimiters. */
-static size_t count_fields(const struct csv *s, const char *p, const char *end)
+static size_t count_fields(const struct la_csv *s, const char *p, const char *end)
 {
     size_t n = 1;
     while ((p = memchr(p, s->delim, (size_t)(end - p))) != NULL)
@@ -613,7 +613,7 @@ static size_t count_fields(const struct csv *s, const char *p, const char *end)
 /* libcsv's cell callback. */
 static void on_field(void *data, size_t n, void *ctx)
 {
-    struct csv *s = ctx;
+    struct la_csv *s = ctx;
     const char *p = data ? data : "";    /* libcsv has no buffer before its first byte */
 
     if (s->failed)
@@ -632,7 +632,7 @@ static void on_field(void *data, size_t n, void *ctx)
  * cells), which keeps the LF count exact; a CR alone is not counted. */
 static void on_row(int c, void *ctx)
 {
-    struct csv *s = ctx;
+    struct la_csv *s = ctx;
 
     if (c == '\n')
         s->line++;
@@ -644,7 +644,7 @@ static void on_row(int c, void *ctx)
 
 // ---- the fast path: quote-free lines, parsed in place
 
-static int blank_line(const struct csv *s, const char *p, const char *end)
+static int blank_line(const struct la_csv *s, const char *p, const char *end)
 {
     while (p < end && is_pad(s, (unsigned char)*p))
         p++;
@@ -652,7 +652,7 @@ static int blank_line(const struct csv *s, const char *p, const char *end)
 }
 
 /* The first row: every cell is kept for the header decision. */
-static void fast_first_row(struct csv *s, const char *p, const char *end)
+static void fast_first_row(struct la_csv *s, const char *p, const char *end)
 {
     size_t cells = 0;
     s->row_line = s->line;
@@ -670,7 +670,7 @@ static void fast_first_row(struct csv *s, const char *p, const char *end)
 }
 
 /* One line without its LF. Only the label cell is looked at. */
-static void fast_line(struct csv *s, const char *p, const char *end)
+static void fast_line(struct la_csv *s, const char *p, const char *end)
 {
     if (end > p && end[-1] == '\r')
         end--;
@@ -697,7 +697,7 @@ static void fast_line(struct csv *s, const char *p, const char *end)
     push_cell(s, p, (size_t)(end - p));
 }
 
-static int run_complete(const struct csv *s)
+static int run_complete(const struct la_csv *s)
 {
     return s->brk || s->tail - s->head >= CHUNK || s->failed;
 }
@@ -711,7 +711,7 @@ static int run_complete(const struct csv *s)
  * wide row stops it there; fast_line then parses that line, with its break in
  * the run or its error and line number. It reads only fields of s that do not
  * change while it runs, so two threads may run it on one s at once. */
-static void quick_lines(const struct csv *s, struct half *h)
+static void quick_lines(const struct la_csv *s, struct half *h)
 {
     const char *p = h->p, *end = h->end;
     const unsigned char delim = s->delim;
@@ -784,7 +784,7 @@ static void helper_free(struct helper *hp)
 }
 
 /* @return 0, or -1 when no helper can start (the parse stays on one thread). */
-static int helper_start(struct csv *s)
+static int helper_start(struct la_csv *s)
 {
     struct helper *hp = calloc(1, sizeof *hp);
     if (!hp)
@@ -801,7 +801,7 @@ static int helper_start(struct csv *s)
     return 0;
 }
 
-static void helper_stop(struct csv *s)
+static void helper_stop(struct la_csv *s)
 {
     if (s->helper)
         helper_free(s->helper);
@@ -816,7 +816,7 @@ static void helper_stop(struct csv *s)
  * half stops at a line quick_lines leaves to fast_line, and what comes after
  * that line is dropped. last follows the last LF read. *pp moves past the
  * lines parsed. @return 1 when the whole block was, 0 to have fast_line go on. */
-static int split_parse(struct csv *s, const char **pp, const char *last)
+static int split_parse(struct la_csv *s, const char **pp, const char *last)
 {
     const char *p = *pp, *end = last;
     size_t room = CHUNK - (s->tail - s->head);           /* the run is not complete */
@@ -870,7 +870,7 @@ static int split_parse(struct csv *s, const char **pp, const char *last)
 }
 
 /* Parse the complete lines in buf[pos..len) until the run at head is complete. */
-static void fast_parse(struct csv *s)
+static void fast_parse(struct la_csv *s)
 {
     const char *p = s->buf + s->pos, *end = s->buf + s->len;
     const char *from = s->scan > s->pos ? s->buf + s->scan : p;   /* small reads: no rescan */
@@ -917,7 +917,7 @@ static int needs_libcsv(const char *p, const char *end)
 
 /* Hand the gathered bytes to libcsv, except the last keep, which move to the
  * front. @return 0, or -1 with the error set. */
-static int requote_flush(struct csv *s, size_t keep)
+static int requote_flush(struct la_csv *s, size_t keep)
 {
     struct requote *q = &s->rq;
     size_t n = q->n - keep;
@@ -938,7 +938,7 @@ static int requote_flush(struct csv *s, size_t keep)
     return 0;
 }
 
-static int requote_put(struct csv *s, char c)
+static int requote_put(struct la_csv *s, char c)
 {
     struct requote *q = &s->rq;
     q->out[q->n++] = c;
@@ -951,7 +951,7 @@ static int requote_put(struct csv *s, char c)
 /* The requote filter's next state after byte c (requote_byte's rules). A row
  * ends at a newline that leaves the filter in RQ_START; blocks_parse finds row
  * boundaries with this alone. */
-static enum rq_state rq_next(const struct csv *s, enum rq_state st, unsigned char c)
+static enum rq_state rq_next(const struct la_csv *s, enum rq_state st, unsigned char c)
 {
     int ends_field = c == s->delim || c == '\n' || c == '\r';
 
@@ -981,7 +981,7 @@ static enum rq_state rq_next(const struct csv *s, enum rq_state st, unsigned cha
  * is libcsv's rule, as on the fast path: spaces and tabs before a field are
  * skipped (so a quote after them opens a quoted field) and those after it
  * dropped. */
-static int requote_byte(struct csv *s, char c)
+static int requote_byte(struct la_csv *s, char c)
 {
     struct requote *q = &s->rq;
     enum rq_state from = q->state;
@@ -1016,7 +1016,7 @@ static int requote_byte(struct csv *s, char c)
 }
 
 /* Bytes that need no rewriting, gathered as they are. */
-static int requote_copy(struct csv *s, const char *p, size_t n)
+static int requote_copy(struct la_csv *s, const char *p, size_t n)
 {
     struct requote *q = &s->rq;
     while (n > 0) {
@@ -1037,7 +1037,7 @@ static int requote_copy(struct csv *s, const char *p, size_t n)
  * (they number the lines): libcsv still sees every field and row, in a
  * tenth of the bytes of a text column. A cell longer than libcsv may hold
  * fails as it would. */
-static int requote_text(struct csv *s, const char *p, size_t n)
+static int requote_text(struct la_csv *s, const char *p, size_t n)
 {
     struct requote *q = &s->rq;
     if (!q->elide || q->field == s->col)
@@ -1055,7 +1055,7 @@ static int requote_text(struct csv *s, const char *p, size_t n)
  * unquoted one no byte is rewritten until a quote or a field's end, so those
  * runs are copied whole: most bytes of a text column go by memchr and memcpy.
  * @return 1 when a row ended, 0 at end, -1 with the error set. */
-static int requote_span(struct csv *s, const char **pp, const char *end)
+static int requote_span(struct la_csv *s, const char **pp, const char *end)
 {
     const char *p = *pp;
     int ended = 0;
@@ -1089,7 +1089,7 @@ static int requote_span(struct csv *s, const char **pp, const char *end)
  * follows the newline that ends one), parsed into s's own buffers by s's own
  * libcsv; stop is where the part stopped (end when it parsed them all). */
 struct block_part {
-    struct csv s;
+    struct la_csv s;
     const char *p, *end, *stop;
 };
 
@@ -1099,12 +1099,12 @@ struct blocks {
     struct block_part *parts;
 };
 
-static int blocks_wanted(const struct csv *s)
+static int blocks_wanted(const struct la_csv *s)
 {
     return s->resolved && !s->no_blocks && s->line >= s->split_after;
 }
 
-static int parser_init(struct csv *s)
+static int parser_init(struct la_csv *s)
 {
     if (csv_init(&s->parser, CSV_REPALL_NL) != 0)
         return -1;
@@ -1120,7 +1120,7 @@ static void blocks_free(struct blocks *b)
         return;
     la_pool_close(b->pool);
     for (int t = 0; b->parts && t < b->n; t++) {
-        struct csv *ps = &b->parts[t].s;
+        struct la_csv *ps = &b->parts[t].s;
         if (ps->parser_live)
             csv_free(&ps->parser);
         free(ps->vals);
@@ -1135,7 +1135,7 @@ static void blocks_free(struct blocks *b)
  * inflated on a thread of its own (input.c), so the parse takes one thread
  * fewer. @return 0, or -1 when fewer than two threads can run (libcsv stays
  * on this thread). */
-static int blocks_start(struct csv *s)
+static int blocks_start(struct la_csv *s)
 {
     struct blocks *b = calloc(1, sizeof *b);
     int inflating = la_source_is_compressed(s->r->src);
@@ -1147,7 +1147,7 @@ static int blocks_start(struct csv *s)
     if (b->n < 2 || !(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
         return -1;
     for (int t = 0; t < b->n; t++) {
-        struct csv *ps = &b->parts[t].s;
+        struct la_csv *ps = &b->parts[t].s;
         ps->cap = CHUNK / (size_t)b->n;
         ps->vals = malloc(ps->cap * sizeof(int64_t));
         ps->kinds = malloc(ps->cap);
@@ -1158,7 +1158,7 @@ static int blocks_start(struct csv *s)
 }
 
 /* What a part needs of s for one step: the column, the width, the kind. */
-static void part_begin(struct csv *ps, const struct csv *s)
+static void part_begin(struct la_csv *ps, const struct la_csv *s)
 {
     ps->part = ps->resolved = 1;
     ps->delim = s->delim;
@@ -1182,7 +1182,7 @@ static void part_begin(struct csv *ps, const struct csv *s)
 static void parse_part(void *ctx, int t)
 {
     struct block_part *bp = &((struct blocks *)ctx)->parts[t];
-    struct csv *ps = &bp->s;
+    struct la_csv *ps = &bp->s;
     const char *p = bp->p, *unit = p;
     size_t unit_rows = 0;
     uint64_t unit_lines = 0;
@@ -1205,7 +1205,7 @@ static void parse_part(void *ctx, int t)
  * (at a quote next to a letter: '"great' opens, 'great"' closes). @return
  * NULL when they have not by end: a block inside one quoted field, or quotes
  * that read both ways ('"\n' after a delimiter, as in '1,"\nx",2'). */
-static const char *sure_row_start(const struct csv *s, const char *p, const char *end)
+static const char *sure_row_start(const struct la_csv *s, const char *p, const char *end)
 {
     enum rq_state st[] = { RQ_START, RQ_PLAIN, RQ_QUOTED, RQ_QUOTE, RQ_TAIL };
     size_t n = sizeof st / sizeof st[0];
@@ -1231,7 +1231,7 @@ static const char *sure_row_start(const struct csv *s, const char *p, const char
  * block before it confirms or refutes the cut: it parses exactly up to it, and
  * stops short unless a row ends there (blocks_parse then drops the blocks
  * after it). @return the blocks. */
-static int cut_blocks(const struct csv *s, struct blocks *b, const char *p, const char *end)
+static int cut_blocks(const struct la_csv *s, struct blocks *b, const char *p, const char *end)
 {
     int n = 1;
     size_t len = (size_t)(end - p);
@@ -1260,7 +1260,7 @@ static int cut_blocks(const struct csv *s, struct blocks *b, const char *p, cons
  * on from that row. libcsv on this thread must be between rows (at_row_start).
  * @return 1 when rows were taken, 0 when more bytes are wanted first, -1 when
  * no block can be parsed now (the caller parses a PIECE). */
-static int blocks_parse(struct csv *s)
+static int blocks_parse(struct la_csv *s)
 {
     const char *p = s->buf + s->pos, *end = s->buf + s->len;
     const char *last = (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p))
@@ -1291,7 +1291,7 @@ static int blocks_parse(struct csv *s)
     const char *stop = p;
     for (int t = 0; t < n; t++) {
         const struct block_part *bp = &b->parts[t];
-        const struct csv *ps = &bp->s;
+        const struct la_csv *ps = &bp->s;
         if (s->tail + ps->tail > PENDING)
             break;                       /* never: the parts hold CHUNK rows in all */
         memcpy((char *)s->vals + s->tail * sizeof(int64_t), ps->vals, ps->tail * sizeof(int64_t));
@@ -1310,7 +1310,7 @@ static int blocks_parse(struct csv *s)
 
 /* Feed up to a PIECE of buf[pos..len) to libcsv on this thread; when blocks
  * may follow, stop after the first row that ends in it. */
-static void slow_piece(struct csv *s)
+static void slow_piece(struct la_csv *s)
 {
     size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
     const char *p = s->buf + s->pos, *end = p + n;
@@ -1328,7 +1328,7 @@ static void slow_piece(struct csv *s)
 
 /* Feed buf[pos..len) to libcsv until the run is complete: in blocks on every
  * thread where it may, else a PIECE at a time. */
-static void slow_parse(struct csv *s)
+static void slow_parse(struct la_csv *s)
 {
     while (s->pos < s->len && !run_complete(s)) {
         if (blocks_wanted(s)) {
@@ -1343,7 +1343,7 @@ static void slow_parse(struct csv *s)
 }
 
 /* End of input: the last line may lack its newline. */
-static void finish(struct csv *s)
+static void finish(struct la_csv *s)
 {
     if (!s->slow) {
         if (s->pos < s->len)
@@ -1371,10 +1371,10 @@ static void finish(struct csv *s)
 // ---- input
 
 /* Read one more block after the unparsed bytes. @return 0, or -1 on a read error. */
-static int fill(struct csv *s)
+static int fill(struct la_csv *s)
 {
-    /* Move the unparsed tail (at most a BLOCK, see produce) to the front
-     * when a BLOCK no longer fits after it, or when it is shorter than the
+    /* Move the unparsed tail (at most READ_BYTES, see produce) to the front
+     * when READ_BYTES no longer fit after it, or when it is shorter than the
      * bytes parsed before it (the partial row a block leaves: the buffer's
      * second half is then never touched). Moving a long tail every time would
      * be quadratic in the line length with small reads from a pipe; this way
@@ -1405,7 +1405,7 @@ static int fill(struct csv *s)
 
 /* Parse until the run at head is complete, the first row is resolved (when
  * asked), or the input ends. @return 0, or -1 with r->err set. */
-static int produce(struct csv *s, int until_resolved)
+static int produce(struct la_csv *s, int until_resolved)
 {
     s->brk = 0;
     for (;;) {
@@ -1434,9 +1434,9 @@ static int produce(struct csv *s, int until_resolved)
 
 // ---- the reader ops
 
-static void csv_close(struct la_reader *r)
+static void la_csv_close(struct la_reader *r)
 {
-    struct csv *s = r->state;
+    struct la_csv *s = r->state;
     if (!s)
         return;
     helper_stop(s);
@@ -1460,7 +1460,7 @@ static unsigned char pick_delimiter(const struct la_reader *r)
     return r->info.format == LA_FMT_TSV ? '\t' : ',';
 }
 
-static int csv_setup(struct la_reader *r, struct csv *s)
+static int csv_setup(struct la_reader *r, struct la_csv *s)
 {
     const struct la_read_opts *o = r->opts;
     const char *slow = getenv("LABELAUDIT_CSV_SLOW");
@@ -1475,8 +1475,8 @@ static int csv_setup(struct la_reader *r, struct csv *s)
     s->no_blocks = s->slow || !o || o->threads <= 1;   /* the reference stays one thread */
     s->at_row_start = 1;
     s->cap = PENDING;
-    s->block = BLOCK;
-    if (block && la_strtou64(block, &num) == 0 && num >= 2 && num <= BLOCK)
+    s->block = READ_BYTES;
+    if (block && la_strtou64(block, &num) == 0 && num >= 2 && num <= READ_BYTES)
         s->block = (size_t)num;          /* tests: small files cross many block edges */
     s->split_min = s->block / 16 > 2 ? s->block / 16 : 2;
     if (s->delim == '"' || s->delim == '\n' || s->delim == '\r')
@@ -1507,7 +1507,7 @@ static void init_info(struct la_reader *r)
 /* --skip-rows=K: drop the first K lines, as pandas' skiprows=K does (sklearn's
  * wine_data.csv opens with a line of counts). Lines end at LF, so a quoted
  * newline in them ends one too. @return 0, or -1 on a read error. */
-static int skip_lines(struct csv *s, uint64_t k)
+static int skip_lines(struct la_csv *s, uint64_t k)
 {
     while (k > 0) {
         const char *p = s->buf + s->pos;
@@ -1530,7 +1530,7 @@ static int skip_lines(struct csv *s, uint64_t k)
 }
 
 /* The header decides what row 0 is, so the first row is read before any chunk. */
-static int read_first_row(struct csv *s)
+static int read_first_row(struct la_csv *s)
 {
     while (!s->eof && s->len < 3)        /* the BOM may arrive a byte at a time */
         if (fill(s) < 0)
@@ -1545,22 +1545,22 @@ static int read_first_row(struct csv *s)
     return 0;
 }
 
-static int csv_open(struct la_reader *r)
+static int la_csv_open(struct la_reader *r)
 {
-    struct csv *s = calloc(1, sizeof *s);
+    struct la_csv *s = calloc(1, sizeof *s);
     if (!s)
         return la_reader_set_error(r, "out of memory");
     r->state = s;
     init_info(r);
     if (csv_setup(r, s) < 0 || read_first_row(s) < 0) {
-        csv_close(r);                    /* r->err stays; a later close() does nothing */
+        la_csv_close(r);                    /* r->err stays; a later close() does nothing */
         return -1;
     }
     return 0;
 }
 
 /* The length of the run at head: values of one kind, or one unparsable cell. */
-static size_t run_length(const struct csv *s)
+static size_t run_length(const struct la_csv *s)
 {
     if (s->head == s->tail)
         return 0;
@@ -1573,7 +1573,7 @@ static size_t run_length(const struct csv *s)
     return i - s->head;
 }
 
-static void emit(struct csv *s, size_t n, struct la_chunk *out)
+static void emit(struct la_csv *s, size_t n, struct la_chunk *out)
 {
     unsigned char k = s->kinds[s->head];
     out->dtype = k == K_FLOAT || (k == K_BAD && s->saw_float) ? LA_DT_FLOAT64 : LA_DT_INT64;
@@ -1594,7 +1594,7 @@ static void emit(struct csv *s, size_t n, struct la_chunk *out)
 
 /* Move the one incomplete run to the front. No unparsable cell is pending then
  * (one would have completed the run), so the text buffer starts over too. */
-static void compact(struct csv *s)
+static void compact(struct la_csv *s)
 {
     size_t n = s->tail - s->head;
     if (s->head) {
@@ -1605,9 +1605,9 @@ static void compact(struct csv *s)
     s->text_len = s->text_pos = 0;
 }
 
-static int csv_next(struct la_reader *r, struct la_chunk *out)
+static int la_csv_next(struct la_reader *r, struct la_chunk *out)
 {
-    struct csv *s = r->state;
+    struct la_csv *s = r->state;
     for (;;) {
         if (s->failed)
             return -1;
@@ -1628,7 +1628,7 @@ static int csv_next(struct la_reader *r, struct la_chunk *out)
 }
 
 const struct la_reader_ops la_reader_csv = {
-    .open = csv_open,
-    .next = csv_next,
-    .close = csv_close,
+    .open = la_csv_open,
+    .next = la_csv_next,
+    .close = la_csv_close,
 };

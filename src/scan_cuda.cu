@@ -70,7 +70,7 @@ extern "C" {
 // Histograms up to this many bins are counted per block in shared memory
 // (4 bytes a bin: 32 KiB, under the 48 KiB a launch gets without opting in).
 #define SHARED_HIST_MAX 8192u
-#define BLOCK 256
+#define THREADS_PER_BLOCK 256
 #define NSTREAMS 2
 // Bytes of a mapped file per scan() call: 16 sub-chunks, so the copy of one
 // overlaps the kernel of the one before for all but the first and last, and
@@ -347,12 +347,12 @@ FOLD_HD void count_verdict(struct fold *f, int verdict)
 }
 
 // The elements [*lo, *hi) of the sub-chunk that block b folds: contiguous, and
-// whole tiles of BLOCK elements, so that the compaction pass can write each
+// whole tiles of THREADS_PER_BLOCK elements, so that the compaction pass can write each
 // block's bad entries in index order after those of the blocks before it.
 FOLD_HD void block_range(const struct scan_args *a, unsigned b, size_t *lo, size_t *hi)
 {
     size_t per = (a->n + a->blocks - 1) / a->blocks;
-    per = (per + BLOCK - 1) / BLOCK * BLOCK;
+    per = (per + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK * THREADS_PER_BLOCK;
     *lo = (size_t)b * per < a->n ? (size_t)b * per : a->n;
     *hi = a->n - *lo < per ? a->n : *lo + per;
 }
@@ -464,7 +464,7 @@ __global__ void scan_kernel(struct scan_args a)
 {
     extern __shared__ unsigned sh_hist_dyn[];    // hist_len bins when they fit
     __shared__ unsigned sh_out[2 * LA_OUTLIER_BINS];
-    __shared__ unsigned long long sh_red[BLOCK / 32][NRED];
+    __shared__ unsigned long long sh_red[THREADS_PER_BLOCK / 32][NRED];
 
     unsigned *sh_hist = hist_in_shared(&a) ? sh_hist_dyn : NULL;
     clear_shared_bins(&a, sh_hist, sh_out, threadIdx.x, blockDim.x);
@@ -529,8 +529,8 @@ __device__ unsigned long long block_sum(unsigned long long x, unsigned long long
 template <typename S, int K>
 __global__ void compact_kernel(struct scan_args a)
 {
-    __shared__ unsigned long long sh_sum[BLOCK / 32];
-    __shared__ unsigned sh_warp[BLOCK / 32];
+    __shared__ unsigned long long sh_sum[THREADS_PER_BLOCK / 32];
+    __shared__ unsigned sh_warp[THREADS_PER_BLOCK / 32];
     if (*a.sub_bad == 0 || a.block_bad[blockIdx.x] == 0)
         return; // the same for every thread of the block
     unsigned long long before = 0;
@@ -569,19 +569,19 @@ template <typename S, int K>
 static cudaError_t launch_typed(const struct scan_args *a, int grid, cudaStream_t st)
 {
     size_t shmem = hist_in_shared(a) ? (size_t)a->hist_len * sizeof(unsigned) : 0;
-    scan_kernel<S, K><<<grid, BLOCK, shmem, st>>>(*a);
+    scan_kernel<S, K><<<grid, THREADS_PER_BLOCK, shmem, st>>>(*a);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
         return e;
-    compact_kernel<S, K><<<grid, BLOCK, 0, st>>>(*a);
+    compact_kernel<S, K><<<grid, THREADS_PER_BLOCK, 0, st>>>(*a);
     return cudaGetLastError();
 }
 
-/* grid_for() : blocks for n elements: one per BLOCK, at most max_grid (a few
+/* grid_for() : blocks for n elements: one per THREADS_PER_BLOCK, at most max_grid (a few
  * per SM; each block then takes a longer contiguous range). */
 static unsigned grid_for(size_t n, int max_grid)
 {
-    size_t blocks = (n + BLOCK - 1) / BLOCK;
+    size_t blocks = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
     return blocks < 1 ? 1u : blocks < (size_t)max_grid ? (unsigned)blocks : (unsigned)max_grid;
 }
 
