@@ -11,7 +11,7 @@
  * and gathered (only touched pages are resident); from a stream (gzip, stdin,
  * a deflated npz member) it is read into memory when it is at most
  * LA_NPY_REORDER_MAX bytes, and refused otherwise. */
-#include "npy_header.h"
+#include "read_npy.h"
 #include "fatal.h"    /* la_guard_add: the mapped file may shrink under the gather */
 
 #include <stdio.h>    /* snprintf */

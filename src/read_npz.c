@@ -5,7 +5,7 @@
  * chosen member, stored or raw-deflated, is pulled through bounded buffers
  * into the npy stream of read_npy.c, and its CRC-32 is checked as the bytes
  * go by. */
-#include "npy_header.h"
+#include "read_npy.h"
 #include "zip.h"
 
 #include <stdio.h>    /* snprintf */
