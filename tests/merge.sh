@@ -43,7 +43,7 @@ write_shard() {
 strip_paths() { jq -S 'del(.files[].path, .files[].sources[].path)' "$1"; }
 
 trial=0
-while [ $trial -lt 40 ]; do
+while [ $trial -lt 30 ]; do
     seed=$((trial * 7919 + 17))
     # a plan: options, then one line per file: SHARD FORMAT VALUE...
     awk -v seed=$seed 'BEGIN {
