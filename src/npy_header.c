@@ -42,7 +42,7 @@ int la_npy_header_size(const unsigned char *buf, size_t len, size_t *total,
 {
     size_t have = len < sizeof magic ? len : sizeof magic;
     if (memcmp(buf, magic, have) != 0 || len == 0)
-        return errorf(err, errlen, 0, "not a .npy file (bad magic)");
+        return errorf(err, errlen, 0, "not a .npy file (bad magic)"), LA_NPY_NOT_NPY;
     if (len < 8)
         return errorf(err, errlen, len, "file ends inside the .npy preamble");
     unsigned major = buf[6], minor = buf[7];

@@ -28,9 +28,14 @@ struct la_npy_header {
     size_t data_offset;         /* preamble + dict: where the data starts */
 };
 
+/* la_npy_header_size()'s answer when the bytes are not a .npy at all (an .npz
+ * member that is some other file says so in its own words). */
+#define LA_NPY_NOT_NPY (-2)
+
 /** la_npy_header_size() : from the preamble in buf[0..len) (len >= 10, or 12
  *  for versions 2 and 3), the total header size, i.e. where the data starts.
- *  @return 0 and *total, or -1 with a one-line "byte N: ..." message in err. */
+ *  @return 0 and *total, or LA_NPY_NOT_NPY (bad magic) or -1, with a one-line
+ *  "byte N: ..." message in err. */
 int la_npy_header_size(const unsigned char *buf, size_t len, size_t *total,
                        char *err, size_t errlen);
 

@@ -54,8 +54,9 @@ static int read_header(struct la_npy_stream *s, char *err, size_t errlen)
             return -1;
         have += (size_t)got;
     }
-    if (la_npy_header_size(pre, have, &total, err, errlen) != 0)
-        return -1;
+    int size_rc = la_npy_header_size(pre, have, &total, err, errlen);
+    if (size_rc != 0)
+        return size_rc;                                 /* LA_NPY_NOT_NPY tells npz */
     unsigned char *hb = malloc(total);
     if (!hb)
         return snprintf(err, errlen, "out of memory for a %zu-byte header", total), -1;
@@ -166,14 +167,15 @@ static int slurp_data(struct la_npy_stream *s, char *err, size_t errlen)
 
 int la_npy_stream_open(struct la_npy_stream *s, char *err, size_t errlen)
 {
-    if (read_header(s, err, errlen) != 0)
-        return -1;
+    int rc = read_header(s, err, errlen);
+    if (rc != 0)
+        return rc;
     s->bufcap = LA_NPY_CHUNK;
     if (!(s->buf = malloc(s->bufcap)))
         return snprintf(err, errlen, "out of memory"), -1;
     if (!needs_gather(&s->hdr))
         return 0;
-    int rc = s->fd >= 0 ? map_data(s, err, errlen) : 0;
+    rc = s->fd >= 0 ? map_data(s, err, errlen) : 0;
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     return slurp_data(s, err, errlen);

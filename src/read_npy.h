@@ -40,7 +40,7 @@ struct la_npy_stream {
 };
 
 /** la_npy_stream_open() : read and parse the header, choose how to emit.
- *  @return 0, or -1 with a message in err. */
+ *  @return 0, or LA_NPY_NOT_NPY (bad magic) or -1, with a message in err. */
 int la_npy_stream_open(struct la_npy_stream *s, char *err, size_t errlen);
 
 /** la_npy_stream_next() : the next chunk in C order.

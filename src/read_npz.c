@@ -108,8 +108,9 @@ static int start_member(struct npz_state *st, char *err, size_t errlen)
     st->s.fd = stored ? st->zip.fd : -1;
     st->s.fd_offset = st->zip.data_off;
     st->s.fd_length = st->zip.chosen->usize;
-    if (la_npy_stream_open(&st->s, err, errlen) != 0)
-        return -1;
+    int rc = la_npy_stream_open(&st->s, err, errlen);
+    if (rc != 0)
+        return rc;
     return la_npy_stream_gathers(&st->s) ? la_zip_crc_whole(&st->zip, err, errlen) : 0;
 }
 
@@ -131,11 +132,11 @@ static int npz_open(struct la_reader *r)
     if (la_zip_open(r, &st->zip) != 0 || choose(r, st) != 0
         || la_zip_locate(r, &st->zip, st->chosen) != 0)
         return -1;
-    if (start_member(st, err, sizeof err) != 0) {
-        if (strncmp(err, "byte 0: not a .npy", 18) == 0)
-            return member_error(r, "not a .npy array (bad magic)");
+    int rc = start_member(st, err, sizeof err);
+    if (rc == LA_NPY_NOT_NPY)
+        return member_error(r, "not a .npy array (bad magic)");
+    if (rc != 0)
         return member_error(r, err);
-    }
     la_npy_stream_info(&st->s, &r->info);
     return 0;
 }
