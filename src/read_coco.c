@@ -71,6 +71,7 @@ struct coco_state {
     struct category *cats;
     size_t n_cats, cap_cats;
     int has_annotations;
+    int seen_images, seen_categories;   /* their lists were read whole already */
     uint64_t index;               /* annotations so far */
     struct la_items items;
     struct la_reader *r;
@@ -378,6 +379,15 @@ static enum field field_of(const unsigned char *k, size_t n)
     return F_OTHER;
 }
 
+/* The ids looked up by bsearch, once pass 1 has them all. */
+static void sort_ids(struct coco_state *t)
+{
+    if (t->n_images > 1)   /* qsort(NULL, 0) is undefined */
+        qsort(t->images, t->n_images, sizeof *t->images, by_image_id);
+    if (t->n_cats > 1)
+        qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
+}
+
 static int on_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct coco_state *t = ctx;
@@ -386,7 +396,14 @@ static int on_key(void *ctx, const unsigned char *k, size_t n)
                    : n == 10 && !memcmp(k, "categories", 10) ? S_CATEGORIES
                    : n == 11 && !memcmp(k, "annotations", 11) ? S_ANNOTATIONS : S_OTHER;
         t->has_annotations |= t->section == S_ANNOTATIONS;
+        t->seen_images |= t->section == S_IMAGES;
+        t->seen_categories |= t->section == S_CATEGORIES;
         if (t->pass == 1 && t->section == S_ANNOTATIONS) {
+            if (t->seen_images && t->seen_categories) {
+                sort_ids(t);     /* COCO's own order: one pass does it all */
+                t->pass = 2;
+                return 1;
+            }
             t->skip = (struct skip){ .active = 1 };   /* feed() steps over the value */
             return 0;
         }
@@ -730,18 +747,17 @@ static int coco_open(struct la_reader *r)
     if (start_pass(r, t, 1) != 0)
         return -1;
     int rc;
-    while ((rc = feed(r, t)) == 1)
+    while (t->pass == 1 && (rc = feed(r, t)) == 1)
         ;
-    if (rc < 0)
-        return -1;
-    if (!t->has_annotations)
-        return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
-    if (t->n_images > 1)   /* qsort(NULL, 0) is undefined */
-        qsort(t->images, t->n_images, sizeof *t->images, by_image_id);
-    if (t->n_cats > 1)
-        qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
-    if (start_pass(r, t, 2) != 0)
-        return -1;
+    if (t->pass == 1) {   /* the annotations came first, or none: read again */
+        if (rc < 0)
+            return -1;
+        if (!t->has_annotations)
+            return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
+        sort_ids(t);
+        if (start_pass(r, t, 2) != 0)
+            return -1;
+    }
     r->notes->ctx = r;           /* locate() runs before close(), on this state */
     r->notes->locate = coco_locate;
     r->info.dtype = LA_DT_INT64;

@@ -102,6 +102,8 @@ expect_json '[.files[0].count, .files[0].samples, .files[0].invalid.above] | toj
 expect_json '[.files[0].bad[0] | .index, .id, .image_id] | tojson' "[59998,59999,50]" \
     "the bad one named by a third pass"
 printf '{"annotations":[],"images":[{"id":1}],"categories":[{"id":3}],"x":[' >"$d/trunc-late.json"
+printf '{"images":[{"id":1}],"categories":[{"id":1}],"annotations":[{"id":5,"image_id":1,"category_id":1},' >"$d/trunc-one.json"
+bad "$d/trunc-one.json" "byte 98: not valid JSON \\(yajl: .*premature EOF" "truncated, in COCO's order (read in one pass)"
 bad "$d/trunc-late.json" "byte [0-9]+: not valid JSON \\(yajl: .*premature EOF" "truncated after the annotations"
 
 echo "# --- numbers as strings"
