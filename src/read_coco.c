@@ -547,7 +547,8 @@ static int start_pass(struct la_reader *r, struct coco_state *t, int pass)
 
 static int parse_failed(struct la_reader *r, struct coco_state *t, const unsigned char *b, size_t n)
 {
-    uint64_t at = t->offset + t->base + yajl_get_bytes_consumed(t->h);
+    uint64_t at = n == 0 ? t->offset   /* at the end of the file: its size */
+                         : t->offset + t->base + yajl_get_bytes_consumed(t->h);
     if (t->oom)
         return la_reader_set_error(r, "out of memory");
     if (t->why[0])
