@@ -71,7 +71,7 @@ PY
 fi
 echo "| (COCO file: $((($(stat -c %s "$coco") + 524288) / 1048576)) MB, $n_ann annotations) | | | |"
 if "$LABELAUDIT" --version | grep -q '^Formats:.* coco'; then
-    timed "labelaudit --format=coco -n 91" "$LABELAUDIT" --json --format=coco -n 91 --max-report 10 "$coco"
+    timed "labelaudit --format=coco -n 91" "$LABELAUDIT" --json --format=coco -n 91 "$coco"
     la_secs=$secs la_rss=$rss
     la_bad=$(jq '.files[0].invalid.above' "$DIR/labelaudit --format=coco -n 91.out")
     cat >"$DIR/check.py" <<'PY'
