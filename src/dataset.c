@@ -147,7 +147,8 @@ static int list_directory(const char *root, const struct la_config *cfg, struct 
         list_free(&w.files);
         return -1;
     }
-    qsort(w.files.v, w.files.n, sizeof *w.files.v, by_bytes);
+    if (w.files.n)              /* qsort of NULL is undefined, even of 0 elements */
+        qsort(w.files.v, w.files.n, sizeof *w.files.v, by_bytes);
     for (size_t i = 0; i < w.files.n; i++) {
         const char *rel = w.files.v[i] + w.root_len + 1;
         if (cfg->glob && fnmatch(cfg->glob, rel, 0) != 0) {
@@ -179,7 +180,8 @@ int la_dataset_add_source(struct la_file_report *r, const struct la_source_info 
         free(s->path);
         return -1;
     }
-    memcpy(s->inner, from->inner, (size_t)s->ndim * sizeof *s->inner);
+    if (s->ndim)                /* memcpy from NULL is undefined, even of 0 bytes */
+        memcpy(s->inner, from->inner, (size_t)s->ndim * sizeof *s->inner);
     s->first_sample = r->samples;
     s->first_index = r->stats.count;
     d->n_src++;
@@ -370,7 +372,8 @@ static void finish_shape(struct la_file_report *r)
         return;
     for (size_t i = 1; i < d->n_src; i++)
         if (d->src[i].ndim != d->src[0].ndim ||
-            memcmp(d->src[i].inner, d->src[0].inner, (size_t)d->src[0].ndim * sizeof(uint64_t)))
+            (d->src[0].ndim && memcmp(d->src[i].inner, d->src[0].inner,
+                                      (size_t)d->src[0].ndim * sizeof(uint64_t))))
             return;
     for (int k = 0; k < d->src[0].ndim; k++)
         r->info.shape[1 + k] = d->src[0].inner[k];
