@@ -28,6 +28,7 @@
 
 #define MAX_FILE_BYTES (64u << 20)   /* one label file; larger is refused */
 #define NAMED_SKIPPED 10             /* non-label files named in the text report */
+#define BATCH_ITEMS 8192             /* labels handed over at a time */
 #define ULTRA_CORRUPT "Ultralytics: ignoring corrupt image/label: non-normalized or out of bounds coordinates"
 
 /* What outlives the reader for locate(): the files and where their elements start. */
@@ -326,7 +327,6 @@ static int read_file(struct la_reader *r, struct yolo_state *t)
     struct yolo_places *p = t->places;
     size_t f = t->next_file++;
     p->first_index[f] = t->index;
-    la_items_reset(&t->items, t->index);
     free(t->buf);
     t->buf = NULL;
     if (slurp(p->files[f], &t->buf, &t->len, r->err, sizeof r->err) != 0)
@@ -438,19 +438,22 @@ static int yolo_open(struct la_reader *r)
     return 0;
 }
 
+/* The labels of as many files as make BATCH_ITEMS: a chunk per file (most
+ * hold a few lines) would hand the scan thread 100,000 tiny chunks. */
 static int yolo_next(struct la_reader *r, struct la_chunk *out)
 {
     struct yolo_state *t = r->state;
-    while (!la_items_take(&t->items, out)) {
-        if (t->next_file >= t->places->n_files) {
-            if (t->next_file++ == t->places->n_files && finish(r, t) != 0)
-                return -1;
-            return 0;
-        }
+    if (la_items_take(&t->items, out))
+        return 1;
+    la_items_reset(&t->items, t->index);
+    while (t->items.n < BATCH_ITEMS && t->next_file < t->places->n_files)
         if (read_file(r, t) != 0)
             return -1;
-    }
-    return 1;
+    if (la_items_take(&t->items, out))
+        return 1;
+    if (t->next_file++ == t->places->n_files && finish(r, t) != 0)
+        return -1;
+    return 0;
 }
 
 static void yolo_close(struct la_reader *r)

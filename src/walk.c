@@ -42,6 +42,19 @@ static void strs_free(struct strs *s)
     *s = (struct strs){ 0 };
 }
 
+/* Whether the entry e of the folder is a folder, links followed (as
+ * DirEntry.is_dir()): d_type answers without a stat() for all but links and
+ * file systems that do not fill it in. */
+static int is_dir_entry(const struct dirent *e, const char *full)
+{
+    struct stat st;
+    if (e->d_type == DT_DIR)
+        return 1;
+    if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+        return 0;
+    return stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int by_bytes(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -128,8 +141,7 @@ static int walk_dir(struct walker *k, const char *dir, int depth)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *full = la_path_join(dir, e->d_name);
-        struct stat st;
-        if (full && stat(full, &st) == 0 && S_ISDIR(st.st_mode))  /* is_dir() follows links */
+        if (full && is_dir_entry(e, full))
             rc = strs_push(&subdirs, full);
         else {
             free(full);
@@ -219,10 +231,9 @@ long la_walk_subdirs(const char *dir, char ***names, char *err, size_t errlen)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *full = la_path_join(dir, e->d_name);
-        struct stat st;
         if (!full)
             rc = -1;
-        else if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
+        else if (is_dir_entry(e, full))
             rc = strs_push(&found, strdup(e->d_name));
         free(full);
     }
