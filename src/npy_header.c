@@ -74,13 +74,11 @@ static int peek(const struct parser *p)
     return p->pos < p->end ? p->buf[p->pos] : -1;
 }
 
-/* A message-safe copy of s: printable ASCII, else '?'. */
+/* A message-safe copy of s, cut to cap bytes. */
 static void printable(char *dst, size_t cap, const char *s)
 {
-    size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++)
-        dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-    dst[i] = '\0';
+    snprintf(dst, cap, "%s", s);
+    la_one_line(dst);
 }
 
 /* A quoted Python string without escapes into out[cap]. Too long: -1. */

@@ -353,9 +353,7 @@ static void list_columns(const struct la_csv *s, char *out, size_t size)
         }
         used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "", cell);
     }
-    for (char *c = out; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';                    /* a quoted header cell may hold a newline */
+    la_one_line(out);                    /* a quoted header cell may hold a newline */
 }
 
 /* --column=NAME: exact match first, then case-insensitive. @return index or -1. */

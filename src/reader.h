@@ -115,19 +115,19 @@ extern const struct la_reader_ops la_reader_text;
 extern const struct la_reader_ops la_reader_npy;
 extern const struct la_reader_ops la_reader_npz;
 extern const struct la_reader_ops la_reader_raw;
+extern const struct la_reader_ops la_reader_imagefolder;
+extern const struct la_reader_ops la_reader_yolo;
+extern const struct la_reader_ops la_reader_coco;   /* its open() refuses when built without yajl */
 extern const struct la_reader_ops la_reader_pt;
 extern const struct la_reader_ops la_reader_safetensors;
 extern const struct la_reader_ops la_reader_mat;    /* built with libmatio only */
 extern const struct la_reader_ops la_reader_hdf5;   /* built with libhdf5 only */
-/* Magic-bytes tests of formats.c's table that live with their readers. */
-int la_pt_magic(const unsigned char *head, size_t len);
-int la_safetensors_magic(const unsigned char *head, size_t len);
 extern const struct la_reader_ops la_reader_png;     /* when built with libspng */
 extern const struct la_reader_ops la_reader_tiff;    /* ... libtiff */
 extern const struct la_reader_ops la_reader_nifti;   /* ... libniftiio */
-extern const struct la_reader_ops la_reader_imagefolder;
-extern const struct la_reader_ops la_reader_yolo;
-extern const struct la_reader_ops la_reader_coco;   /* its open() refuses when built without yajl */
+/* Magic-bytes tests of formats.c's table that live with their readers. */
+int la_pt_magic(const unsigned char *head, size_t len);
+int la_safetensors_magic(const unsigned char *head, size_t len);
 
 /** la_reader_for_format() : the ops of format f, or NULL (no format, or built without it). */
 const struct la_reader_ops *la_reader_for_format(enum la_format f);
@@ -135,7 +135,13 @@ const struct la_reader_ops *la_reader_for_format(enum la_format f);
 /** la_read_opts_or_default() : opts, or all defaults when NULL. */
 const struct la_read_opts *la_read_opts_or_default(const struct la_read_opts *opts);
 
-/** la_reader_set_error() : printf into r->err; @return -1 for `return la_reader_set_error(...)`. */
+/** la_one_line() : text made fit for a one-line message, in place: every
+ *  control byte (a newline or an escape sequence in a file, column, member or
+ *  tensor name) becomes '?'. @return text. */
+char *la_one_line(char *text);
+
+/** la_reader_set_error() : printf into r->err, made one line by la_one_line();
+ *  @return -1 for `return la_reader_set_error(...)`. */
 int la_reader_set_error(struct la_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -291,11 +291,8 @@ static int read_directory(struct la_reader *r, struct la_zip *st)
  * and a long one is cut at 200 bytes. */
 const char *la_zip_shown(const char *name, char *buf)
 {
-    size_t i = 0;
-    for (; name[i] && i + 1 < LA_ZIP_SHOWN_LEN; i++)
-        buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-    buf[i] = '\0';
-    return buf;
+    snprintf(buf, LA_ZIP_SHOWN_LEN, "%s", name);
+    return la_one_line(buf);
 }
 
 // ---- reading the member --------------------------------------------------
