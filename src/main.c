@@ -50,6 +50,63 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
     return 0;
 }
 
+/* Each report written as soon as it is final, then freed: memory does not
+ * grow with the number of FILEs (issue 16). --junit and --annotations want
+ * every report at the end, and a GPU run may fall back to the CPU mid-run
+ * (which the JSON's "backend", written first, would miss): those runs keep
+ * all reports and render them at the end. */
+struct stream {
+    const struct la_config *cfg;
+    struct la_summary sum;      /* so far */
+    int write_failed;
+};
+
+static int stream_one(void *ctx, const struct la_file_report *r)
+{
+    struct stream *st = ctx;
+    uint64_t errors, warnings;
+    int status = la_report_exit_status(r, 1, st->cfg, &errors, &warnings);
+    st->sum.errors += errors;
+    st->sum.warnings += warnings;
+    if (status > st->sum.exit_status)     /* 0 < 1 < 3: the worst one wins */
+        st->sum.exit_status = status;
+    if (!st->cfg->quiet && !st->write_failed) {
+        if (st->cfg->json)
+            st->write_failed = la_report_json_file(stdout, r, st->cfg, st->sum.files) != 0;
+        else
+            la_report_text_file(stdout, r, st->cfg);
+        st->write_failed |= ferror(stdout) != 0;
+    }
+    st->sum.files++;
+    return 0;
+}
+
+static int run_streamed(const struct la_config *cfg, struct la_scan_backend *b,
+                        struct la_indices_out *io)
+{
+    struct stream st = { cfg, { 0, 0, 0, 0, b->ops->name }, 0 };
+    if (!cfg->quiet && cfg->json)
+        st.write_failed = la_report_json_begin(stdout, cfg, b->ops->name) != 0;
+    int failed = la_audit_each(cfg, b, io, stream_one, &st) != 0;
+    if (failed)
+        st.sum.exit_status = LA_EXIT_UNREADABLE;
+    if (!cfg->quiet && !st.write_failed)
+        st.write_failed = (cfg->json ? la_report_json_end(stdout, cfg, &st.sum)
+                                     : la_report_text_summary(stdout, &st.sum)) != 0;
+    const char *skip = failed ? "the scan failed"
+                     : st.sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read"
+                     : NULL;
+    if (!cfg->quiet && (fflush(stdout) != 0 || ferror(stdout) || st.write_failed)) {
+        la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
+        st.sum.exit_status = LA_EXIT_UNREADABLE;
+        skip = skip ? skip : "the report could not be written";
+    }
+    if (close_indices(io, cfg, skip) != 0)
+        st.sum.exit_status = LA_EXIT_UNREADABLE;
+    la_scan_close(b);
+    return st.sum.exit_status;
+}
+
 /* An output file that is one of the inputs would be replaced (or, through a
  * descriptor, written while it is read): refuse, as cat does, before anything
  * is written. @return 1 when refused (the reason is on stderr). */
@@ -126,6 +183,8 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
+    if (!cfg.junit && cfg.annotations == LA_ANNOT_NONE && strcmp(backend.ops->name, "cpu") == 0)
+        return run_streamed(&cfg, &backend, io);
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {
         la_err(NULL, "out of memory");

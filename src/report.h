@@ -18,6 +18,16 @@ struct la_summary {
 int la_report_json(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum);
 
+/* The same documents written one report at a time, as each is final (main.c
+ * with many FILEs): begin, each file (index from 0), then the end with the
+ * summary. @return 0, or -1 on a write error. */
+int la_report_json_begin(FILE *out, const struct la_config *cfg, const char *backend);
+int la_report_json_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                        int index);
+int la_report_json_end(FILE *out, const struct la_config *cfg, const struct la_summary *sum);
+void la_report_text_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg);
+int la_report_text_summary(FILE *out, const struct la_summary *sum);
+
 /** la_report_text() : the report a person reads; @return 0, or -1 on a write error. */
 int la_report_text(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum);

@@ -180,18 +180,13 @@ static int write_file(FILE *out, cJSON *o, const struct la_file_report *r)
 
 static cJSON *file_object(const struct la_file_report *r, uint64_t max_report);
 
-/* "files": each entry built, written and freed in turn. */
-static int write_files(FILE *out, const struct la_file_report *files, int n, uint64_t max_report)
+int la_report_json_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                        int index)
 {
-    if (n == 0)
-        return fputs("[]", out) < 0 ? -1 : 0;
-    int rc = fputs("[{", out) < 0 ? -1 : 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        cJSON *o = file_object(&files[i], max_report);
-        rc = (i && fputs(", {", out) < 0) || write_file(out, o, &files[i]) != 0 ? -1 : 0;
-        cJSON_Delete(o);
-    }
-    return rc == 0 && fputs("]", out) >= 0 ? 0 : -1;
+    cJSON *o = file_object(r, la_config_max_report(cfg));
+    int rc = fputs(index ? ", {" : "[{", out) < 0 || write_file(out, o, r) != 0 ? -1 : 0;
+    cJSON_Delete(o);
+    return rc;
 }
 
 /* Files below a directory that are not sources: --glob left them out, or
@@ -522,8 +517,10 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     return o;
 }
 
-int la_report_json(FILE *out, const struct la_file_report *files, int n,
-                   const struct la_config *cfg, const struct la_summary *sum)
+/* The document with FILES_MARK for "files", and where the mark is; NULL
+ * when out of memory. The entries are written in between, one at a time. */
+static char *print_root(const struct la_config *cfg, const struct la_summary *sum,
+                        const char **mark)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "tool", "labelaudit");
@@ -539,18 +536,44 @@ int la_report_json(FILE *out, const struct la_file_report *files, int n,
     cJSON_AddItemToObject(summary, "exit_status", json_u64((uint64_t)sum->exit_status));
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
+    if (text && !(*mark = strstr(text, "\n\t\"files\":\t" FILES_MARK))) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
+int la_report_json_begin(FILE *out, const struct la_config *cfg, const char *backend)
+{
+    struct la_summary sum = { .backend = backend };  /* the summary is not written yet */
+    const char *mark;
+    char *text = print_root(cfg, &sum, &mark);
     if (!text)
         return -1;
-    const char *mark = strstr(text, "\n\t\"files\":\t" FILES_MARK);
-    if (!mark) {
-        free(text);
-        return -1;
-    }
     size_t head = (size_t)(mark - text) + strlen("\n\t\"files\":\t");
-    const char *tail = mark + strlen("\n\t\"files\":\t" FILES_MARK);
-    int rc = fwrite(text, 1, head, out) == head &&
-             write_files(out, files, n, la_config_max_report(cfg)) == 0 &&
-             fputs(tail, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
+    int rc = fwrite(text, 1, head, out) == head ? 0 : -1;
     free(text);
     return rc;
+}
+
+int la_report_json_end(FILE *out, const struct la_config *cfg, const struct la_summary *sum)
+{
+    const char *mark;
+    char *text = print_root(cfg, sum, &mark);
+    if (!text)
+        return -1;
+    const char *tail = mark + strlen("\n\t\"files\":\t" FILES_MARK);
+    int rc = fputs(sum->files ? "]" : "[]", out) >= 0 && fputs(tail, out) >= 0 &&
+             fputc('\n', out) != EOF ? 0 : -1;
+    free(text);
+    return rc;
+}
+
+int la_report_json(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum)
+{
+    int rc = la_report_json_begin(out, cfg, sum->backend);
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = la_report_json_file(out, &files[i], cfg, i);
+    return rc == 0 ? la_report_json_end(out, cfg, sum) : -1;
 }

@@ -332,14 +332,24 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         fprintf(out, "  %sok%s\n", la_c_ok(), la_c_off());
 }
 
-int la_report_text(FILE *out, const struct la_file_report *files, int n,
-                   const struct la_config *cfg, const struct la_summary *sum)
+void la_report_text_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
-    for (int i = 0; i < n; i++)
-        print_file(out, &files[i], cfg);
+    print_file(out, r, cfg);
+}
+
+int la_report_text_summary(FILE *out, const struct la_summary *sum)
+{
     fprintf(out, "summary: %d %s, %llu %s, %llu %s (%s backend)\n", sum->files,
             sum->files == 1 ? "file" : "files", (unsigned long long)sum->errors,
             sum->errors == 1 ? "error" : "errors", (unsigned long long)sum->warnings,
             sum->warnings == 1 ? "warning" : "warnings", sum->backend);
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+int la_report_text(FILE *out, const struct la_file_report *files, int n,
+                   const struct la_config *cfg, const struct la_summary *sum)
+{
+    for (int i = 0; i < n; i++)
+        print_file(out, &files[i], cfg);
+    return la_report_text_summary(out, sum);
 }
