@@ -38,6 +38,8 @@ cp "$s/clean-10.csv" "$d/ex/data/val.csv"
 cp "$s/stray-10.csv.gz" "$d/ex/train.csv.gz"
 cp "$s/masks.npy" "$d/ex/masks.npy"
 cp "$s/data.npz" "$d/ex/data.npz"
+cp "$s/imagelabels.mat" "$s/targets.pt" "$d/ex/"
+cp "$srcdir/tests/data/containers/h5-pcam-y.h5" "$d/ex/camelyonpatch_level_2_split_train_y.h5"
 # issue 14: an ImageFolder tree, a COCO file, a YOLO folder
 mkdir -p "$d/ex/annotations" "$d/ex/datasets/coco8/labels"
 cp -R "$s/flowers" "$d/ex/data/train"
