@@ -3,7 +3,7 @@
 #ifndef LA_AUDIT_H
 #define LA_AUDIT_H
 
-#include "findings.h"
+#include "diagnose.h"
 #include "indices_out.h"
 #include "scan.h"
 

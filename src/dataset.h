@@ -11,7 +11,7 @@
 
 #include <stdint.h> /* uint64_t */
 #include <stddef.h> /* size_t */
-#include "findings.h"
+#include "diagnose.h"
 #include "indices_out.h"
 #include "scan.h"
 

@@ -2,7 +2,7 @@
  *
  * The only place that decides what is an error, what is a warning and what
  * the fix is; the text and JSON reports just print what it leaves. */
-#include "findings.h"
+#include "diagnose.h"
 
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* snprintf */

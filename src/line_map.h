@@ -13,7 +13,7 @@
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t */
-#include "findings.h"
+#include "diagnose.h"
 
 /** la_line_map() : for the n data-row indices rows[] (ascending), the 1-based
  *  line where each row starts, in lines[] (as grep -n counts them: a quoted

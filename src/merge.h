@@ -5,7 +5,7 @@
 #ifndef LA_MERGE_H
 #define LA_MERGE_H
 
-#include "findings.h"
+#include "diagnose.h"
 
 /** la_merge_adopt_config() : take the checks (--loss, --num-classes,
  *  --ignore-index) from the shard reports, and their batching options when

@@ -4,7 +4,7 @@
 #define LA_REPORT_H
 
 #include <stdio.h> /* FILE */
-#include "findings.h"
+#include "diagnose.h"
 
 struct la_summary {
     int files;

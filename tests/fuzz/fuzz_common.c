@@ -13,7 +13,7 @@
 #include <sys/mman.h>    /* memfd_create */
 #include <unistd.h>      /* write, lseek, dup, dup2, close */
 
-#include "audit.h"       /* la_rule_from_config; findings.h: la_diagnose */
+#include "audit.h"       /* la_rule_from_config; diagnose.h: la_diagnose */
 #include "input.h"       /* la_source_* */
 #include "reader.h"      /* struct la_reader, la_reader_for_format */
 #include "report.h"      /* la_report_json, la_report_text */

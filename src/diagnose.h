@@ -1,8 +1,8 @@
-/* findings.h - the report model: a file's findings and everything the text and
+/* diagnose.h - the report model: a file's findings and everything the text and
  * JSON reports print about it. diagnose.c fills it from the scan's stats and
  * the batching numbers; report_text.c and report_json.c only read it. */
-#ifndef LA_FINDINGS_H
-#define LA_FINDINGS_H
+#ifndef LA_DIAGNOSE_H
+#define LA_DIAGNOSE_H
 
 #include <stdint.h> /* uint64_t */
 #include <stddef.h> /* size_t */
