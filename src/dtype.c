@@ -3,7 +3,7 @@
  * See dtype.h for the contracts. */
 #include "dtype.h"
 
-#include <string.h> /* strcmp, strlen */
+#include <string.h> /* memcpy, strcmp, strlen */
 
 /* Indexed by enum la_dtype; the names are the SPEC's --dtype words. */
 static const struct la_dtype_info table[LA_DT_COUNT] = {
@@ -125,4 +125,39 @@ int la_host_is_big_endian(void)
     unsigned char first;
     memcpy(&first, &one, 1);
     return first == 0;
+}
+
+void la_bf16_to_f32(const void *in, void *out, size_t n)
+{
+    const uint16_t *h = in;
+    uint32_t *f = out;
+    for (size_t i = 0; i < n; i++)
+        f[i] = (uint32_t)h[i] << 16;
+}
+
+void la_gather_f_order(unsigned char *dst, const unsigned char *data, unsigned esize,
+                       int ndim, const uint64_t *shape, uint64_t *cidx, size_t n)
+{
+    const int last = ndim - 1;
+    uint64_t fstride[LA_MAX_DIMS];
+    fstride[0] = 1;
+    for (int k = 1; k < ndim; k++)
+        fstride[k] = fstride[k - 1] * shape[k - 1];
+    const size_t step = (size_t)fstride[last] * esize;  /* along the last axis */
+    for (size_t i = 0; i < n;) {
+        uint64_t off = 0;
+        for (int k = 0; k < ndim; k++)
+            off += cidx[k] * fstride[k];
+        uint64_t run = shape[last] - cidx[last];
+        run = run < n - i ? run : n - i;
+        const unsigned char *src = data + off * esize;
+        for (uint64_t r = 0; r < run; r++, dst += esize, src += step)
+            memcpy(dst, src, esize);
+        i += (size_t)run;
+        cidx[last] += run;
+        for (int k = last; k > 0 && cidx[k] == shape[k]; k--) {
+            cidx[k] = 0;
+            cidx[k - 1]++;
+        }
+    }
 }

@@ -9,6 +9,9 @@
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint16_t */
 
+/* The most axes an array may have (NumPy 1.x allows 32). */
+#define LA_MAX_DIMS 32
+
 enum la_dtype {
     LA_DT_BOOL, LA_DT_INT8, LA_DT_UINT8, LA_DT_INT16, LA_DT_UINT16,
     LA_DT_INT32, LA_DT_UINT32, LA_DT_INT64, LA_DT_UINT64,
@@ -41,6 +44,17 @@ int la_dtype_from_numpy(const char *descr, enum la_dtype *out, int *swap);
 
 /** la_byteswap() : reverse the bytes of each of the count elements of size bytes. */
 void la_byteswap(void *data, size_t count, unsigned size);
+
+/** la_bf16_to_f32() : widen n bfloat16 values (host order) to float32, exactly:
+ *  a bfloat16 is the upper half of a float32. in and out may not overlap. */
+void la_bf16_to_f32(const void *in, void *out, size_t n);
+
+/** la_gather_f_order() : the next n elements, in C order, of a Fortran-order
+ *  (column-major) array data[] of ndim axes of the given shape, copied to dst;
+ *  cidx is the C-order multi-index of the next element, advanced past them.
+ *  (NumPy's fortran_order .npy and MATLAB's matrices share this.) */
+void la_gather_f_order(unsigned char *dst, const unsigned char *data, unsigned esize,
+                       int ndim, const uint64_t *shape, uint64_t *cidx, size_t n);
 
 /** la_host_is_big_endian() : 1 on a big-endian machine. */
 int la_host_is_big_endian(void);

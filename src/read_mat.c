@@ -223,29 +223,7 @@ static int mat_open(struct la_reader *r)
 /* n values in C order from the column-major matrix, at the multi-index cidx. */
 static void gather(struct mat_state *st, size_t n)
 {
-    const unsigned sz = st->esize;
-    const int last = st->ndim - 1;
-    uint64_t fstride[LA_MAX_DIMS];
-    fstride[0] = 1;
-    for (int k = 1; k < st->ndim; k++)
-        fstride[k] = fstride[k - 1] * st->dims[k - 1];
-    unsigned char *dst = st->buf;
-    for (size_t i = 0; i < n;) {
-        uint64_t off = 0;
-        for (int k = 0; k < st->ndim; k++)
-            off += st->cidx[k] * fstride[k];
-        uint64_t run = st->dims[last] - st->cidx[last];
-        run = run < n - i ? run : n - i;
-        const unsigned char *src = st->all + off * sz;
-        for (uint64_t k = 0; k < run; k++, dst += sz, src += fstride[last] * sz)
-            memcpy(dst, src, sz);
-        i += (size_t)run;
-        st->cidx[last] += run;
-        for (int k = last; k > 0 && st->cidx[k] == st->dims[k]; k--) {
-            st->cidx[k] = 0;
-            st->cidx[k - 1]++;
-        }
-    }
+    la_gather_f_order(st->buf, st->all, st->esize, st->ndim, st->dims, st->cidx, n);
 }
 
 static int mat_next(struct la_reader *r, struct la_chunk *out)

@@ -189,32 +189,7 @@ int la_npy_stream_gathers(const struct la_npy_stream *s)
 /* n values in C order from the F-order data, at the multi-index cidx. */
 static void gather(struct la_npy_stream *s, size_t n)
 {
-    const struct la_npy_header *h = &s->hdr;
-    const unsigned sz = esize(s);
-    const int last = h->ndim - 1;
-    uint64_t fstride[LA_MAX_DIMS];
-    fstride[0] = 1;
-    for (int k = 1; k < h->ndim; k++)
-        fstride[k] = fstride[k - 1] * h->shape[k - 1];
-    unsigned char *dst = s->buf;
-    size_t i = 0;
-    while (i < n) {
-        uint64_t off = 0;
-        for (int k = 0; k < h->ndim; k++)
-            off += s->cidx[k] * fstride[k];
-        uint64_t run = h->shape[last] - s->cidx[last];
-        run = run < n - i ? run : n - i;
-        const unsigned char *src = s->data + off * sz;
-        const size_t step = (size_t)fstride[last] * sz;
-        for (uint64_t r = 0; r < run; r++, dst += sz, src += step)
-            memcpy(dst, src, sz);
-        i += (size_t)run;
-        s->cidx[last] += run;
-        for (int k = last; k > 0 && s->cidx[k] == h->shape[k]; k--) {
-            s->cidx[k] = 0;
-            s->cidx[k - 1]++;
-        }
-    }
+    la_gather_f_order(s->buf, s->data, esize(s), s->hdr.ndim, s->hdr.shape, s->cidx, n);
 }
 
 /* After the data: nothing may follow (the mapped case checked this already). */

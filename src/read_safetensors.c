@@ -324,15 +324,6 @@ static int st_open(struct la_reader *r)
     return 0;
 }
 
-/* bfloat16 is the upper half of a float32: widen it exactly. */
-static void widen_bf16(const unsigned char *in, unsigned char *out, size_t n)
-{
-    const uint16_t *h = (const uint16_t *)(const void *)in;
-    uint32_t *f = (uint32_t *)(void *)out;
-    for (size_t i = 0; i < n; i++)
-        f[i] = (uint32_t)h[i] << 16;
-}
-
 static int st_next(struct la_reader *r, struct la_chunk *out)
 {
     struct st_state *st = r->state;
@@ -360,7 +351,7 @@ static int st_next(struct la_reader *r, struct la_chunk *out)
         for (size_t i = 0; i < n; i++)
             st->raw[i] = st->raw[i] != 0;
     if (st->chosen->bf16)
-        widen_bf16(st->raw, st->wide, n);
+        la_bf16_to_f32(st->raw, st->wide, n);
     *out = (struct la_chunk){ st->chosen->dtype, st->chosen->bf16 ? st->wide : st->raw, n,
                               st->done, NULL };
     st->done += n;

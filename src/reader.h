@@ -14,7 +14,6 @@
 #include "formats.h"
 #include "input.h"
 
-#define LA_MAX_DIMS 32
 #define LA_ERR_LEN 512
 
 /* An option that may be given as yes or no, or left to a guess. */
