@@ -318,10 +318,17 @@ static int64_t cityscapes_label_ids(const struct la_config *cfg, const int64_t *
     return cfg->num_classes == 19 ? top : 0;
 }
 
+/* The most out-of-range values the mask hints look at: Cityscapes' labelIds
+ * 19..33 and 255; a gap remap names at most LA_GAP_MAX of them. */
+#define LA_FEW_OUTLIERS 16
+#define LA_GAP_MAX 8
+
 static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_out)
 {
-    uint64_t missing[8];
+    uint64_t missing[LA_GAP_MAX];
     int n_missing = 0;
+    if (n_out > LA_GAP_MAX)
+        return;
     for (uint64_t c = 0; c < r->hist_n && n_missing <= n_out; c++)
         if (r->stats.hist[c] == 0) {
             if (n_missing == n_out)
@@ -349,35 +356,89 @@ static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_o
              (long long)out[0], (unsigned long long)missing[0]);
 }
 
+/* The dims of one sample: 2 for (S, H, W) masks, a PNG image or a folder of
+ * them, 3 for volumes; 0 for one label per sample (text, CSV, YOLO class ids),
+ * 1 for (S, C) rows. A dataset counts its flattest source. */
+static int sample_dims(const struct la_file_report *r)
+{
+    const struct la_dataset *d = r->dataset;
+    if (!d)
+        return r->info.one_sample ? r->info.ndim : r->info.ndim - 1;
+    int dims = d->n_src ? d->src[0].ndim : 0;
+    for (size_t i = 1; i < d->n_src; i++)
+        if (d->src[i].ndim < dims)
+            dims = d->src[i].ndim;
+    return dims;
+}
+
+/* How many labels equal v, an out-of-range value few_outliers() returned. */
+static uint64_t outlier_count(const struct la_stats *s, int64_t v)
+{
+    return v < 0 ? s->outlier_below[-1 - v] : s->outlier_above[v - s->above_base];
+}
+
+/* One label per sample (classification, YOLO boxes): a value past N is a gap's
+ * class only when each such value is as common as a class (half an average
+ * class's share, the test hint_shifted_labels makes); a few strays are typos,
+ * and "remap 4 -> 3" would hide them in a class that merely went unsampled.
+ * Masks need no such test: a gap class may hold few pixels (BraTS's 4). */
+static int outliers_are_classes(const struct la_file_report *r, const struct la_config *cfg,
+                                const int64_t *out, int n_out)
+{
+    for (int i = 0; i < n_out; i++)
+        if (outlier_count(&r->stats, out[i]) * (uint64_t)cfg->num_classes * 2 < r->stats.count)
+            return 0;
+    return 1;
+}
+
+/* The dataset-level remaps of masks; they return 1 when they found theirs. */
+static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
+                          const int64_t *out, int n_out)
+{
+    int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
+    if (!label_id)
+        return 0;
+    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABELIDS_NOT_TRAINIDS, PREVENTS_NLL,
+                               "values up to %lld with -n 19: these look like Cityscapes "
+                               "labelIds (0..33), not trainIds (0..18)", (long long)label_id);
+    snprintf(f->hint, sizeof f->hint, "train on the trainIds masks (cityscapesscripts' "
+             "createTrainIdLabelImgs makes them), with --ignore-index 255");
+    return 1;
+}
+
+static int hint_reduce_zero(struct la_file_report *r, const struct la_config *cfg,
+                            const int64_t *out, int n_out)
+{
+    if (!zero_means_other(r, cfg, out, n_out))
+        return 0;
+    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_REDUCE_ZERO_LABEL, PREVENTS_NLL,
+                               "values run 0..%lld with -n %lld and 0 is frequent (%llu of "
+                               "%llu labels): 0 looks like \"other\", as in ADE20K",
+                               (long long)cfg->num_classes, (long long)cfg->num_classes,
+                               (unsigned long long)r->stats.hist[0],
+                               (unsigned long long)r->stats.count);
+    snprintf(f->hint, sizeof f->hint, "reduce_zero_label: map 0 -> 255 and c -> c-1, then "
+             "--ignore-index 255 (mmsegmentation: reduce_zero_label=True)");
+    return 1;
+}
+
 static void diagnose_mask_hints(struct la_file_report *r, const struct la_config *cfg)
 {
-    int64_t out[8];
-    int n_out = few_outliers(&r->stats, out, 8);
+    int64_t out[LA_FEW_OUTLIERS];
+    int n_out = few_outliers(&r->stats, out, LA_FEW_OUTLIERS);
     if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->has_hist || n_out <= 0 ||
         one_based(r, cfg))
         return;
-    int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
-    if (label_id) {
-        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABELIDS_NOT_TRAINIDS, PREVENTS_NLL,
-                                   "values up to %lld with -n 19: these look like Cityscapes "
-                                   "labelIds (0..33), not trainIds (0..18)", (long long)label_id);
-        snprintf(f->hint, sizeof f->hint, "train on the trainIds masks (cityscapesscripts' "
-                 "createTrainIdLabelImgs makes them), with --ignore-index 255");
-    } else if (zero_means_other(r, cfg, out, n_out)) {
-        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_REDUCE_ZERO_LABEL, PREVENTS_NLL,
-                                   "values run 0..%lld with -n %lld and 0 is frequent (%llu of "
-                                   "%llu labels): 0 looks like \"other\", as in ADE20K",
-                                   (long long)cfg->num_classes, (long long)cfg->num_classes,
-                                   (unsigned long long)r->stats.hist[0],
-                                   (unsigned long long)r->stats.count);
-        snprintf(f->hint, sizeof f->hint, "reduce_zero_label: map 0 -> 255 and c -> c-1, then "
-                 "--ignore-index 255 (mmsegmentation: reduce_zero_label=True)");
-    } else {
-        for (int i = 0; i < n_out; i++)
-            if (looks_like_ignore_value(out[i]))
-                return;     /* a "no label" value is ignore-like-value's business */
+    /* labelIds and reduce_zero_label are how mask datasets are stored (issues
+     * 13, 14): in one label per sample, 0..33 or 0..N mean a wrong -n or bad labels */
+    int masks = sample_dims(r) >= 2;
+    if (masks && (hint_label_ids(r, cfg, out, n_out) || hint_reduce_zero(r, cfg, out, n_out)))
+        return;
+    for (int i = 0; i < n_out; i++)
+        if (looks_like_ignore_value(out[i]))
+            return;     /* a "no label" value is ignore-like-value's business */
+    if (masks || outliers_are_classes(r, cfg, out, n_out))
         hint_label_gap(r, out, n_out);
-    }
 }
 
 static void diagnose_batching(struct la_file_report *r, const struct la_config *cfg)
