@@ -45,8 +45,7 @@ static uint64_t sample_stride(const struct la_array_info *info)
     return stride ? stride : 1;
 }
 
-static int init_stats(struct la_file_report *r, const struct la_config *cfg,
-                      struct la_indices_out *io)
+int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t sample_stride)
 {
     uint64_t hist_len = 0;
     if (cfg->loss != LA_LOSS_BCE)
@@ -54,8 +53,13 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
                  : (uint64_t)cfg->num_classes <= LA_HIST_MAX ? (uint64_t)cfg->num_classes : 0;
     int64_t above_base = cfg->loss == LA_LOSS_BCE ? 1 : cfg->has_num_classes ? cfg->num_classes : 0;
     uint64_t cap = la_config_max_report(cfg);
-    if (la_stats_init(&r->stats, sample_stride(&r->info), cap > 1u << 24 ? 1u << 24 : cap,
-                      hist_len, above_base) != 0)
+    return la_stats_init(s, sample_stride, cap > 1u << 24 ? 1u << 24 : cap, hist_len, above_base);
+}
+
+static int init_stats(struct la_file_report *r, const struct la_config *cfg,
+                      struct la_indices_out *io)
+{
+    if (la_stats_init_for(&r->stats, cfg, sample_stride(&r->info)) != 0)
         return -1;
     if (la_pos_counts_start(&r->pos, cfg, &r->info) != 0)
         return -1;

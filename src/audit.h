@@ -36,6 +36,10 @@ int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
  *  or one for them all with --concat. */
 int la_report_count(const struct la_config *cfg);
 
+/** la_stats_init_for() : s set up for the checks in cfg (histogram length,
+ *  "above" base, bad-entry room), for samples of sample_stride values. */
+int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t sample_stride);
+
 /** la_file_report_free() : release what la_audit_file() allocated. */
 void la_file_report_free(struct la_file_report *r);
 

@@ -57,6 +57,7 @@ static void list_free(struct path_list *l)
 void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char *why,
                              uint64_t max_report)
 {
+    la_verbose(path, "skipped: %s", why);
     d->skipped_total++;
     if (d->n_skipped >= max_report)
         return;
@@ -352,13 +353,7 @@ static int audit_serial(char **paths, size_t n, const struct la_config *cfg,
 /* The dataset's own accumulator: as a file's, with no sample layout. */
 static int init_dataset_stats(struct la_file_report *r, const struct la_config *cfg)
 {
-    uint64_t hist_len = 0;
-    if (cfg->loss != LA_LOSS_BCE)
-        hist_len = !cfg->has_num_classes ? LA_HIST_MAX
-                 : (uint64_t)cfg->num_classes <= LA_HIST_MAX ? (uint64_t)cfg->num_classes : 0;
-    int64_t above_base = cfg->loss == LA_LOSS_BCE ? 1 : cfg->has_num_classes ? cfg->num_classes : 0;
-    uint64_t cap = la_config_max_report(cfg);
-    return la_stats_init(&r->stats, 1, cap > 1u << 24 ? 1u << 24 : cap, hist_len, above_base);
+    return la_stats_init_for(&r->stats, cfg, 1);
 }
 
 /* The dataset's shape: [samples] and the sources' sample shape when they share one. */
@@ -429,6 +424,11 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
     /* --indices-out writes each file's entries as the scan finds them, and the
      * GPU is one device: both keep to one file at a time */
     int serial = threads < 2 || count < 2 || io || strcmp(b->ops->name, "cpu") != 0;
+    la_verbose(r->path, "dataset of %zu files (%llu skipped), audited %s", count,
+               (unsigned long long)r->dataset->skipped_total,
+               !serial ? "several at once, on the threads"
+               : io ? "one at a time (--indices-out)"
+               : threads < 2 || count < 2 ? "one at a time" : "one at a time (the GPU is one device)");
     int rc = serial ? 1 : audit_parallel(list, count, threads, cfg, r);
     if (rc == 1)
         rc = audit_serial(list, count, cfg, b, io, r);
