@@ -58,3 +58,28 @@ finish() {
     echo "1..$n_tests"
     [ "$n_failed" -eq 0 ]
 }
+
+# absent_feature CMDLINE : the format or decompressor that CMDLINE's file names
+# or --format need and this build lacks (./configure --without-X), printed with
+# status 0; status 1 when the command can run here.
+absent_feature() {
+    [ -n "${la_features+x}" ] || la_features=" $("$LABELAUDIT" --version |
+        sed -n -e 's/^Formats: \([^(]*\).*/\1/p' -e 's/^Decompression: \([^(]*\).*/\1/p' |
+        tr '\n' ' ') "
+    printf '%s\n' "$1" | tr ' ' '\n' | while IFS= read -r word; do
+        case $word in
+        --format=*) need=${word#--format=} ;;
+        *.png | *voc-masks | *cityscapes | *SegmentationClass*) need=png ;;
+        *.tif | *.tiff) need=tiff ;;
+        *.nii | *.nii.gz) need=nifti ;;
+        *.mat) need=mat ;;
+        *.h5 | *.hdf5) need=hdf5 ;;
+        *.xz) need=xz ;;
+        *.bz2) need=bzip2 ;;
+        *.zst) need=zstd ;;
+        *.tar) need=wds ;;
+        *) continue ;;
+        esac
+        case $la_features in *" $need "*) ;; *) echo "$need"; exit 0 ;; esac
+    done | grep .
+}
