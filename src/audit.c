@@ -121,6 +121,9 @@ static const char *window_open(struct window *w, int fd, uint64_t off, size_t le
     w->maplen = (size_t)(off - base) + len;
     if ((w->map = map_guarded(fd, base, w->maplen)))
         return (const char *)w->map + (off - base);
+    if (!w->buf)
+        la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
+                   (unsigned long long)off);
     if (!w->buf && !(w->buf = malloc(w->size))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return NULL;
@@ -160,6 +163,9 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
     size_t esz = la_dtype_info(run->dtype)->size;
     struct window w = { .size = b->window_bytes ? b->window_bytes : RUN_WINDOW };
     int rc = 0;
+    la_verbose(r->path, "read in place: %llu values from byte %llu, mapped %.3g MiB at a time "
+               "and scanned there (no copy)", (unsigned long long)run->count,
+               (unsigned long long)run->offset, (double)w.size / (1 << 20));
     posix_fadvise(run->fd, (off_t)run->offset, 0, POSIX_FADV_SEQUENTIAL);
     for (uint64_t done = 0; done < run->count && rc == 0;) {
         uint64_t n = w.size / esz;
@@ -298,6 +304,18 @@ static int scan_serial(struct la_reader *rd, struct la_file_report *r,
     return 0;
 }
 
+/* Why a file is not mapped and scanned in place, for -v. */
+static const char *why_not_in_place(const struct la_reader *rd)
+{
+    if (!rd->src)
+        return "its reader opens the path itself";
+    if (la_source_is_compressed(rd->src))
+        return "compressed: its bytes are not the values";
+    if (la_source_plain_fd(rd->src) < 0)
+        return "not a regular file, or transcoded";
+    return "the values are parsed or converted, not read as they lie";
+}
+
 static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
                          const struct la_rule *rule, struct la_scan_backend *b,
                          struct la_progress *prog)
@@ -307,8 +325,11 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     la_ring_init(&g.ring, RING_SLOTS);
     if (pthread_create(&tid, NULL, reader_main, &g) != 0) {
         la_ring_destroy(&g.ring);
+        la_verbose(r->path, "no reader thread could start: read and scanned on one thread");
         return scan_serial(rd, r, rule, b, prog);
     }
+    la_verbose(r->path, "a reader thread copies chunks into a ring of %d (%s)", RING_SLOTS,
+               why_not_in_place(rd));
     int rc = scan_piped(&g, r, rule, b, prog);
     pthread_join(tid, NULL);     /* after this, rd (its err and info) is ours again */
     la_ring_destroy(&g.ring);
@@ -429,6 +450,9 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         la_source_peek(rd.src, &head_len);
     enum la_format format = by_path ? cfg->format
                                     : la_source_format(rd.src, cfg, r->error, sizeof r->error);
+    if (by_path)
+        la_verbose(path, "format %s (--format): its reader opens the path itself",
+                   la_format_name(format));
     rd.path = path;
     if (by_path && !(rd.notes = la_notes_new(la_config_max_report(cfg)))) {
         snprintf(r->error, sizeof r->error, "out of memory");

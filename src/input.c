@@ -32,6 +32,7 @@
 #include <zstd.h>      /* ZSTD_decompressStream: .zst */
 #endif
 
+#include "msg.h"        /* la_verbose: -v says which path read the file */
 #include "options.h"    /* struct la_config: the options that imply a format */
 #include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "ring.h"       /* the decompressor hands blocks over */
@@ -582,9 +583,13 @@ static int ahead_start(struct la_source *s)
     la_ring_init(&a->ring, AHEAD_SLOTS);
     a->raw_seen = s->raw_offset;
     s->ahead = a;
-    if (pthread_create(&a->tid, NULL, ahead_main, s) == 0)
+    if (pthread_create(&a->tid, NULL, ahead_main, s) == 0) {
+        la_verbose(s->path, "%s: decompressed ahead on a thread of its own",
+                   codecs[s->codec].name);
         return 0;
+    }
     s->ahead = NULL;
+    la_verbose(s->path, "%s: no thread could start: decompressed inline", codecs[s->codec].name);
     la_ring_destroy(&a->ring);
 fail:
     for (int i = 0; i < AHEAD_SLOTS; i++)
@@ -696,6 +701,7 @@ static int start_utf16(struct la_source *s, const char *encoding, char *err, siz
     u->decoded = 2;
     s->peek_pos = 2;
     s->utf16 = u;
+    la_verbose(s->path, "%s text (byte order mark): decoded to UTF-8 by iconv", encoding);
     return 0;
 }
 
@@ -864,31 +870,42 @@ static enum la_format table_format(const char *path, const unsigned char *head, 
 /* What the options imply: a format, LA_FMT_NONE for nothing, or IMPLIED_TABLE. */
 #define IMPLIED_TABLE LA_FMT_COUNT
 
-/* magic bytes, then what the options imply, then the name, then the content */
+/* magic bytes, then what the options imply, then the name, then the content;
+ * *why says which of them decided (for -v) */
 static enum la_format detect(const char *path, const unsigned char *head, size_t len,
-                             enum la_format forced, enum la_format implied)
+                             enum la_format forced, enum la_format implied, const char **why)
 {
+    *why = "--format";
     if (forced != LA_FMT_AUTO)
         return forced;
+    *why = "magic bytes";
     enum la_format f = la_format_by_magic(head, len);
     if (f != LA_FMT_NONE)
         return f;
+    *why = "zip magic bytes and the name";
     if (len >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
         return la_name_ends_in(path, ".npz") ? LA_FMT_NPZ : LA_FMT_NONE; /* a plain zip */
+    *why = "-c, --header or --no-header imply a table, the name or first line which";
     if (implied == IMPLIED_TABLE)
         return table_format(path, head, len);
+    *why = implied == LA_FMT_RAW ? "--dtype or --endian imply raw" : "-d implies a table";
     if (implied != LA_FMT_NONE)
         return implied;
+    *why = "the file name";
     if ((f = la_format_by_extension(path)) != LA_FMT_NONE)
         return f;
     /* content: a delimiter on the first line makes it a table */
-    return table_from_content(head, len, LA_FMT_TEXT);
+    f = table_from_content(head, len, LA_FMT_TEXT);
+    *why = f == LA_FMT_TEXT ? "the content: no delimiter on its first line"
+                            : "the content: a delimiter on its first line";
+    return f;
 }
 
 enum la_format la_detect_format(const char *path, const unsigned char *head, size_t len,
                                 enum la_format forced)
 {
-    return detect(path, head, len, forced, LA_FMT_NONE);
+    const char *why;
+    return detect(path, head, len, forced, LA_FMT_NONE, &why);
 }
 
 /* The format the options given imply, or LA_FMT_NONE: -d names csv (tsv for
@@ -912,8 +929,13 @@ enum la_format la_source_format(struct la_source *s, const struct la_config *cfg
                                 char *err, size_t errlen)
 {
     enum la_format forced = cfg ? cfg->format : LA_FMT_AUTO;
+    const char *why;
     enum la_format f = detect(s->path, s->peek, s->peek_len, forced,
-                              cfg && forced == LA_FMT_AUTO ? implied_format(cfg) : LA_FMT_NONE);
+                              cfg && forced == LA_FMT_AUTO ? implied_format(cfg) : LA_FMT_NONE,
+                              &why);
+    if (s->codec != C_PLAIN)
+        la_verbose(s->path, "%s-compressed (magic bytes): %s decompresses it",
+                   codecs[s->codec].name, codecs[s->codec].library);
     /* a zip archive no format claims, or any named .zip: not labels we know */
     if (f == LA_FMT_NONE || (forced == LA_FMT_AUTO && f == LA_FMT_NPZ &&
                              la_name_ends_in(s->path, ".zip"))) {
@@ -928,5 +950,6 @@ enum la_format la_source_format(struct la_source *s, const struct la_config *cfg
     }
     if (la_format_has(f, LA_FMTF_TEXT) && la_source_text_mode(s, err, errlen) != 0)
         return LA_FMT_NONE;
+    la_verbose(s->path, "format %s (%s)", la_format_name(f), why);
     return f;
 }

@@ -8,12 +8,14 @@
 #include <unistd.h>  /* isatty */
 
 static int g_quiet;
+static int g_verbose;        /* -v without -q */
 static int g_color = LA_AUTO;
 static int g_color_on;
 
 void la_msg_setup(const struct la_config *cfg)
 {
     g_quiet = cfg->quiet;
+    g_verbose = cfg->verbose && !cfg->quiet;
     g_color = cfg->color;
     g_color_on = la_use_color(stdout);
 }
@@ -56,18 +58,13 @@ int la_fputs_escaped(const char *text, FILE *out)
     return 0;
 }
 
-void la_err(const char *path, const char *fmt, ...)
+/* "labelaudit: PATH: message" as one line, built whole: stderr is unbuffered,
+ * and a line written in one go is not cut by another process's or by another
+ * thread's (la_verbose runs on reader threads); a longer message is cut. */
+static void say(const char *path, const char *fmt, va_list ap)
 {
-    if (g_quiet)
-        return;
-    fflush(stdout);
-    /* one line, built whole: stderr is unbuffered, and a line written in one
-     * go is not cut by another process's; a longer message is cut */
     char msg[8192], line[4 * sizeof msg];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     size_t n = (size_t)snprintf(line, sizeof line, "labelaudit: ");
     if (path) {
         n += la_escape_ctl(line + n, sizeof line - n - 3, path);
@@ -76,6 +73,32 @@ void la_err(const char *path, const char *fmt, ...)
     n += la_escape_ctl(line + n, sizeof line - n - 1, msg);
     line[n++] = '\n';
     fwrite(line, 1, n, stderr);
+}
+
+void la_err(const char *path, const char *fmt, ...)
+{
+    if (g_quiet)
+        return;
+    fflush(stdout);
+    va_list ap;
+    va_start(ap, fmt);
+    say(path, fmt, ap);
+    va_end(ap);
+}
+
+int la_verbose_on(void)
+{
+    return g_verbose;
+}
+
+void la_verbose(const char *path, const char *fmt, ...)
+{
+    if (!g_verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    say(path, fmt, ap);
+    va_end(ap);
 }
 
 int la_use_color(FILE *out)

@@ -1,7 +1,7 @@
 /* msg.h - messages to standard error, colours, and the progress bar.
  *
  * Every message is one line in the GNU form "labelaudit: PATH: what". --quiet
- * silences all of them; the exit status still answers. */
+ * silences all of them; the exit status still answers. -v adds la_verbose()'s. */
 #ifndef LA_MSG_H
 #define LA_MSG_H
 
@@ -15,6 +15,14 @@ void la_msg_setup(const struct la_config *cfg);
 /** la_err() : "labelaudit: PATH: message" on standard error (path may be NULL),
  *  control bytes escaped as by la_escape_ctl(). */
 void la_err(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** la_verbose() : with -v (and without -q), a line as la_err() writes it that
+ *  says how a file is read and why: its format, the decompressor, the reader's
+ *  path, the backend. Safe on any thread (one write per line). */
+void la_verbose(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** la_verbose_on() : whether la_verbose() prints (to skip work done only for it). */
+int la_verbose_on(void);
 
 /** la_escape_ctl() : text for a terminal, its control bytes (below 0x20, and
  *  0x7f: an escape sequence, a carriage return) as \xNN, so that a file name or

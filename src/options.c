@@ -52,6 +52,7 @@ static const struct option long_options[] = {
     { "indices-out", required_argument, NULL, OPT_INDICES_OUT },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
     { "quiet", no_argument, NULL, 'q' },
+    { "verbose", no_argument, NULL, 'v' },
     { "color", required_argument, NULL, OPT_COLOR },
     { "colour", required_argument, NULL, OPT_COLOR },
     { "histogram", no_argument, NULL, OPT_HISTOGRAM },
@@ -115,6 +116,9 @@ static void usage(FILE *out)
           "      --indices-out=FILE     write every bad entry as PATH<TAB>INDEX<TAB>VALUE\n"
           "      --fail-on=LEVEL        error, warning or never: what makes the exit status 1\n"
           "  -q, --quiet                print nothing; the exit status answers\n"
+          "  -v, --verbose              say on standard error how each file is read and why\n"
+          "                             (format, decompressor, mapped or reader thread,\n"
+          "                             CSV fast path or libcsv, GPU or CPU)\n"
           "      --color=WHEN           auto, always or never (honours NO_COLOR)\n"
           "      --histogram            draw the class histogram as bars in the text report,\n"
           "                             with the class weights ready to paste\n"
@@ -386,6 +390,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
+    case 'v':                   cfg->verbose = true; return LA_OPT_OK;
     case 'h':                   usage(stdout); return LA_OPT_EXIT_OK;
     case 'V':                   version(); return LA_OPT_EXIT_OK;
     case 'c': case 'd': case OPT_DTYPE:
@@ -442,7 +447,7 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     set_defaults(cfg);
     opterr = 1;
     int opt;
-    while ((opt = getopt_long(argc, argv, "n:c:d:b:j:qhV", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "n:c:d:b:j:qvhV", long_options, NULL)) != -1) {
         enum la_opterr rc = apply(opt, optarg, cfg);
         if (rc != LA_OPT_OK)
             return rc;

@@ -54,6 +54,7 @@ struct la_config {
     const char *indices_out;
     enum la_fail_on fail_on;
     bool quiet;
+    bool verbose;                  /* -v: how each file is read, on stderr (msg.h) */
     int color;                     /* LA_AUTO, LA_NO, LA_YES */
 
     /* for CI systems and for people */

@@ -30,6 +30,7 @@
  * compare the other paths with. LABELAUDIT_CSV_BLOCK=N reads N bytes at a
  * time, so that tests cut small files into many blocks. */
 #include "cells.h"   /* la_utf8_cut */
+#include "msg.h"     /* la_verbose: -v says which parser read which rows */
 #include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
 #include "util.h"
@@ -793,9 +794,12 @@ static int helper_start(struct la_csv *s)
     if (!hp->halves[1].vals || !hp->halves[1].kinds || !hp->pool ||
         la_pool_size(hp->pool) < 2) {
         helper_free(hp);
+        la_verbose(s->r->path, "csv: no helper thread: the fast path stays on one thread");
         return -1;
     }
     s->helper = hp;
+    la_verbose(s->r->path, "csv: fast path on two threads from line %llu (a helper parses "
+               "half of each block)", (unsigned long long)s->line);
     return 0;
 }
 
@@ -896,19 +900,37 @@ static void fast_parse(struct la_csv *s)
 }
 
 /* Whether fresh bytes need libcsv: a quote, or a CR that is not part of CR LF.
- * A CR at the very end is decided by the next read (or ends the last line). */
-static int needs_libcsv(const char *p, const char *end)
+ * A CR at the very end is decided by the next read (or ends the last line).
+ * @return the first such byte (the quote, when there is one), else NULL. */
+static const char *needs_libcsv(const char *p, const char *end)
 {
-    if (memchr(p, '"', (size_t)(end - p)))
-        return 1;
+    const char *quote = memchr(p, '"', (size_t)(end - p));
+    if (quote)
+        return quote;
     for (;;) {
         const char *cr = memchr(p, '\r', (size_t)(end - p));
         if (!cr || cr + 1 == end)
-            return 0;
+            return NULL;
         if (cr[1] != '\n')
-            return 1;
+            return cr;
         p = cr + 2;
     }
+}
+
+/* The parse leaves the fast path for libcsv (why: at byte at of buf, or NULL):
+ * -v says where and why, and where libcsv runs. */
+static void go_slow(struct la_csv *s, const char *at, const char *why)
+{
+    s->slow = 1;
+    if (!la_verbose_on())
+        return;
+    const char *p = s->buf + s->pos;
+    unsigned long long line = s->line + (at && at > p ? count_lf(p, (size_t)(at - p)) : 0);
+    /* the source's offset is that of buf's end: bytes after decompression */
+    unsigned long long byte = la_source_offset(s->r->src) - (s->len - (size_t)((at ? at : p) - s->buf));
+    la_verbose(s->r->path, "csv: %s at line %llu (byte %llu): libcsv parses from line %llu on, "
+               "%s", why, line, byte, (unsigned long long)s->line,
+               s->no_blocks ? "on one thread" : "in blocks on threads where rows allow");
 }
 
 // ---- libcsv
@@ -1142,7 +1164,14 @@ static int blocks_start(struct la_csv *s)
     s->blocks = b;
     b->pool = la_pool_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
     b->n = b->pool ? la_pool_size(b->pool) : 0;
-    if (b->n < 2 || !(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
+    if (b->n < 2) {
+        la_verbose(s->r->path, "csv: fewer than two threads free%s: libcsv stays on one thread",
+                   inflating ? " beside the decompressor" : "");
+        return -1;
+    }
+    la_verbose(s->r->path, "csv: libcsv in blocks on %d threads from line %llu", b->n,
+               (unsigned long long)s->line);
+    if (!(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
         return -1;
     for (int t = 0; t < b->n; t++) {
         struct la_csv *ps = &b->parts[t].s;
@@ -1396,8 +1425,9 @@ static int fill(struct la_csv *s)
     }
     size_t from = s->len ? s->len - 1 : 0;   /* a CR left at the end is decided now */
     s->len += (size_t)n;
-    if (!s->slow && needs_libcsv(s->buf + from, s->buf + s->len))
-        s->slow = 1;
+    const char *at = s->slow ? NULL : needs_libcsv(s->buf + from, s->buf + s->len);
+    if (at)
+        go_slow(s, at, *at == '"' ? "a quote" : "a CR that ends a line alone");
     return 0;
 }
 
@@ -1418,7 +1448,7 @@ static int produce(struct la_csv *s, int until_resolved)
         /* the parser needs more bytes; a line longer than a block goes to libcsv,
          * which holds only the cell, so memory stays bounded */
         if (!s->slow && s->len - s->pos > s->block) {
-            s->slow = 1;
+            go_slow(s, NULL, "a line longer than a read block");
             continue;
         }
         if (s->eof) {
@@ -1487,6 +1517,11 @@ static int csv_setup(struct la_reader *r, struct la_csv *s)
     s->kinds = malloc(PENDING);
     if (!s->buf || !s->vals || !s->kinds || parser_init(s) != 0)
         return FAIL(s, "out of memory");
+    if (s->reference)
+        la_verbose(r->path, "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)");
+    else
+        la_verbose(r->path, "csv: fast path (quote-free lines parsed in place)%s",
+                   s->no_helper ? " on one thread (-j1)" : "");
     return 0;
 }
 

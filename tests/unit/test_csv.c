@@ -86,6 +86,11 @@ ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
     return (ssize_t)done;
 }
 
+uint64_t la_source_offset(const struct la_source *s)
+{
+    return s->off;
+}
+
 const char *la_source_error(const struct la_source *s)
 {
     (void)s;

@@ -1,0 +1,80 @@
+#!/bin/sh
+# verbose.sh - -v/--verbose (issue 19): one line on standard error per
+# decision, "labelaudit: PATH: ...", saying which path read each file and why;
+# standard output is the same with and without it, and -q silences it.
+. "$srcdir/tests/setup.sh"
+npy="$srcdir/samples/labels.npy"
+
+printf 'id,label\n1,0\n2,1\n3,2\n' >"$d/plain.csv"
+printf 'name,label\n"a, b",0\nc,1\n' >"$d/quoted.csv"
+# the quote is on line 6, far past the first 16-byte block
+printf 'id,label\n1,0\n2,1\n3,2\n4,0\n"5",1\n6,2\n' >"$d/late.csv"
+printf 'id,label\r1,0\r2,1\r' >"$d/cr.csv"
+gzip -c "$npy" >"$d/labels.npy.gz"
+mkdir "$d/ds" && cp "$d/plain.csv" "$d/ds/a.csv" && cp "$d/plain.csv" "$d/ds/b.csv" &&
+    printf 'x\n' >"$d/ds/notes.md"
+
+run -v -n 3 "$d/plain.csv"
+expect_err "^labelaudit: $d/plain.csv: format csv (the file name)\$" "csv: the format and what decided it"
+expect_err "^labelaudit: $d/plain.csv: csv: fast path" "plain csv: the fast path"
+expect_err "^labelaudit: $d/plain.csv: a reader thread" "csv: read by a reader thread"
+grep -q "libcsv parses" "$d/err"
+ok $((! $?)) "plain csv: no switch to libcsv"
+expect_err "^labelaudit: backend cpu (auto: [0-9]* bytes of input in all" "auto: the CPU, and why"
+
+run -v -n 3 "$d/quoted.csv"
+expect_err "^labelaudit: $d/quoted.csv: csv: a quote at line 2 (byte 11): libcsv parses from line 1 on" \
+    "quoted csv: libcsv, and the line and byte that sent it there"
+
+LABELAUDIT_CSV_BLOCK=16 run -v -n 3 -j1 "$d/late.csv"
+expect_err "csv: a quote at line 6 (byte 25): libcsv parses from line [1-6] on, on one thread" \
+    "a quote in a later block: its line and byte, one thread with -j1"
+expect_err "fast path (quote-free lines parsed in place) on one thread (-j1)" "-j1: the fast path on one thread"
+
+run -v -n 3 "$d/cr.csv"
+expect_err "csv: a CR that ends a line alone at line 1 (byte 8)" "a lone CR sends the file to libcsv"
+
+LABELAUDIT_CSV_SLOW=1 run -v -n 3 "$d/plain.csv"
+expect_err "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)" "LABELAUDIT_CSV_SLOW=1 is named"
+
+run -v -n 10 "$npy"
+expect_err "labels.npy: format npy (magic bytes)\$" ".npy: found by its magic bytes"
+expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, mapped" ".npy: mapped windows"
+
+run -v -n 10 "$d/labels.npy.gz"
+expect_err "labels.npy.gz: gzip-compressed (magic bytes): zlib decompresses it" ".npy.gz: the decompressor"
+expect_err "labels.npy.gz: gzip: decompressed ahead on a thread of its own" ".npy.gz: its thread"
+expect_err "labels.npy.gz: a reader thread copies chunks into a ring of 3 (compressed" \
+    ".npy.gz: a reader thread, since compressed bytes are not the values"
+
+run -v -n 10 --format=text "$d/plain.csv"
+expect_err "plain.csv: format text (--format)" "--format decides"
+run -v -n 10 --dtype=uint8 "$d/plain.csv"
+expect_err "plain.csv: format raw (--dtype or --endian imply raw)" "an option implies the format"
+
+run -v -n 3 --backend=cpu -j 2 "$d/plain.csv"
+expect_err "^labelaudit: backend cpu (--backend=cpu), -j 2\$" "--backend=cpu"
+
+run -v -n 3 "$d/ds"
+expect_err "^labelaudit: $d/ds: dataset of 3 files (0 skipped)" "a folder: its files"
+run -v -n 3 --glob='*.csv' -j1 "$d/ds"
+expect_err "^labelaudit: $d/ds: dataset of 2 files (1 skipped), audited one at a time" "a folder: the count and the skipped"
+expect_err "^labelaudit: $d/ds/notes.md: skipped: does not match --glob" "a skipped file and why"
+expect_err "auto: an input is not a regular file" "auto: a folder keeps to the CPU"
+
+# -q wins; stdout never changes
+for f in "$d/plain.csv" "$d/quoted.csv" "$npy" "$d/labels.npy.gz" "$d/ds"; do
+    run -v -q -n 10 "$f"
+    [ ! -s "$d/err" ] && [ ! -s "$d/out" ]
+    ok $? "-v -q prints nothing for $(basename "$f")"
+    for mode in "" --json; do
+        "$LABELAUDIT" -n 10 $mode "$f" >"$d/plain.out" 2>/dev/null
+        "$LABELAUDIT" -v -n 10 $mode "$f" >"$d/verbose.out" 2>"$d/verbose.err"
+        cmp -s "$d/plain.out" "$d/verbose.out" && [ -s "$d/verbose.err" ]
+        ok $? "-v $mode leaves stdout alone for $(basename "$f")"
+    done
+done
+run --verbose -n 3 "$d/plain.csv"
+expect_err "csv: fast path" "--verbose is -v"
+
+finish
