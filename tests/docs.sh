@@ -24,6 +24,10 @@ done
 for opt in $(comm -13 "$d/help.opts" "$d/man.opts"); do
     ok 1 "$opt is documented in the man page but missing from --help"
 done
+long=$(awk 'length($0) > 80' "$d/help")
+[ -z "$long" ]
+ok $? "no --help line is wider than 80 columns"
+[ -z "$long" ] || printf '%s\n' "$long" | sed 's/^/# /'
 n_common=$(comm -12 "$d/help.opts" "$d/man.opts" | wc -l)
 [ "$n_common" -ge 20 ]
 ok $? "--help and the man page agree on $n_common long options"
