@@ -454,7 +454,8 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         la_verbose(path, "format %s (--format): its reader opens the path itself",
                    la_format_name(format));
     rd.path = path;
-    if (by_path && !(rd.notes = la_notes_new(la_config_max_report(cfg)))) {
+    int notes = by_path || la_format_has(format, LA_FMTF_NOTES);   /* wds: missing-label */
+    if (notes && !(rd.notes = la_notes_new(la_config_max_report(cfg)))) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return 0;
     }

@@ -25,6 +25,7 @@ enum la_code {
     /* found by the imagefolder, coco and yolo readers (label_notes.h) */
     LA_F_HIDDEN_CLASS_FOLDER, LA_F_EMPTY_CLASS_FOLDER, LA_F_CLASS_COUNT, LA_F_UNKNOWN_CATEGORY,
     LA_F_DEGENERATE_BOX, LA_F_BOX_OUTSIDE_IMAGE, LA_F_DUPLICATE_LABEL,
+    LA_F_MISSING_LABEL,          /* wds: a sample with no label member (issue 16) */
     LA_F_COUNT
 };
 

@@ -72,6 +72,12 @@ static int hdf5_magic(const unsigned char *head, size_t len)
     return 0;
 }
 
+/* A tar header: "ustar" at byte 257 (POSIX and GNU tar alike); a WebDataset shard. */
+static int tar_magic(const unsigned char *head, size_t len)
+{
+    return len >= 262 && memcmp(head + 257, "ustar", 5) == 0;
+}
+
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
                      .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
@@ -130,6 +136,13 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                        .ops = &la_reader_nifti,
 #endif
     },
+    /* issue 16: the tar is parsed by libarchive, after the source decompressed it */
+    [LA_FMT_WDS] = { .name = "wds", .extensions = ".tar .tgz", .magic = tar_magic,
+                     .library = "libarchive",
+#if HAVE_LIBARCHIVE
+                     .ops = &la_reader_wds,
+#endif
+                     .flags = LA_FMTF_NOTES },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)

@@ -32,6 +32,7 @@ enum la_format {
     LA_FMT_IMAGEFOLDER, /* read_imagefolder.c: a folder, read by path */
     LA_FMT_COCO,        /* read_coco.c: JSON read twice, by path */
     LA_FMT_YOLO,        /* read_yolo.c: a folder (or one .txt), read by path */
+    LA_FMT_WDS,         /* read_wds.c: WebDataset tar shards, libarchive (issue 16) */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };
@@ -44,6 +45,7 @@ enum {
     LA_FMTF_PATH = 1u << 3,     /* the reader opens the path itself (a folder, or a file it
                                    reads twice): r->src is NULL, r->path and r->notes are set;
                                    only by --format, a folder is then not a dataset of files */
+    LA_FMTF_NOTES = 1u << 4,    /* a source's reader that leaves notes (label_notes.h) too */
 };
 
 struct la_reader_ops;

@@ -23,6 +23,7 @@ enum long_only {
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS,
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
+    OPT_KEY,
 };
 
 static const struct option long_options[] = {
@@ -38,6 +39,7 @@ static const struct option long_options[] = {
     { "dtype", required_argument, NULL, OPT_DTYPE },
     { "endian", required_argument, NULL, OPT_ENDIAN },
     { "array", required_argument, NULL, OPT_ARRAY },
+    { "key", required_argument, NULL, OPT_KEY },
     { "batch-size", required_argument, NULL, 'b' },
     { "drop-last", no_argument, NULL, OPT_DROP_LAST },
     { "world-size", required_argument, NULL, OPT_WORLD_SIZE },
@@ -94,6 +96,8 @@ static void usage(FILE *out)
           "      --endian=little|big    raw byte order (default little)\n"
           "      --array=NAME           the array to audit: npz member, .pt key, tensor,\n"
           "                             .mat variable, HDF5 dataset path\n"
+          "      --key=EXT              wds: the member holding each sample's label\n"
+          "                             (default: cls, else label, target, idx)\n"
           "      --concat               all FILEs are one dataset, in order (ConcatDataset)\n"
           "      --glob=PATTERN         in a directory FILE, audit only the files whose\n"
           "                             relative path matches PATTERN (fnmatch)\n"
@@ -384,6 +388,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
         return parse_count("skip-rows", arg, 0, (uint64_t)INT64_MAX, "a non-negative integer",
                            &cfg->skip_rows);
     case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
+    case OPT_KEY:               cfg->key = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
     case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;
     case OPT_PROGRESS:          cfg->progress = LA_YES; return LA_OPT_OK;
@@ -479,6 +484,7 @@ void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
         .skip_rows = cfg->skip_rows, .has_dtype = cfg->has_dtype,
         .dtype = (enum la_dtype)cfg->dtype, .big_endian = cfg->big_endian,
         .has_endian = cfg->has_endian, .array = cfg->array, .threads = cfg->threads,
+        .key = cfg->key,
     };
 }
 

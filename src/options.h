@@ -33,6 +33,7 @@ struct la_config {
     bool big_endian;               /* --endian=big */
     bool has_endian;               /* --endian was given: it implies raw */
     const char *array;             /* --array for npz, NULL: the default rule */
+    const char *key;               /* --key: wds label member's extension, NULL: cls ... idx */
 
     /* batching */
     bool has_batch_size;

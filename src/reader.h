@@ -124,6 +124,7 @@ extern const struct la_reader_ops la_reader_hdf5;   /* built with libhdf5 only *
 extern const struct la_reader_ops la_reader_png;     /* when built with libspng */
 extern const struct la_reader_ops la_reader_tiff;    /* ... libtiff */
 extern const struct la_reader_ops la_reader_nifti;   /* ... libniftiio */
+extern const struct la_reader_ops la_reader_wds;     /* ... libarchive */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);

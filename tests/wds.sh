@@ -1,0 +1,93 @@
+#!/bin/sh
+# wds.sh - WebDataset shards (issue 16): members grouped into samples by key
+# as webdataset's tariterators.py does (base_plus_ext, lower-case extensions,
+# consecutive members), the label from cls, else label, target, idx (--key
+# picks one), read as Python's int() reads it; a sample with no label is a
+# missing-label error. The fixtures are tests/gen_wds.py's (webdataset's
+# TarWriter); a build without libarchive refuses the format by name.
+. "$srcdir/tests/setup.sh"
+w="$data/wds"
+
+if ! "$LABELAUDIT" --version | grep -q '^Formats:.* wds'; then
+    run --format=wds -n 10 "$w/clean-10.tar"
+    expect_status 2 "--format=wds without libarchive: a usage error"
+    expect_err "built without libarchive" "the message names the library"
+    run -n 10 "$w/clean-10.tar"
+    expect_status 3 "a tar without libarchive: unreadable"
+    expect_err "built without libarchive" "the message names the library"
+    finish
+    exit
+fi
+
+echo "# --- detection (ustar at byte 257), a .tar.gz, standard input"
+run --json -n 10 "$w/clean-10.tar"
+expect_status 0 "clean-10.tar"
+expect_json '[.files[0].format, .files[0].count, .files[0].min, .files[0].max, .files[0].wds.samples] | join(" ")' \
+    "wds 10 0 9 10" "detected as wds: 10 labels 0..9"
+cp "$w/clean-10.tar" "$d/no-extension"
+run --json -n 10 "$d/no-extension"
+expect_json '.files[0].format' wds "a tar without its extension: detected by its magic"
+run --json -n 10 "$w/clean-10.tar.gz"
+expect_json '[.files[0].format, .files[0].count] | join(" ")' "wds 10" "clean-10.tar.gz: the source decompresses it"
+run --json --format=wds -n 10 - <"$w/clean-10.tar"
+expect_json '[.files[0].format, .files[0].count] | join(" ")' "wds 10" "a shard on standard input"
+gzip -dc "$w/clean-10.tar.gz" | "$LABELAUDIT" -n 10 - >"$d/out" 2>"$d/err"
+ok $? "a gunzipped shard through a pipe, detected"
+
+echo "# --- every kind of label member"
+run --json -n 5 "$w/kinds.tar"
+expect_status 1 "kinds.tar: errors"
+expect_json '.files[0].wds.samples' 11 "11 keys, 11 samples"
+expect_json '.files[0].count' 9 "9 labels (2 samples have none)"
+expect_json '[.files[0].wds.problems[] | "\(.index):\(.where)"] | join(",")' "5:key s05,10:key s10" \
+    "missing-label: the samples by index and key"
+expect_json '[.files[0].findings[].code] | join(",")' "unparsable,out-of-range,missing-label" "the findings"
+expect_json '[.files[0].bad[] | "\(.index)=\(.value)"] | join(",")' '6=cat,9=10' \
+    "cls cat is unparsable, 1_0 is int() 10; a padded 3 and CLS are fine"
+run -n 5 "$w/kinds.tar"
+expect_out "error \[missing-label\]: 2 samples without a cls, label, target or idx member" "text: missing-label"
+expect_out "key s05: no label member" "text: the key"
+# the preference: s04 has cls 0 and label 99: cls wins (99 would be out of range)
+run --json -n 100 "$w/kinds.tar"
+expect_json '.files[0].max' 10 "cls before label: label 99 is not read"
+run --json -n 5 --key lbl "$w/kinds.tar"
+expect_json '[.files[0].count, .files[0].min, .files[0].wds.missing_label] | join(" ")' "1 4 10" \
+    "--key lbl: only that member, every other sample misses it"
+run --json -n 5 --key target "$w/kinds.tar"
+expect_json '.files[0].count' 1 "--key target: the cls members are not labels then"
+
+echo "# --- keys with directories, as base_plus_ext splits them"
+run --json -n 3 "$w/dirs.tar"
+expect_status 0 "dirs.tar"
+expect_json '[.files[0].wds.samples, .files[0].count] | join(" ")' "3 3" \
+    "train/a.b/x01, v1.0/x02, x03: three samples"
+printf '5' >"$d/5"
+( cd "$d" && mkdir -p t && cp 5 t/x.cls && cp 5 "t/.hidden" && cp 5 noext &&
+  cp 5 __meta__ && tar cf meta.tar __meta__ noext t/.hidden t/x.cls ) &&
+run --json -n 10 "$d/meta.tar"
+# webdataset itself makes t/.hidden the sample "t/" (its regex backtracks to
+# the directory): a sample without a label, as there
+expect_json '[.files[0].wds.samples, .files[0].count, .files[0].max, .files[0].wds.problems[0].where] | join(" ")' \
+    "2 1 5 key t/" "__meta__ and a name without extension skipped; t/.hidden is the key t/"
+
+echo "# --- a folder of shards and --concat: one dataset, indices across shards"
+run --json -n 5 "$w/shards"
+expect_status 1 "the folder: label 7 out of range"
+expect_json '[.files[0].count, .files[0].bad[0].index, .files[0].bad[0].source] | join(" ")' "9 7 1" \
+    "the folder: 9 samples; the bad label is index 7, in the second shard"
+run --json --concat -n 5 "$w/shards/shard-000000.tar" "$w/shards/shard-000001.tar"
+expect_status 1 "--concat: label 7 out of range"
+expect_json '[.files[0].count, .files[0].bad[0].index] | join(" ")' "9 7" \
+    "--concat: index 7 of the dataset (sample 2 of the second shard)"
+
+echo "# --- broken shards: one message naming the file, exit 3"
+head -c 2000 "$w/clean-10.tar" >"$d/truncated.tar"
+run -n 10 "$d/truncated.tar"
+expect_status 3 "a truncated shard"
+expect_err "labelaudit: $d/truncated.tar: byte [0-9]*: " "the message names the file and a byte"
+run --format=wds -n 10 "$w/kinds.tar" "$w/clean-10.tar"
+[ "$(grep -c 'wds, int64' "$d/out")" -eq 2 ]
+ok $? "two shards, two reports"
+run --format=wds -n 10 "$data/five.txt"
+expect_status 3 "--format=wds on a text file"
+finish
