@@ -36,9 +36,11 @@ def image_sample(key, cls):
     return {"__key__": key, "jpg": FAKE_JPG, "cls": cls}
 
 
-# the sample: 12 images of 10 classes, one label 10 (out of range for -n 10)
-put("samples/wds-shard-000000.tar",
-    shard([image_sample("%06d" % i, [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 10, 8][i]) for i in range(12)]))
+# the sample: 12 images of 10 classes, one label 10 (out of range for -n 10),
+# and sample 000007 written without its cls
+sample = [image_sample("%06d" % i, [0, 1, 4, 1, 5, 9, 2, 6, 5, 3, 10, 8][i]) for i in range(12)]
+del sample[7]["cls"]
+put("samples/wds-shard-000000.tar", shard(sample))
 
 # clean: 10 samples, labels 0..9
 clean = shard([image_sample("%06d" % i, i) for i in range(10)])
