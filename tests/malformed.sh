@@ -43,6 +43,11 @@ check_case() {     # check_case FILE ARGS STATUS REGEX
 
 grep -v '^#' "$m/MANIFEST" | grep -v '^$' >"$d/manifest"
 while IFS="$tab" read -r file args status re; do
+    # a report (0 or 1) needs the format: without it the file is unreadable (3)
+    if [ "$status" -ne 3 ] && missing=$(absent_feature "$args ${file#<}"); then
+        echo "ok $((n_tests += 1)) - $file # SKIP built without $missing"
+        continue
+    fi
     check_case "$file" "$args" "$status" "$re"
 done <"$d/manifest"
 

@@ -2,7 +2,7 @@
 """make.py - write the broken inputs of tests/malformed/ (committed; run again
 only to change them). Python's standard library only (and the zstd command for
 the .zst cases). MANIFEST says what labelaudit must answer for each."""
-import bz2, gzip, io, json, lzma, os, pickle, shutil, struct, subprocess, zipfile, zlib
+import bz2, gzip, io, json, lzma, os, pickle, shutil, struct, subprocess, tarfile, zipfile, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -310,3 +310,30 @@ put("st-zero-bytes.safetensors", b"")
 # a name with a tab and an escape sequence goes into a one-line message
 put("st-name-control-bytes.safetensors",
     st({"a\tb\x1b[31m": {"dtype": "I64", "shape": [4], "data_offsets": [0, 40]}}, five))
+
+
+# ---- WebDataset shards (issue 16): tar members, written with tarfile -----------
+def tar(members):
+    """A ustar archive of (name, bytes) members, reproducible (mtime 0)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 0
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+wds_good = tar([("%06d.%s" % (i, ext), data) for i in range(4)
+                for ext, data in (("jpg", b"\xff\xd8fake\xff\xd9"), ("cls", b"%d" % i))])
+put("wds-truncated.tar", wds_good[:1800])          # inside the third member's data
+# a cls member whose header claims 1 GB, then the shard ends: it is not read into memory
+claim = bytearray(tar([("000000.cls", b"1")])[:512])
+claim[124:136] = b"%011o\0" % (1 << 30)
+claim[148:156] = b"        "
+claim[148:156] = b"%06o\0 " % sum(claim)
+put("wds-claims-1gb.tar", bytes(claim) + b"1" + b"\0" * 511)
+put("wds-non-numeric-cls.tar", tar([("000000.jpg", b"x"), ("000000.cls", b"cat"),
+                                    ("000001.jpg", b"x"), ("000001.cls", b"1")]))
+put("wds-no-label.tar", tar([("000000.jpg", b"x"), ("000000.cls", b"0"),
+                             ("000001.jpg", b"x"), ("000001.json", b"{}")]))
