@@ -3,13 +3,15 @@
  * that only reads, checks and counts. No report, no index list, no formats
  * beyond what the benchmark files need.
  *
- *   limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS
+ *   limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS [COUNT]
  *   limit csv PATH CLASSES THREADS        label = the last cell; first line is a header
  *   limit csvgz PATH CLASSES              one thread inflates, one parses
  *
  * Prints the number of values outside [0, CLASSES). Binary and CSV inputs are
  * split into THREADS contiguous ranges, each read with pread() into a 1 MiB
- * buffer of its own, checked and histogrammed; the counts are summed.
+ * buffer of its own, checked and histogrammed; the counts are summed. A binary
+ * array runs from OFFSET to the end of the file, or for COUNT elements (an
+ * array inside a container: a zip member, an HDF5 file; issue 15).
  *
  * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files (issue 13):
  *
@@ -17,7 +19,9 @@
  *
  * LIST names one file a line; THREADS take the next file as they finish one,
  * decode it (8-bit grey or palette PNG with libspng or libpng, a gzipped uint8
- * .nii with zlib) a row or 1 MiB at a time, and count as above. */
+ * .nii with zlib) a row or 1 MiB at a time, and count as above.
+ *
+ * Built with -DLIMIT_HDF5 (and -lhdf5), an HDF5 dataset: limit_hdf5.h. */
 #include <fcntl.h>    /* open */
 #include <pthread.h>  /* pthread_create */
 #include <stdint.h>   /* int64_t */
@@ -271,6 +275,9 @@ static uint64_t run_csvgz(int fd, struct job *j)
 #ifdef LIMIT_MASKS
 #include "limit_masks.h"
 #endif
+#ifdef LIMIT_HDF5
+#include "limit_hdf5.h"
+#endif
 
 int main(int argc, char **argv)
 {
@@ -278,8 +285,12 @@ int main(int argc, char **argv)
     if (argc == 5 && is_mask_kind(argv[1]))
         return run_masks(argv[1], argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
 #endif
+#ifdef LIMIT_HDF5
+    if (argc == 5 && strcmp(argv[1], "h5") == 0)
+        return run_h5(argv[2], argv[3], strtoull(argv[4], NULL, 10));
+#endif
     if (argc < 4) {
-        fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS\n"
+        fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS [COUNT]\n"
                         "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n");
         return 2;
     }
@@ -305,7 +316,7 @@ int main(int argc, char **argv)
     uint64_t start = bin ? strtoull(argv[4], NULL, 10) : 0;
     unsigned elem = !bin ? 1 : strcmp(argv[2], "int64") == 0 ? 8
                   : strcmp(argv[2], "int32") == 0 ? 4 : 1;
-    uint64_t count = (size - start) / elem;
+    uint64_t count = bin && argc > 7 ? strtoull(argv[7], NULL, 10) : (size - start) / elem;
     pthread_t tids[MAX_THREADS];
     for (int t = 0; t < threads; t++) {
         struct job *j = &jobs[t];
