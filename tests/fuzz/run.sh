@@ -110,8 +110,10 @@ run_one() {
     [ -f "$SRCDIR/tests/fuzz/dict/$t.dict" ] && dict="-dict=$SRCDIR/tests/fuzz/dict/$t.dict"
     extra=
     [ -d "$regress" ] && extra=$regress
-    # malloc_limit_mb: no single allocation may follow a size the input claims
-    if "$OUT/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    # malloc_limit_mb: no single allocation may follow a size the input claims;
+    # lsan.supp: leaks inside linked libraries (libmatio), named there
+    if LSAN_OPTIONS="suppressions=$SRCDIR/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+            "$OUT/bin/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
             -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix="$OUT/$t-" $dict \
             $FUZZ_FLAGS "$OUT/corpus/$t" "$seeds" $extra >"$OUT/$t.log" 2>&1; then
         status=ok
