@@ -197,18 +197,21 @@ static int finish_sample(struct la_reader *r, struct wds_state *t, struct la_chu
     int64_t v;
     int flushed = 0;
     if (t->label_rank < 0 || t->label_too_long || parse_python_int(t->label_text, &v) != 0) {
+        /* A sample without a label is still a sample (it is in the batches, and
+         * the indices after it are webdataset's): an unparsable entry, named. */
+        t->pending_unparsable = 1;
+        t->unparsable_index = index;
         if (t->label_rank < 0) {
             note_missing(r, t, index);
+            snprintf(t->unparsable, sizeof t->unparsable, "(no label member)");
         } else {
-            t->pending_unparsable = 1;
-            t->unparsable_index = index;
             if (t->label_too_long)
                 snprintf(t->unparsable, sizeof t->unparsable, "(a %llu-byte label member)",
                          (unsigned long long)t->label_bytes);
             else
                 snprintf(t->unparsable, sizeof t->unparsable, "%s", t->label_text);
         }
-        flushed = flush_values(t, out);   /* the next label starts a new run */
+        flushed = flush_values(t, out);   /* the values before it go first */
     } else {
         if (t->n_values == WDS_CHUNK)
             flushed = flush_values(t, out);

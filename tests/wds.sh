@@ -38,12 +38,12 @@ echo "# --- every kind of label member"
 run --json -n 5 "$w/kinds.tar"
 expect_status 1 "kinds.tar: errors"
 expect_json '.files[0].wds.samples' 11 "11 keys, 11 samples"
-expect_json '.files[0].count' 9 "9 labels (2 samples have none)"
+expect_json '.files[0].count' 11 "11 labels: the 2 samples without one count (they are in the batches)"
 expect_json '[.files[0].wds.problems[] | "\(.index):\(.where)"] | join(",")' "5:key s05,10:key s10" \
     "missing-label: the samples by index and key"
 expect_json '[.files[0].findings[].code] | join(",")' "unparsable,out-of-range,missing-label" "the findings"
-expect_json '[.files[0].bad[] | "\(.index)=\(.value)"] | join(",")' '6=cat,9=10' \
-    "cls cat is unparsable, 1_0 is int() 10; a padded 3 and CLS are fine"
+expect_json '[.files[0].bad[] | "\(.index)=\(.value)"] | join(",")' '5=(no label member),6=cat,9=10,10=(no label member)' \
+    "cls cat is unparsable, 1_0 is int() 10; a padded 3 and CLS are fine; no label keeps its index"
 run -n 5 "$w/kinds.tar"
 expect_out "error \[missing-label\]: 2 samples without a cls, label, target or idx member" "text: missing-label"
 expect_out "key s05: no label member" "text: the key"
@@ -51,10 +51,11 @@ expect_out "key s05: no label member" "text: the key"
 run --json -n 100 "$w/kinds.tar"
 expect_json '.files[0].max' 10 "cls before label: label 99 is not read"
 run --json -n 5 --key lbl "$w/kinds.tar"
-expect_json '[.files[0].count, .files[0].min, .files[0].wds.missing_label] | join(" ")' "1 4 10" \
+expect_json '[.files[0].max, .files[0].min, .files[0].wds.missing_label] | join(" ")' "4 4 10" \
     "--key lbl: only that member, every other sample misses it"
 run --json -n 5 --key target "$w/kinds.tar"
-expect_json '.files[0].count' 1 "--key target: the cls members are not labels then"
+expect_json '[.files[0].min, .files[0].max, .files[0].wds.missing_label] | join(" ")' "3 3 10" \
+    "--key target: the cls members are not labels then"
 
 echo "# --- keys with directories, as base_plus_ext splits them"
 run --json -n 3 "$w/dirs.tar"
@@ -68,7 +69,7 @@ run --json -n 10 "$d/meta.tar"
 # webdataset itself makes t/.hidden the sample "t/" (its regex backtracks to
 # the directory): a sample without a label, as there
 expect_json '[.files[0].wds.samples, .files[0].count, .files[0].max, .files[0].wds.problems[0].where] | join(" ")' \
-    "2 1 5 key t/" "__meta__ and a name without extension skipped; t/.hidden is the key t/"
+    "2 2 5 key t/" "__meta__ and a name without extension skipped; t/.hidden is the key t/"
 
 echo "# --- a folder of shards and --concat: one dataset, indices across shards"
 run --json -n 5 "$w/shards"
@@ -79,6 +80,11 @@ run --json --concat -n 5 "$w/shards/shard-000000.tar" "$w/shards/shard-000001.ta
 expect_status 1 "--concat: label 7 out of range"
 expect_json '[.files[0].count, .files[0].bad[0].index] | join(" ")' "9 7" \
     "--concat: index 7 of the dataset (sample 2 of the second shard)"
+
+# a sample without a label still takes its place: the next shard starts after it
+run --json --concat -n 5 "$srcdir/tests/malformed/wds-no-label.tar" "$w/shards/shard-000001.tar"
+expect_json '[.files[0].count, ([.files[0].bad[] | "\(.index)=\(.value)"] | join(","))] | join(" ")' \
+    "6 1=(no label member),4=7" "--concat after a missing label: label 7 is index 4 (2 + 2)"
 
 echo "# --- broken shards: one message naming the file, exit 3"
 head -c 2000 "$w/clean-10.tar" >"$d/truncated.tar"

@@ -64,6 +64,11 @@ for lib in HDF5:hdf5 MATIO:matio; do
     codec_libs="$codec_libs $(pkg-config --libs "${lib#*:}")"
     mask_targets="$mask_targets $(echo "${lib#*:}" | sed 's/matio/mat/')"
 done
+# issue 16: the WebDataset reader and its target, where config.h has libarchive
+if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
+    mask_targets="$mask_targets wds"
+    codec_libs="$codec_libs $(pkg-config --libs libarchive)"
+fi
 # issue 14: yolo always; coco where config.h says yajl was found
 mask_targets="$mask_targets yolo"
 if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
@@ -78,9 +83,9 @@ objs=
 for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     # a mask reader only where config.h says its library was found (issue 13)
-    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c)
+    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c|*/read_wds.c)
         lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/;
-                                      s/read_hdf5/HDF5/; s/read_mat/MATIO/')
+                                      s/read_hdf5/HDF5/; s/read_mat/MATIO/; s/read_wds/LIBARCHIVE/')
         grep -q "define HAVE_$lib 1" "$OUT/include/config.h" || continue ;;
     esac
     o="$OUT/obj/$(basename "$f" .c).o"
