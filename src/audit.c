@@ -474,7 +474,10 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         goto done;
     }
     r->info = rd.info;
-    if (init_stats(r, cfg, io) != 0) {
+    struct la_notes *nt = rd.notes;   /* yolo, coco: a sample is a file, an image */
+    if (init_stats(r, cfg, io) != 0 ||
+        (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,
+                                                     r->info.shape[0], nt->samples_ordered) != 0)) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto done;
     }

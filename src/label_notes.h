@@ -15,6 +15,7 @@
 #include <stddef.h> /* size_t */
 #include <stdio.h>  /* FILE */
 #include <cjson/cJSON.h>
+#include "stats.h"   /* la_sample_of */
 
 #define LA_NOTES_MAX_FINDINGS 8
 #define LA_NOTE_LEN 256
@@ -60,6 +61,14 @@ struct la_notes {
     int (*locate)(struct la_notes *n, const uint64_t *index, size_t count);
     void *ctx;
     void (*free_ctx)(void *ctx);
+    /* Optional, set by the reader where a sample is not one element (yolo's
+     * file of lines, coco's image of annotations): the sample of an element,
+     * which audit.c hands to the scan's stats (la_stats_map_samples).
+     * sample_ctx is the reader's, used during the scan only;
+     * samples_ordered: a sample's elements are contiguous. */
+    la_sample_of sample_of;
+    void *sample_ctx;
+    int samples_ordered;
 };
 
 /** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */

@@ -19,6 +19,7 @@
 #include "walk.h"
 
 #include <errno.h>    /* errno */
+#include <stdatomic.h> /* the scan thread reads first_index while files are read */
 #include <stdarg.h>   /* va_list */
 #include <math.h>     /* isfinite */
 #include <stdio.h>    /* fopen */
@@ -31,11 +32,15 @@
 #define BATCH_ITEMS 8192             /* labels handed over at a time */
 #define ULTRA_CORRUPT "Ultralytics: ignoring corrupt image/label: non-normalized or out of bounds coordinates"
 
-/* What outlives the reader for locate(): the files and where their elements start. */
+/* What outlives the reader for locate(): the files and where their elements
+ * start. first_index is filled as the files are read, on the reader thread,
+ * while the scan thread looks up the file of a bad line (yolo_sample_of):
+ * a file not read yet holds LA_NO_SAMPLE, above every index, so the array
+ * stays ascending whatever the scan sees of it. */
 struct yolo_places {
     char **files;
     size_t n_files;
-    uint64_t *first_index;   /* per file; filled as the files are read */
+    _Atomic uint64_t *first_index;
 };
 
 struct yolo_state {
@@ -326,7 +331,7 @@ static int read_file(struct la_reader *r, struct yolo_state *t)
 {
     struct yolo_places *p = t->places;
     size_t f = t->next_file++;
-    p->first_index[f] = t->index;
+    atomic_store_explicit(&p->first_index[f], t->index, memory_order_relaxed);
     free(t->buf);
     t->buf = NULL;
     if (slurp(p->files[f], &t->buf, &t->len, r->err, sizeof r->err) != 0)
@@ -404,6 +409,7 @@ static int list_folder(struct la_reader *r, struct yolo_state *t)
 }
 
 static int yolo_locate(struct la_notes *n, const uint64_t *index, size_t count);
+static uint64_t yolo_sample_of(void *ctx, uint64_t index);
 
 static int yolo_open(struct la_reader *r)
 {
@@ -417,6 +423,9 @@ static int yolo_open(struct la_reader *r)
     r->notes->ctx = t->places = p;
     r->notes->free_ctx = free_places;
     r->notes->locate = yolo_locate;
+    r->notes->sample_of = yolo_sample_of;   /* bad_samples counts files, not lines */
+    r->notes->sample_ctx = p;
+    r->notes->samples_ordered = 1;
     struct stat st;
     if (stat(r->path, &st) != 0)
         return la_reader_set_error(r, "%s", strerror(errno));
@@ -431,6 +440,8 @@ static int yolo_open(struct la_reader *r)
     }
     if (!(p->first_index = calloc(p->n_files ? p->n_files : 1, sizeof *p->first_index)))
         return la_reader_set_error(r, "out of memory");
+    for (size_t f = 0; f < p->n_files; f++)
+        atomic_init(&p->first_index[f], LA_NO_SAMPLE);
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape[0] = p->n_files;   /* samples: the files; elements: their lines */
@@ -469,20 +480,34 @@ static void yolo_close(struct la_reader *r)
     r->state = NULL;
 }
 
+/* The file holding the line of element index: the last file whose first
+ * index is <= index (an empty file shares its first index with the next). */
+static size_t file_of(const struct yolo_places *p, uint64_t index)
+{
+    size_t lo = 0, hi = p->n_files;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (atomic_load_explicit(&p->first_index[mid], memory_order_relaxed) <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The scan's sample of a line: its file (la_sample_of). */
+static uint64_t yolo_sample_of(void *ctx, uint64_t index)
+{
+    return file_of(ctx, index);
+}
+
 /* Where the scan's bad entries lie: the file by its first index, the line by
  * counting the file's non-blank lines again (a few files, at report time). */
 static int yolo_locate(struct la_notes *n, const uint64_t *index, size_t count)
 {
     struct yolo_places *p = n->ctx;
     for (size_t i = 0; i < count; i++) {
-        size_t lo = 0, hi = p->n_files;   /* the last file whose first index <= index */
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->first_index[mid] <= index[i])
-                lo = mid;
-            else
-                hi = mid;
-        }
+        size_t lo = file_of(p, index[i]);
         char *buf, err[LA_ERR_LEN], where[LA_NOTE_LEN];
         size_t len, pos = 0, ln;
         uint64_t lineno = 0, k = index[i] - p->first_index[lo];

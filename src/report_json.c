@@ -206,8 +206,9 @@ static cJSON *skipped_array(const struct la_dataset *d)
 /* Whether the input has samples of more than one element: masks, volumes. */
 static int has_sample_shape(const struct la_file_report *r)
 {
-    if (!r->dataset)
-        return r->info.ndim >= 2 || (r->info.one_sample && r->info.ndim >= 1);
+    if (!r->dataset)   /* yolo, coco: a file of lines, an image of annotations */
+        return r->info.ndim >= 2 || (r->info.one_sample && r->info.ndim >= 1) ||
+               r->stats.sample_of;
     for (size_t i = 0; i < r->dataset->n_src; i++)
         if (r->dataset->src[i].ndim > 0)
             return 1;

@@ -312,6 +312,9 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     la_notes_print_lines(out, r->notes);
     if (r->stats.bad_samples && has_groups(r))
         print_groups(out, r, la_config_max_report(cfg));
+    else if (r->stats.bad_samples && r->stats.sample_of)   /* yolo, coco: files, images */
+        fprintf(out, "  %llu of %llu samples hold invalid entries\n",
+                (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)

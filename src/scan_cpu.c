@@ -798,7 +798,9 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
                     const struct la_rule *r, struct la_stats *s, char *err, size_t errlen)
 {
     struct cpu *p = b->state;
-    if (!p) {                       /* the pool could not be allocated: stay correct */
+    /* no pool: stay correct; samples mapped by the reader (yolo, coco): every
+     * bad entry must reach la_stats_add_bad, in order (few values: no loss) */
+    if (!p || s->sample_of) {
         la_scan_chunk_cpu_ref(c, r, s);
         return 0;
     }

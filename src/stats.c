@@ -52,6 +52,18 @@ static int room_for_group(struct la_stats *s)
     return 1;
 }
 
+int la_stats_map_samples(struct la_stats *s, la_sample_of sample_of, void *ctx,
+                         uint64_t n_samples, int ordered)
+{
+    s->sample_of = sample_of;
+    s->sample_ctx = ctx;
+    s->n_samples = n_samples;
+    if (ordered)
+        return 0;
+    s->seen = calloc(n_samples / 64 + 1, sizeof *s->seen);
+    return s->seen ? 0 : -1;
+}
+
 void la_stats_free(struct la_stats *s)
 {
     for (size_t i = 0; i < s->n_bad; i++)
@@ -59,9 +71,11 @@ void la_stats_free(struct la_stats *s)
     free(s->bad);
     free(s->groups);
     free(s->hist);
+    free(s->seen);
     s->bad = NULL;
     s->groups = NULL;
     s->hist = NULL;
+    s->seen = NULL;
     s->n_bad = s->bad_alloc = s->n_groups = s->groups_alloc = 0;
 }
 
@@ -123,15 +137,25 @@ static struct la_bad_group *last_group(struct la_stats *s)
 
 /* Keep the sample tally exact across chunk and thread boundaries: entries
  * arrive in index order, so a new sample shows as a change of sample. */
+static struct la_bad_group new_group(const struct la_bad *b)
+{
+    return (struct la_bad_group){ b->sample, 1, b->index, b->value, b->verdict, 0, 1,
+                                  { b->value } };
+}
+
+static void extend_group(struct la_bad_group *g, const struct la_bad *b)
+{
+    g->count++;
+    g->mixed |= !same_value(g->first_value, b->value) || g->first_verdict != b->verdict;
+    group_note_value(g, b->value);
+}
+
 static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
 {
     if (s->has_last_bad && s->last_bad_sample == b->sample) {
         struct la_bad_group *g = last_group(s);
-        if (g) {
-            g->count++;
-            g->mixed |= !same_value(g->first_value, b->value) || g->first_verdict != b->verdict;
-            group_note_value(g, b->value);
-        }
+        if (g)
+            extend_group(g, b);
         return;
     }
     if (!s->has_last_bad)
@@ -140,17 +164,66 @@ static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
     s->has_last_bad = 1;
     s->last_bad_sample = b->sample;
     if (room_for_group(s))
-        s->groups[s->n_groups++] = (struct la_bad_group){ b->sample, 1, b->index, b->value,
-                                                          b->verdict, 0, 1,
-                                                          { b->value } };
+        s->groups[s->n_groups++] = new_group(b);
+}
+
+/* Samples in any order (la_stats_map_samples): groups[] keeps the bad_cap
+ * smallest samples met so far, ascending, each with all its entries. That is
+ * exact: a sample left out (or pushed out) is above every one kept, and the
+ * largest kept only falls, so it never returns. A sample newly kept costs a
+ * move of up to bad_cap groups (--max-report). */
+static void note_unordered_group(struct la_stats *s, const struct la_bad *b, int first_time)
+{
+    size_t lo = 0, hi = s->n_groups;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->groups[mid].sample < b->sample)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!first_time) {
+        if (lo < s->n_groups && s->groups[lo].sample == b->sample)
+            extend_group(&s->groups[lo], b);
+        return;
+    }
+    if (s->n_groups >= s->bad_cap && lo < s->n_groups)
+        s->n_groups--;   /* the largest kept makes room */
+    if (!room_for_group(s))
+        return;
+    memmove(&s->groups[lo + 1], &s->groups[lo], (s->n_groups - lo) * sizeof *s->groups);
+    s->groups[lo] = new_group(b);
+    s->n_groups++;
+}
+
+/* The sample tally where samples come in any order: a bitmap of those met.
+ * first/last_bad_sample hold the smallest and largest, as a merge wants. */
+static void note_unordered_sample(struct la_stats *s, const struct la_bad *b)
+{
+    if (b->sample >= s->n_samples)
+        return;   /* LA_NO_SAMPLE: an annotation of no listed image */
+    uint64_t *word = &s->seen[b->sample / 64], bit = (uint64_t)1 << (b->sample % 64);
+    int first_time = !(*word & bit);
+    *word |= bit;
+    s->bad_samples += (uint64_t)first_time;
+    if (!s->has_last_bad || b->sample < s->first_bad_sample)
+        s->first_bad_sample = b->sample;
+    if (!s->has_last_bad || b->sample > s->last_bad_sample)
+        s->last_bad_sample = b->sample;
+    s->has_last_bad = 1;
+    note_unordered_group(s, b, first_time);
 }
 
 void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
                       struct la_num value, const char *text)
 {
-    struct la_bad b = { index, index / s->sample_stride, verdict, value, NULL };
+    uint64_t sample = s->sample_of ? s->sample_of(s->sample_ctx, index) : index / s->sample_stride;
+    struct la_bad b = { index, sample, verdict, value, NULL };
     s->bad_total++;
-    note_bad_sample(s, &b);
+    if (s->seen)
+        note_unordered_sample(s, &b);
+    else if (sample != LA_NO_SAMPLE)
+        note_bad_sample(s, &b);
     if (s->sink)
         s->sink(s->sink_ctx, &(struct la_bad){ b.index, b.sample, verdict, value, (char *)text });
     if (room_for_bad(s)) {

@@ -52,6 +52,13 @@ struct la_bad_group {
 
 typedef void (*la_bad_sink)(void *ctx, const struct la_bad *bad);
 
+/* The sample of a flat index where it is not index / sample_stride (yolo: a
+ * file's lines; coco: an image's annotations, anywhere in the file), or
+ * LA_NO_SAMPLE (an annotation of an image the file does not list: it counts
+ * in no sample). Called in index order, on the scan's thread. */
+typedef uint64_t (*la_sample_of)(void *ctx, uint64_t index);
+#define LA_NO_SAMPLE UINT64_MAX
+
 struct la_stats {
     /* --- set by the caller before the first chunk --- */
     uint64_t sample_stride;   /* elements per sample (product of shape[1:]), >= 1 */
@@ -61,6 +68,12 @@ struct la_stats {
     int64_t above_base;       /* first "above" value: N (ce/nll) or 1 (bce) */
     la_bad_sink sink;         /* optional: called for every bad entry, in order */
     void *sink_ctx;
+    la_sample_of sample_of;   /* optional (la_stats_map_samples): the backends
+                                 then fold every bad entry through
+                                 la_stats_add_bad, in order */
+    void *sample_ctx;
+    uint64_t *seen;           /* samples in any order: a bit per sample met */
+    uint64_t n_samples;
 
     /* --- accumulated --- */
     uint64_t count;           /* every value read, ignored/invalid/unparsable included */
@@ -90,6 +103,14 @@ struct la_stats {
 int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
                   uint64_t hist_len, int64_t above_base);
 void la_stats_free(struct la_stats *s);
+
+/** la_stats_map_samples() : take the samples of bad entries from sample_of.
+ *  ordered: a sample's entries are contiguous (yolo's files); else they may
+ *  come in any order (coco's annotations), and the n_samples samples are
+ *  counted in a bitmap, groups[] keeping the bad_cap smallest (ascending).
+ *  @return 0, or -1 when out of memory. */
+int la_stats_map_samples(struct la_stats *s, la_sample_of sample_of, void *ctx,
+                         uint64_t n_samples, int ordered);
 
 /** la_stats_add_bad() : count one bad entry (already counted in n_verdict),
  *  keep it if there is room, pass it to the sink. text is copied. */

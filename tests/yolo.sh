@@ -71,4 +71,21 @@ mkdir "$d/none"
 run --json --format=yolo "$d/none"
 expect_json '.files[0].findings[0].code' "empty" "a folder without label files: empty"
 
+echo "# --- bad_samples counts files, not lines (issue 14)"
+y="$d/samples"
+mkdir -p "$y"
+printf '0 0.5 0.5 0.2 0.2\n' >"$y/a.txt"
+printf '7 0.5 0.5 0.2 0.2\n8 0.5 0.5 0.2 0.2\n0 0.5 0.5 0.1 0.1\n9 0.5 0.5 0.2 0.1\n' >"$y/b.txt"
+: >"$y/c.txt"
+printf '0 0.5 0.5 0.2 0.2\n5 0.5 0.5 0.2 0.2\n' >"$y/d.txt"
+for j in 1 3; do
+    run --json -j$j --format=yolo -n 5 "$y"
+    expect_json '.files[0].bad_samples' 2 "-j$j: 4 bad lines in 2 files: 2 bad samples"
+    expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.count)"] | join(" ")' "1:3 3:1" \
+        "-j$j: bad_sample_list by file ordinal (an empty file counts), with its bad lines"
+    expect_json '[.files[0].bad[].sample] | tojson' "[1,1,1,3]" "-j$j: each bad line's sample is its file"
+done
+run --format=yolo -n 5 "$y"
+expect_out "2 of 4 samples hold invalid entries" "the text report counts the files"
+
 finish
