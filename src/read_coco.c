@@ -44,6 +44,16 @@ enum field { F_OTHER, F_ID, F_IMAGE_ID, F_CATEGORY_ID, F_BBOX, F_WIDTH, F_HEIGHT
 enum cat_kind { CAT_MISSING, CAT_INT, CAT_TEXT };
 
 struct image { int64_t id; uint64_t ordinal; double width, height; };
+
+/* The image ordinal of each annotation (the scan's sample: coco_sample_of),
+ * UINT32_MAX for none. Pass 2 appends on the reader thread while the scan
+ * thread reads the entries already handed over, so the entries never move:
+ * blocks that stay put, their pointers in a table sized at open. 4 bytes an
+ * annotation (3.4 MB for COCO train2017's 860,000); annotations past
+ * SAMPLE_BLOCKS blocks (2^32) count in no sample. */
+#define SAMPLE_BLOCK ((size_t)1 << 16)
+#define SAMPLE_BLOCKS ((size_t)1 << 16)
+struct sample_map { uint32_t *block[SAMPLE_BLOCKS]; };
 struct category { int64_t id; uint64_t count; char *name; };
 
 /* The record being read: an image, a category or an annotation. */
@@ -74,6 +84,7 @@ struct coco_state {
     int seen_images, seen_categories;   /* their lists were read whole already */
     uint64_t index;               /* annotations so far */
     struct la_items items;
+    struct sample_map *samples;
     struct la_reader *r;
     int oom;
     char why[160];                /* a reason to cancel the parse */
@@ -184,6 +195,29 @@ static int problem(struct coco_state *t, const struct image *img, const char *co
     return !t->oom;
 }
 
+/* The current annotation's image ordinal into the sample map. @return 0, or -1 out of memory. */
+static int note_sample(struct coco_state *t, const struct image *img)
+{
+    size_t k = (size_t)(t->index / SAMPLE_BLOCK);
+    if (k >= SAMPLE_BLOCKS)
+        return 0;
+    uint32_t **b = &t->samples->block[k];
+    if (!*b && !(*b = malloc(SAMPLE_BLOCK * sizeof **b)))
+        return -1;
+    (*b)[t->index % SAMPLE_BLOCK] = img && img->ordinal < UINT32_MAX ? (uint32_t)img->ordinal
+                                                                     : UINT32_MAX;
+    return 0;
+}
+
+/* The scan's sample of an annotation: its image's ordinal (la_sample_of). */
+static uint64_t coco_sample_of(void *ctx, uint64_t index)
+{
+    const struct sample_map *m = ctx;
+    size_t k = (size_t)(index / SAMPLE_BLOCK);
+    uint32_t v = k < SAMPLE_BLOCKS && m->block[k] ? m->block[k][index % SAMPLE_BLOCK] : UINT32_MAX;
+    return v == UINT32_MAX ? LA_NO_SAMPLE : v;
+}
+
 static void check_box(struct coco_state *t, const struct image *img)
 {
     const struct record *a = &t->rec;
@@ -224,10 +258,10 @@ static int end_annotation(struct coco_state *t)
     else if (!img)
         problem(t, NULL, "unknown-category", "no image_id (an integer)");
     check_box(t, img);
-    int rc = 0;
-    if (a->cat == CAT_INT)
+    int rc = note_sample(t, img);
+    if (rc == 0 && a->cat == CAT_INT)
         rc = la_items_push_int(&t->items, a->cat_i);
-    else {
+    else if (rc == 0) {
         const char *text = a->cat == CAT_TEXT ? a->cat_text : "(no category_id)";
         problem(t, img, "unparsable", a->cat_is_string ? "category_id \"%s\" is a string, not a number"
                                                        : "category_id %s is not a number", text);
@@ -739,7 +773,8 @@ static int coco_open(struct la_reader *r)
 {
     struct coco_state *t = calloc(1, sizeof *t);
     r->state = t;
-    if (!t || !(t->buf = malloc(READ_LEN)) || !r->notes || !(r->notes->json = cJSON_CreateObject()))
+    if (!t || !(t->buf = malloc(READ_LEN)) || !(t->samples = calloc(1, sizeof *t->samples)) ||
+        !r->notes || !(r->notes->json = cJSON_CreateObject()))
         return la_reader_set_error(r, "out of memory");
     t->r = r;
     if (strcmp(r->path, "-") == 0)
@@ -761,6 +796,9 @@ static int coco_open(struct la_reader *r)
     }
     r->notes->ctx = r;           /* locate() runs before close(), on this state */
     r->notes->locate = coco_locate;
+    r->notes->sample_of = coco_sample_of;   /* bad_samples counts images, not annotations */
+    r->notes->sample_ctx = t->samples;
+    r->notes->samples_ordered = 0;          /* an image's annotations lie anywhere */
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape[0] = t->n_images;   /* samples: the images; elements: the annotations */
@@ -871,6 +909,9 @@ static void coco_close(struct la_reader *r)
         free(t->rec.name);
         free(t->buf);
         la_items_free(&t->items);
+        for (size_t k = 0; t->samples && k < SAMPLE_BLOCKS; k++)
+            free(t->samples->block[k]);
+        free(t->samples);
     }
     free(t);
     r->state = NULL;

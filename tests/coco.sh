@@ -114,4 +114,30 @@ expect_json '[.files[0].coco.problems[] | "\(.code): \(.what)"] | join("; ")' \
     "an image id \"1\" names no image; a string in bbox is a bad box; a string category_id is unparsable"
 expect_json '.files[0].coco.images' 0 "an image with a string id is no image"
 
+echo "# --- bad_samples counts images, not annotations (issue 14)"
+cat >"$d/scattered.json" <<'JSON'
+{"images": [{"id": 10, "width": 9, "height": 9}, {"id": 11, "width": 9, "height": 9},
+            {"id": 12, "width": 9, "height": 9}],
+ "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+ "annotations": [
+  {"id": 1, "image_id": 12, "category_id": 5, "bbox": [1, 1, 2, 2]},
+  {"id": 2, "image_id": 11, "category_id": 1, "bbox": [1, 1, 2, 2]},
+  {"id": 3, "image_id": 10, "category_id": 6, "bbox": [1, 1, 2, 2]},
+  {"id": 4, "image_id": 12, "category_id": 7, "bbox": [1, 1, 2, 2]},
+  {"id": 5, "image_id": 99, "category_id": 8, "bbox": [1, 1, 2, 2]}
+ ]}
+JSON
+for j in 1 3; do
+    run --json -j$j --format=coco -n 3 "$d/scattered.json"
+    expect_json '.files[0].bad_samples' 2 \
+        "-j$j: 3 bad annotations of 2 images (and one of no listed image): 2 bad samples"
+    expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.count):\(.values | join("/"))"] | join(" ")' \
+        "0:1:6 2:2:5/7" "-j$j: by image ordinal, ascending, though the annotations are not"
+    run --json -j$j --max-report=1 --format=coco -n 3 "$d/scattered.json"
+    expect_json '[.files[0].bad_samples, (.files[0].bad_sample_list[] | .sample)] | tojson' "[2,0]" \
+        "-j$j: --max-report=1 keeps the smallest image, met after another"
+done
+run --format=coco -n 3 "$d/scattered.json"
+expect_out "2 of 3 samples hold invalid entries" "the text report counts the images"
+
 finish
