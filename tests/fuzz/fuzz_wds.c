@@ -6,7 +6,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const args[] = { "--format=wds", "-n10", "-b2", NULL };
-    static const char *const key[] = { "--format=wds", "--key=txt", "--json", NULL };
+    static const char *const key[] = { "--format=wds", "--key=txt", "-n10", "--json", NULL };
     fuzz_audit(data, size, args, 0);
     fuzz_audit(data, size, args, 1);
     fuzz_audit(data, size, key, 0);
