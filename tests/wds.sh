@@ -8,7 +8,7 @@
 . "$srcdir/tests/setup.sh"
 w="$data/wds"
 
-if ! "$LABELAUDIT" --version | grep -q '^Formats:.* wds'; then
+if absent_feature "--format=wds" >/dev/null; then
     run --format=wds -n 10 "$w/clean-10.tar"
     expect_status 2 "--format=wds without libarchive: a usage error"
     expect_err "built without libarchive" "the message names the library"
