@@ -16,6 +16,9 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free */
 #include <string.h> /* memcpy, strcmp */
+#include <sys/stat.h> /* fstat */
+#include <unistd.h> /* pread */
+#include <zlib.h>   /* inflate: the head of a compressed variable */
 
 #define MAT_CHUNK (1u << 20)
 #define MAT_REORDER_MAX ((uint64_t)256 << 20)
@@ -191,6 +194,104 @@ static int read_whole(struct la_reader *r, struct mat_state *st)
     return 0;
 }
 
+/* ---- v5 sizes, checked before libmatio sees them --------------------------
+ * libmatio believes the byte counts a v5 file's tags claim and allocates them
+ * (a fuzzed 260-byte file made it ask for 5 GB). Before opening, each
+ * top-level element must fit in the file, and the first subelements of each
+ * variable (array flags, dimensions, name) must fit in their variable, with
+ * at most LA_MAX_DIMS dimensions. The data itself is left to libmatio. */
+#define MAT_V5_HEAD 128
+#define MAT_MI_MATRIX 14
+#define MAT_MI_COMPRESSED 15
+
+static uint32_t mat_u32(const unsigned char *p, int swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return swap ? __builtin_bswap32(v) : v;
+}
+
+/* The subelements that open a matrix body m[0..len), of claimed size nbytes. */
+static int mat_v5_matrix_ok(const unsigned char *m, size_t len, uint32_t nbytes, int swap)
+{
+    uint64_t pos = 0;
+    for (int k = 0; k < 3 && pos + 8 <= len; k++) {
+        uint32_t tag = mat_u32(m + pos, swap), n = tag >> 16;
+        if (n) {                                   /* small element: data in the tag */
+            if (n > 4)
+                return 0;
+            pos += 8;
+            continue;
+        }
+        n = mat_u32(m + pos + 4, swap);
+        if (pos + 8 > nbytes || n > nbytes - pos - 8 || (k == 1 && n / 4 > LA_MAX_DIMS))
+            return 0;
+        pos += 8 + (((uint64_t)n + 7) & ~(uint64_t)7);
+    }
+    return 1;
+}
+
+/* The head of a miCOMPRESSED element's inflated bytes: a matrix tag and body. */
+static int mat_v5_compressed_ok(const unsigned char *z, size_t zlen, int swap)
+{
+    unsigned char out[256];
+    z_stream zs = { .next_in = (unsigned char *)z, .avail_in = (uInt)zlen,
+                    .next_out = out, .avail_out = sizeof out };
+    if (inflateInit(&zs) != Z_OK)
+        return 0;
+    int rc = inflate(&zs, Z_SYNC_FLUSH);
+    size_t got = sizeof out - zs.avail_out;
+    inflateEnd(&zs);
+    if (rc != Z_OK && rc != Z_STREAM_END)
+        return 1;                                  /* broken data: libmatio says so */
+    if (got < 8 || (mat_u32(out, swap) & 0xffff) != MAT_MI_MATRIX)
+        return 1;                                  /* not a matrix: libmatio's to judge */
+    return mat_v5_matrix_ok(out + 8, got - 8, mat_u32(out + 4, swap), swap);
+}
+
+/* @return 0, or -1 with r->err naming the byte of an element that lies about its size. */
+static int mat_v5_sizes_ok(struct la_reader *r, int fd)
+{
+    unsigned char head[MAT_V5_HEAD], buf[4096];
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head)
+        return 0;
+    int swap;
+    if (head[126] == 'I' && head[127] == 'M')
+        swap = la_host_is_big_endian();
+    else if (head[126] == 'M' && head[127] == 'I')
+        swap = !la_host_is_big_endian();
+    else
+        return 0;                                  /* not v5: libmatio's to judge */
+    if ((swap ? head[124] : head[125]) != 0x01)
+        return 0;                                  /* v7.3 is HDF5, with its own checks */
+    uint64_t size = (uint64_t)sb.st_size;
+    for (uint64_t pos = MAT_V5_HEAD; pos + 8 <= size;) {
+        unsigned char tag[8];
+        if (pread(fd, tag, 8, (off_t)pos) != 8)
+            return 0;
+        uint32_t type = mat_u32(tag, swap), n = mat_u32(tag + 4, swap);
+        if (type >> 16) {                          /* small element */
+            pos += 8;
+            continue;
+        }
+        if (n > size - pos - 8)
+            return la_reader_set_error(r, "byte %llu: a .mat element claims %u bytes, past "
+                                       "the end of the file", (unsigned long long)pos, n);
+        size_t want = n < sizeof buf ? n : sizeof buf;
+        ssize_t got = pread(fd, buf, want, (off_t)(pos + 8));
+        int ok = got < 0 ? 1
+               : type == MAT_MI_MATRIX ? mat_v5_matrix_ok(buf, (size_t)got, n, swap)
+               : type == MAT_MI_COMPRESSED ? mat_v5_compressed_ok(buf, (size_t)got, swap) : 1;
+        if (!ok)
+            return la_reader_set_error(r, "byte %llu: a .mat variable's header claims more "
+                                       "bytes than the variable holds (damaged file)",
+                                       (unsigned long long)pos);
+        pos += 8 + (type == MAT_MI_COMPRESSED ? n : (((uint64_t)n + 7) & ~(uint64_t)7));
+    }
+    return 0;
+}
+
 static int mat_open(struct la_reader *r)
 {
     struct mat_state *st = calloc(1, sizeof *st);
@@ -203,6 +304,8 @@ static int mat_open(struct la_reader *r)
         return la_reader_set_error(r, "MATLAB .mat is read from a file, not from %s: %s",
                                    path && strcmp(path, "-") ? "compressed input" : "standard input",
                                    "write it to a file first");
+    if (mat_v5_sizes_ok(r, la_source_plain_fd(r->src)) != 0)
+        return -1;
     last_log[0] = '\0';
     if (!(st->mat = Mat_Open(path, MAT_ACC_RDONLY)))
         return la_reader_set_error(r, "not a MATLAB .mat file libmatio reads (v4 files and "
