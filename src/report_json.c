@@ -310,7 +310,7 @@ static cJSON *histogram_array(const struct la_file_report *r, int zeros_only)
     struct raw_list l = { 0 };
     raw_put(&l, "[");
     for (uint64_t c = 0; c < r->hist_n; c++) {
-        uint64_t n = c < r->stats.hist_len ? r->stats.hist[c] : 0;
+        uint64_t n = r->stats.hist && c < r->stats.hist_len ? r->stats.hist[c] : 0;
         if (!zeros_only)
             raw_put_u64(&l, n);
         else if (n == 0)
