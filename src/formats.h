@@ -3,7 +3,7 @@
  *
  * Detection (input.c), --format (options.c), the reports and --version all
  * read the table (formats.c); none of them compares format names. Adding a
- * format = one src/read_X.c, one enum value here, one row in formats.c (its
+ * format = one src/read/read_X.c, one enum value here, one row in formats.c (its
  * ops inside `#if HAVE_X` when a library may be missing), a configure check,
  * tests and the man page. This header depends on nothing else of ours, so
  * options.h and input.h can name a format without knowing the readers. */

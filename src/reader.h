@@ -108,7 +108,7 @@ struct la_reader {
     struct la_notes *notes;
 };
 
-/* The readers, one per src/read_X.c; formats.c's table names their formats. */
+/* The readers, one per src/read/read_X.c; formats.c's table names their formats. */
 extern const struct la_reader_ops la_reader_csv;   /* csv and tsv */
 extern const struct la_reader_ops la_reader_text;
 extern const struct la_reader_ops la_reader_npy;

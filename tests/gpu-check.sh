@@ -54,7 +54,7 @@ if [ "${1:-}" = "--prepare" ]; then
     autoreconf -fi || exit 1
     tar -cf .gpu-carry.tar configure Makefile.in aclocal.m4 config.h.in build-aux 2> /dev/null ||
         tar -cf .gpu-carry.tar configure Makefile.in aclocal.m4 config.h.in || exit 1
-    mkdir -p .debs && (cd .debs && apt-get download libcsv3 libcsv-dev libcjson1 libcjson-dev)
+    mkdir -p .debs && (cd .debs && apt-get download libcsv3 libcsv-dev libcjson1 libcjson-dev liblzma-dev libbz2-dev libzstd-dev)
     echo "gpu-check: carry .gpu-carry.tar and .debs to the GPU machine"
     exit 0
 fi
@@ -130,7 +130,14 @@ fi
 build=$work/build
 mkdir -p "$build"
 cd "$build" || exit 1
-limit 120 configure "$tree/configure" --with-cuda="$cuda_root" > configure.out 2>&1 ||
+# xz, bzip2 and zstd are required unless configured out: leave out those the
+# device machine lacks (their -dev packages may be carried in .debs too)
+codecs=
+for c in lzma.h:lzma bzlib.h:bzip2 zstd.h:zstd; do
+    echo "#include <${c%%:*}>" | ${CC:-cc} ${CPPFLAGS:-} -E - > /dev/null 2>&1 ||
+        codecs="$codecs --without-${c#*:}"
+done
+limit 120 configure "$tree/configure" --with-cuda="$cuda_root" $codecs > configure.out 2>&1 ||
     { tail -30 configure.out; cat config.log | tail -40; exit 1; }
 grep -E "CUDA backend|sanitizers" configure.out
 t0=$(date +%s)
@@ -153,7 +160,7 @@ else
     echo "test_scan_backends not in make check; running it directly"
     cuda_libs=$(sed -n 's/^CUDA_LIBS = //p' Makefile)
     libs=$(sed -n 's/^LIBS = //p' Makefile)
-    ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$tree/src" -I. ${CPPFLAGS:-} \
+    ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$tree/src" -I"$tree/src/read" -I. ${CPPFLAGS:-} \
         "$tree/tests/unit/test_scan_backends.c" src/libla.a ${LDFLAGS:-} $cuda_libs $libs -lm \
         -o test_scan_backends || failed="$failed test_scan_backends-build"
     [ -x test_scan_backends ] &&

@@ -1,4 +1,4 @@
-/* fuzz_npy_header.c - the pure .npy header parser (src/npy_header.h) over a
+/* fuzz_npy_header.c - the pure .npy header parser (src/read/npy_header.h) over a
  * buffer: it must never read past len, and what it accepts must be coherent. */
 #include "fuzz_common.h"
 

@@ -1,4 +1,4 @@
-/* fuzz_pickle.c - the strict pickle reader (src/pickle.h) over a buffer: it
+/* fuzz_pickle.c - the strict pickle reader (src/read/pickle.h) over a buffer: it
  * must never read past len, never loop without end, and what it accepts must
  * be coherent (a root value, tensors whose storages are storages). */
 #include "fuzz_common.h"

@@ -43,7 +43,7 @@ cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/
 cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san"
-cflags="$cflags -I$OUT/include -I$SRCDIR/src $cjson_cflags"
+cflags="$cflags -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags"
 # the decompressors config.h says were built in (none with the stub)
 codec_libs=
 for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
@@ -87,7 +87,7 @@ done
 echo "== building fuzz targets in $OUT with $CC"
 objs=
 : > "$OUT/compile.cmds"
-for f in "$SRCDIR"/src/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
+for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/read/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     # a mask reader only where config.h says its library was found (issue 13)
     case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c|*/read_wds.c)

@@ -1,4 +1,4 @@
-/* test_csv.c - TAP unit test for src/read_csv.c, the CSV/TSV reader.
+/* test_csv.c - TAP unit test for src/read/read_csv.c, the CSV/TSV reader.
  *
  * Every small case runs four ways: the memchr fast path and libcsv
  * (LABELAUDIT_CSV_SLOW=1), each fed the whole input at once and 1 to 7 bytes
@@ -10,7 +10,7 @@
  *
  * The byte source (input.c) is faked below, so the test links with the reader
  * alone (and reader.c, for la_reader_set_error):
- *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc src/read_csv.c src/reader.c \
+ *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Isrc/read src/read/read_csv.c src/reader.c \
  *       src/util.c tests/unit/test_csv.c -lcsv -o /tmp/test_csv && /tmp/test_csv */
 
 #include <inttypes.h>     /* PRId64 */

@@ -1,6 +1,6 @@
 /* test_npy.c - TAP tests for dtype.c, npy_header.c and read_npy.c.
  *
- *   gcc -std=c11 -D_GNU_SOURCE -Isrc src/dtype.c src/npy_header.c src/read_npy.c \
+ *   gcc -std=c11 -D_GNU_SOURCE -Isrc -Isrc/read src/dtype.c src/read/npy_header.c src/read/read_npy.c \
  *       tests/unit/test_npy.c -lz -o test_npy
  *
  * The fixtures come from tests/gen_fixtures.c, included here, written into a

@@ -2,8 +2,8 @@
  * stored and deflated members, CRC-32, the array choice, corrupt archives,
  * and stdin or gzip input spooled to a temporary file.
  *
- *   gcc -std=c11 -D_GNU_SOURCE -Isrc src/dtype.c src/npy_header.c src/read_npy.c \
- *       src/read_npz.c tests/unit/test_npz.c -lz -o test_npz
+ *   gcc -std=c11 -D_GNU_SOURCE -Isrc -Isrc/read src/dtype.c src/read/npy_header.c src/read/read_npy.c \
+ *       src/read/read_npz.c tests/unit/test_npz.c -lz -o test_npz
  *
  * The fixtures come from tests/gen_fixtures.c, included here, written into a
  * fresh temporary directory. The TAP plan is printed last. */
