@@ -87,57 +87,40 @@ static int gen_ints(FILE *f, uint64_t count, int64_t classes, int width, uint64_
     return 0;
 }
 
-/* Masks: each image row is runs of 1 to 64 pixels of one class; about one run
- * in 4096 is 255 (bad, as VOC marks borders). */
-static int gen_masks(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classes,
-                     uint64_t *bad)
+/* One image row of runs of 1 to 64 pixels of one class, from the stream st.
+ * With bad_runs, about one run in 4096 is 255 (bad, as VOC marks borders),
+ * counted into *bad; without, that run keeps its class. */
+static void mask_row(unsigned char *row, uint64_t w, uint64_t *st, int64_t classes,
+                     int bad_runs, uint64_t *bad)
 {
-    unsigned char *row = malloc(w);
-    uint64_t st = 7;
-    if (!row)
-        return -1;
-    for (uint64_t img = 0; img < s * h; img++) {
-        for (uint64_t x = 0; x < w;) {
-            uint64_t r = splitmix64(&st);
-            uint64_t len = 1 + (r & 63);
-            if (len > w - x)
-                len = w - x;
-            unsigned char v = (r >> 8 & 0xFFF) == 0 ? 255
-                            : (unsigned char)(((r >> 32) * (uint64_t)classes) >> 32);
-            if (v == 255)
-                *bad += len;
-            memset(row + x, v, len);
-            x += len;
+    for (uint64_t x = 0; x < w;) {
+        uint64_t r = splitmix64(st);
+        uint64_t len = 1 + (r & 63);
+        if (len > w - x)
+            len = w - x;
+        unsigned char v = (unsigned char)(((r >> 32) * (uint64_t)classes) >> 32);
+        if (bad_runs && (r >> 8 & 0xFFF) == 0) {
+            v = 255;
+            *bad += len;
         }
-        if (fwrite(row, 1, w, f) != w) {
-            free(row);
-            return -1;
-        }
+        memset(row + x, v, len);
+        x += len;
     }
-    free(row);
-    return 0;
 }
 
-/* Masks whose bad pixels are scattered, not in runs: a mask set whose 255
- * "ignore" pixels were forgotten (VOC boundaries are some 5% of the pixels).
- * The runs of classes are those of gen_masks, minus its planted 255 runs. */
-static int gen_scattered(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classes,
-                         uint64_t ppm, uint64_t *bad)
+/* Masks of s images of h rows of w pixels. scattered 0: mask_row()'s 255 runs.
+ * scattered 1: ppm bad pixels per million, scattered, not in runs: a mask set
+ * whose 255 "ignore" pixels were forgotten (VOC boundaries are some 5%). */
+static int gen_mask_rows(FILE *f, uint64_t s, uint64_t h, uint64_t w, int64_t classes,
+                         int scattered, uint64_t ppm, uint64_t *bad)
 {
     unsigned char *row = malloc(w);
     uint64_t st = 7, pix = 11;
     if (!row)
         return -1;
     for (uint64_t img = 0; img < s * h; img++) {
-        for (uint64_t x = 0; x < w;) {
-            uint64_t r = splitmix64(&st);
-            uint64_t len = 1 + (r & 63);
-            if (len > w - x)
-                len = w - x;
-            memset(row + x, (int)(((r >> 32) * (uint64_t)classes) >> 32), len);
-            x += len;
-        }
-        for (uint64_t x = 0; x < w; x++) {
+        mask_row(row, w, &st, classes, !scattered, bad);
+        for (uint64_t x = 0; scattered && x < w; x++) {
             if (splitmix64(&pix) % 1000000 < ppm) {
                 row[x] = 255;
                 (*bad)++;
@@ -281,15 +264,15 @@ int main(int argc, char **argv)
                  (unsigned long long)num(argv[4]), (unsigned long long)num(argv[5]));
         rc = write_npy_header(f, "|u1", shape);
         if (rc == 0)
-            rc = gen_masks(f, num(argv[3]), num(argv[4]), num(argv[5]),
-                           (int64_t)num(argv[6]), &bad);
+            rc = gen_mask_rows(f, num(argv[3]), num(argv[4]), num(argv[5]),
+                               (int64_t)num(argv[6]), 0, 0, &bad);
     } else if (strcmp(mode, "npy-mask-scattered") == 0 && argc >= 8) {
         snprintf(shape, sizeof shape, "(%llu, %llu, %llu)", (unsigned long long)num(argv[3]),
                  (unsigned long long)num(argv[4]), (unsigned long long)num(argv[5]));
         rc = write_npy_header(f, "|u1", shape);
         if (rc == 0)
-            rc = gen_scattered(f, num(argv[3]), num(argv[4]), num(argv[5]),
-                               (int64_t)num(argv[6]), num(argv[7]), &bad);
+            rc = gen_mask_rows(f, num(argv[3]), num(argv[4]), num(argv[5]),
+                               (int64_t)num(argv[6]), 1, num(argv[7]), &bad);
     } else if (strcmp(mode, "npy-int64-1based") == 0) {
         snprintf(shape, sizeof shape, "(%llu,)", (unsigned long long)num(argv[3]));
         rc = write_npy_header(f, "<i8", shape);
