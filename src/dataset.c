@@ -37,10 +37,8 @@ struct path_list {
 
 static int list_add(struct path_list *l, const char *path)
 {
-    size_t bytes = l->cap * sizeof *l->v;
-    if (la_grow(&l->v, &bytes, (l->n + 1) * sizeof *l->v, 64 * sizeof *l->v) != 0)
+    if (la_grow_n(&l->v, &l->cap, l->n + 1, sizeof *l->v, 64) != 0)
         return -1;
-    l->cap = bytes / sizeof *l->v;
     if (!(l->v[l->n] = strdup(path)))
         return -1;
     l->n++;
@@ -61,11 +59,8 @@ void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char 
     d->skipped_total++;
     if (d->n_skipped >= max_report)
         return;
-    size_t bytes = d->cap_skipped * sizeof *d->skipped;
-    if (la_grow(&d->skipped, &bytes, (d->n_skipped + 1) * sizeof *d->skipped,
-                16 * sizeof *d->skipped) != 0)
+    if (la_grow_n(&d->skipped, &d->cap_skipped, d->n_skipped + 1, sizeof *d->skipped, 16) != 0)
         return;
-    d->cap_skipped = bytes / sizeof *d->skipped;
     struct la_skipped *s = &d->skipped[d->n_skipped];
     s->path = strdup(path);
     s->why = strdup(why);
@@ -169,10 +164,8 @@ static int list_directory(const char *root, const struct la_config *cfg, struct 
 int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *from)
 {
     struct la_dataset *d = r->dataset;
-    size_t bytes = d->cap_src * sizeof *d->src;
-    if (la_grow(&d->src, &bytes, (d->n_src + 1) * sizeof *d->src, 16 * sizeof *d->src) != 0)
+    if (la_grow_n(&d->src, &d->cap_src, d->n_src + 1, sizeof *d->src, 16) != 0)
         return -1;
-    d->cap_src = bytes / sizeof *d->src;
     struct la_source_info *s = &d->src[d->n_src];
     *s = *from;
     s->inner = NULL;

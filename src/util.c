@@ -96,6 +96,17 @@ int la_grow(void *bufp, size_t *cap, size_t need, size_t min)
     return 0;
 }
 
+int la_grow_n(void *bufp, size_t *cap, size_t need, size_t size, size_t min)
+{
+    if (need > SIZE_MAX / size || min > SIZE_MAX / size)
+        return -1;
+    size_t bytes = *cap * size;
+    if (la_grow(bufp, &bytes, need * size, min * size) != 0)
+        return -1;
+    *cap = bytes / size;
+    return 0;
+}
+
 int la_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -33,6 +33,11 @@ int la_strtoi64(const char *s, int64_t *out);
  *  @return 0, or -1 when out of memory (then the buffer and *cap are unchanged). */
 int la_grow(void *bufp, size_t *cap, size_t need, size_t min);
 
+/** la_grow_n() : la_grow() counted in elements of size bytes: room for at
+ *  least need of them, *cap (an element count) doubling from at least min.
+ *  @return 0, or -1 when out of memory (then the buffer and *cap are unchanged). */
+int la_grow_n(void *bufp, size_t *cap, size_t need, size_t size, size_t min);
+
 /** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
 int la_online_cpus(void);
 

@@ -23,6 +23,7 @@
 #include "label_items.h"
 #include "label_notes.h"
 #include "reader.h"
+#include "util.h"      /* la_grow_n */
 
 #include <errno.h>  /* errno */
 #include <stdarg.h> /* va_list */
@@ -135,14 +136,8 @@ static int keep_image(struct coco_state *t)
 {
     if (!t->rec.has_id)
         return 1;   /* an image without a usable id can be named by no annotation */
-    if (t->n_images == t->cap_images) {
-        size_t cap = t->cap_images ? t->cap_images * 2 : 1024;
-        struct image *grown = realloc(t->images, cap * sizeof *grown);
-        if (!grown)
-            return t->oom = 1, 0;
-        t->images = grown;
-        t->cap_images = cap;
-    }
+    if (la_grow_n(&t->images, &t->cap_images, t->n_images + 1, sizeof *t->images, 1024) != 0)
+        return t->oom = 1, 0;
     t->images[t->n_images] = (struct image){ t->rec.id, t->n_images, t->rec.width, t->rec.height };
     t->n_images++;
     return 1;
@@ -152,14 +147,8 @@ static int keep_category(struct coco_state *t)
 {
     if (!t->rec.has_id)
         return 1;
-    if (t->n_cats == t->cap_cats) {
-        size_t cap = t->cap_cats ? t->cap_cats * 2 : 128;
-        struct category *grown = realloc(t->cats, cap * sizeof *grown);
-        if (!grown)
-            return t->oom = 1, 0;
-        t->cats = grown;
-        t->cap_cats = cap;
-    }
+    if (la_grow_n(&t->cats, &t->cap_cats, t->n_cats + 1, sizeof *t->cats, 128) != 0)
+        return t->oom = 1, 0;
     t->cats[t->n_cats++] = (struct category){ t->rec.id, 0, t->rec.name };
     t->rec.name = NULL;
     return 1;

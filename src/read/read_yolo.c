@@ -17,6 +17,7 @@
 #include "label_notes.h"
 #include "reader.h"
 #include "walk.h"
+#include "util.h"   /* la_grow_n */
 
 #include <errno.h>    /* errno */
 #include <stdatomic.h> /* the scan thread reads first_index while files are read */
@@ -193,28 +194,16 @@ static int problem(struct line_ctx *c, const char *code, const char *fmt, ...)
 
 static int push_row_value(struct yolo_state *t, float v)
 {
-    if (t->rows_len == t->rows_cap) {
-        size_t cap = t->rows_cap ? t->rows_cap * 2 : 1024;
-        float *grown = realloc(t->rows, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->rows = grown;
-        t->rows_cap = cap;
-    }
+    if (la_grow_n(&t->rows, &t->rows_cap, t->rows_len + 1, sizeof *t->rows, 1024) != 0)
+        return -1;
     t->rows[t->rows_len++] = v;
     return 0;
 }
 
 static int push_row(struct yolo_state *t, size_t at, size_t n, uint64_t line)
 {
-    if (t->n_rows == t->cap_rows) {
-        size_t cap = t->cap_rows ? t->cap_rows * 2 : 64;
-        struct row *grown = realloc(t->row, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        t->row = grown;
-        t->cap_rows = cap;
-    }
+    if (la_grow_n(&t->row, &t->cap_rows, t->n_rows + 1, sizeof *t->row, 64) != 0)
+        return -1;
     t->row[t->n_rows++] = (struct row){ at, n, t->index, line };
     return 0;
 }

@@ -1,5 +1,6 @@
 /* walk.c - os.walk(followlinks=True), sorted as torchvision sorts it. */
 #include "walk.h"
+#include "util.h" /* la_grow_n */
 
 #include <dirent.h>   /* opendir, readdir */
 #include <errno.h>    /* errno */
@@ -20,15 +21,9 @@ static int strs_push(struct strs *s, char *str)
 {
     if (!str)
         return -1;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        char **grown = realloc(s->v, cap * sizeof *grown);
-        if (!grown) {
-            free(str);
-            return -1;
-        }
-        s->v = grown;
-        s->cap = cap;
+    if (la_grow_n(&s->v, &s->cap, s->n + 1, sizeof *s->v, 16) != 0) {
+        free(str);
+        return -1;
     }
     s->v[s->n++] = str;
     return 0;
@@ -102,14 +97,8 @@ static int by_dir(const void *a, const void *b)
 
 static struct group *new_group(struct walker *k, const char *dir)
 {
-    if (k->n_groups == k->cap_groups) {
-        size_t cap = k->cap_groups ? k->cap_groups * 2 : 16;
-        struct group *grown = realloc(k->groups, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        k->groups = grown;
-        k->cap_groups = cap;
-    }
+    if (la_grow_n(&k->groups, &k->cap_groups, k->n_groups + 1, sizeof *k->groups, 16) != 0)
+        return NULL;
     struct group *g = &k->groups[k->n_groups];
     *g = (struct group){ .dir = strdup(dir) };
     if (!g->dir)
