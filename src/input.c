@@ -822,6 +822,13 @@ int la_source_plain_fd(const struct la_source *s)
     return s->codec == C_PLAIN && !s->utf16 && s->file_size >= 0 ? s->fd : -1;
 }
 
+void la_source_read_in_place(struct la_source *s, uint64_t offset)
+{
+    s->offset = offset;
+    if (s->raw_offset < offset)
+        s->raw_offset = offset;
+}
+
 int64_t la_source_size(const struct la_source *s)
 {
     return s->codec != C_PLAIN || s->utf16 ? -1 : s->file_size;

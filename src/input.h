@@ -63,6 +63,11 @@ uint64_t la_source_raw_offset(const struct la_source *s);
 /** la_source_plain_fd() : the descriptor of a regular, uncompressed file (for
  *  mmap or pread at absolute offsets; it stays owned by the source), else -1. */
 int la_source_plain_fd(const struct la_source *s);
+/** la_source_read_in_place() : a reader that reads the plain file behind s
+ *  in place (mmap at la_source_plain_fd) says it has read up to file byte
+ *  offset, so that --progress and la_source_offset() follow it. It must not
+ *  call la_source_read() after. */
+void la_source_read_in_place(struct la_source *s, uint64_t offset);
 void la_source_close(struct la_source *s);
 
 /** la_source_format() : the format to read s as, for --format and the other

@@ -3,13 +3,19 @@
 # on every path of the CSV reader: -j1 (one thread), -j2 and -j3 (libcsv on
 # every thread, in blocks), blocks cut every few bytes (LABELAUDIT_CSV_BLOCK,
 # so these small files cross hundreds of block edges), and the one-thread
-# libcsv reference (LABELAUDIT_CSV_SLOW=1). The files and what Python reads in
+# libcsv reference (LABELAUDIT_CSV_SLOW=1). A file is read in place (mapped);
+# through a pipe the same parse runs on bytes read into a buffer, so both
+# inputs are tried. The files and what Python reads in
 # them are committed: tests/data/quoted, made by tests/gen_quoted_csv.py.
 . "${srcdir:-.}/tests/setup.sh"
 
-# got -jN FILE : what labelaudit read, in the form of FILE's .expect
+# got -jN FILE [pipe] : what labelaudit read, in the form of FILE's .expect
 got() {
-    "$LABELAUDIT" "$1" -n 10 --json --indices-out="$d/bad.tsv" "$2" >"$d/out" 2>"$d/err"
+    if [ "${3:-}" = pipe ]; then
+        cat "$2" | "$LABELAUDIT" "$1" -n 10 --json --indices-out="$d/bad.tsv" - >"$d/out" 2>"$d/err"
+    else
+        "$LABELAUDIT" "$1" -n 10 --json --indices-out="$d/bad.tsv" "$2" >"$d/out" 2>"$d/err"
+    fi
     jq -r '.files[0] | "samples \(.samples)", "histogram \(.histogram | map(tostring) | join(" "))"' \
         "$d/out" 2>&1
     cut -f 2- "$d/bad.tsv"
@@ -18,11 +24,14 @@ got() {
 for f in "$data"/quoted/*.csv; do
     name=$(basename "$f" .csv)
     want="$data/quoted/$name.expect"
-    for way in "-j1" "-j2" "-j3" "-j2 block 7" "-j3 block 64" "-j2 block 1000" "-j3 slow"; do
+    for way in "-j1" "-j2" "-j3" "-j2 block 7" "-j3 block 64" "-j2 block 1000" "-j3 slow" \
+               "-j1 pipe" "-j2 block 7 pipe" "-j3 block 64 pipe"; do
         set -- $way
-        j=$1 block=${3:-} slow=0
-        [ "${2:-}" = slow ] && slow=1
-        LABELAUDIT_CSV_SLOW=$slow LABELAUDIT_CSV_BLOCK=$block got "$j" "$f" >"$d/got"
+        j=$1 block= slow=0 pipe=
+        case $way in *block*) block=$3 ;; esac
+        case $way in *slow*) slow=1 ;; esac
+        case $way in *pipe) pipe=pipe ;; esac
+        LABELAUDIT_CSV_SLOW=$slow LABELAUDIT_CSV_BLOCK=$block got "$j" "$f" $pipe >"$d/got"
         cmp -s "$d/got" "$want"
         ok $? "quoted/$name.csv ($way): the labels Python's csv module reads"
         cmp -s "$d/got" "$want" || diff "$want" "$d/got" | head -5 | sed 's/^/# /'

@@ -10,6 +10,8 @@
  *     (blocks_parse): blocks cut where a row surely starts, each with its own
  *     libcsv and filter, their rows taken in file order; once the label
  *     column is known, libcsv is not given the text of other cells.
+ * A regular file is parsed in place, mapped (map_input); a pipe, compressed or
+ * UTF-16 input is read a block at a time into a buffer. The parse is the same.
  * All call the same row handlers, so the header guess, the column choice and
  * the numbering exist once. Values wait in a bounded "pending" buffer until a
  * run of one kind (int64, float64, one unparsable cell) is complete, then
@@ -30,6 +32,7 @@
  * compare the other paths with. LABELAUDIT_CSV_BLOCK=N reads N bytes at a
  * time, so that tests cut small files into many blocks. */
 #include "cells.h"   /* la_utf8_cut */
+#include "fatal.h"   /* la_guard_add: a mapped file cut short is reported, not fatal */
 #include "msg.h"     /* la_verbose: -v says which parser read which rows */
 #include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
@@ -40,6 +43,8 @@
 #include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
 #include <strings.h> /* strcasecmp */
+#include <sys/mman.h> /* mmap, madvise */
+#include <unistd.h>  /* sysconf */
 
 #define READ_BYTES ((size_t)1 << 20) /* bytes asked of the source per read */
 #define PIECE 4096                     /* bytes per csv_parse call: bounds rows per call */
@@ -48,7 +53,9 @@
                                           a split block adds <= CHUNK (see split_parse,
                                           blocks_parse) */
 #define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
+#define SAMPLE_BYTES ((size_t)64 << 10) /* bytes estimate_lines counts lines in */
 #define SURE_MAX 4096                  /* bytes sure_row_start reads before a block speculates */
+#define GIVE_BACK ((size_t)2 << 20)  /* mapped bytes parsed before their pages are dropped */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
 #define SNIFF_ROWS 20                  /* data rows the header guess compares the first row with */
@@ -107,6 +114,13 @@ struct la_csv {
     /* input: buf[pos..len) is read but not parsed; cap is 2 * READ_BYTES */
     char *buf;
     size_t len, pos;
+    /* a plain file is read in place (map_input): buf is then the file from
+     * byte map_base on, mapped, and fill() only moves len a block on */
+    void *map;                /* the mapping (from a page start), or NULL */
+    size_t map_len;           /* bytes from buf on that the file holds */
+    size_t map_lead;          /* buf is this far into the mapping */
+    uint64_t map_base;        /* the file offset of buf[0] */
+    size_t given_back;        /* buf[0..given_back) is no longer resident (madvise) */
     size_t scan;              /* fast path: buf[pos..scan) holds no LF */
     int eof;                  /* the source has no more bytes */
     int slow;                 /* libcsv owns the rest of the input */
@@ -191,9 +205,16 @@ static void trim(const struct la_csv *s, const char **p, const char **end)
         (*end)--;
 }
 
-static uint64_t count_lf(const char *p, size_t n)
+/* LF bytes in p[0..n). Most calls count a short cell (libcsv hands every cell
+ * to on_field), where a loop costs less than calls to memchr. */
+static inline uint64_t count_lf(const char *p, size_t n)
 {
     uint64_t lines = 0;
+    if (n < 32) {
+        for (size_t i = 0; i < n; i++)
+            lines += p[i] == '\n';
+        return lines;
+    }
     const char *end = p + n, *q;
     while (p < end && (q = memchr(p, '\n', (size_t)(end - p))) != NULL) {
         lines++;
@@ -928,6 +949,8 @@ static void go_slow(struct la_csv *s, const char *at, const char *why)
     unsigned long long line = s->line + (at && at > p ? count_lf(p, (size_t)(at - p)) : 0);
     /* the source's offset is that of buf's end: bytes after decompression */
     unsigned long long byte = la_source_offset(s->r->src) - (s->len - (size_t)((at ? at : p) - s->buf));
+    if (s->map)
+        byte = s->map_base + (size_t)((at ? at : p) - s->buf);
     la_verbose(s->r->path, "csv: %s at line %llu (byte %llu): libcsv parses from line %llu on, "
                "%s", why, line, byte, (unsigned long long)s->line,
                s->no_blocks ? "on one thread" : "in blocks on threads where rows allow");
@@ -1278,6 +1301,19 @@ static int cut_blocks(const struct la_csv *s, struct blocks *b, const char *p, c
     return n;
 }
 
+/* The lines in p..end, counted when they may be more than want, else
+ * estimated from a sample at the start: counting every line of every block
+ * on this thread, before the parts start, cost a tenth of the parse. A
+ * part that meets more rows than it holds stops there (push_cell), and this
+ * thread goes on from its stop, so a low estimate costs time, not rows. */
+static uint64_t estimate_lines(const char *p, const char *end, size_t want)
+{
+    size_t len = (size_t)(end - p), sample = len < SAMPLE_BYTES ? len : SAMPLE_BYTES;
+    uint64_t seen = count_lf(p, sample);
+    uint64_t guess = sample == len ? seen : (seen + 1) * (uint64_t)(len / sample + 1);
+    return guess <= want / 2 ? guess : count_lf(p, len);
+}
+
 /* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
  * blocks at proved row starts, parse each block with its own libcsv behind
  * its own requote filter, then append their rows in file order, so the rows
@@ -1300,7 +1336,7 @@ static int blocks_parse(struct la_csv *s)
     }
     struct blocks *b = s->blocks;
     size_t want = (size_t)b->n * b->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
-    uint64_t lines = count_lf(p, (size_t)(last + 1 - p));
+    uint64_t lines = estimate_lines(p, last + 1, want);
     end = last + 1;
     if (lines > want) {                  /* fewer bytes, as many lines as the parts hold */
         const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
@@ -1397,8 +1433,68 @@ static void finish(struct la_csv *s)
 
 // ---- input
 
-/* Read one more block after the unparsed bytes. @return 0, or -1 on a read error. */
-static int fill(struct la_csv *s)
+/* Read a plain file in place: map it, guarded (fatal.h), from the source's
+ * offset on. Copying it through read() cost a tenth of the parse, on the
+ * thread all others wait for at each step; mapped, the parts fault its pages
+ * in on their own threads. @return 0 (when mmap is refused, the file is read). */
+static int map_input(struct la_csv *s)
+{
+    int fd = la_source_plain_fd(s->r->src);
+    int64_t size = la_source_size(s->r->src);
+    uint64_t at = la_source_offset(s->r->src), page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (fd < 0 || size < 0 || (uint64_t)size <= at || (uint64_t)size - at > SIZE_MAX / 2)
+        return 0;
+    uint64_t base = at / page * page;
+    size_t len = (size_t)((uint64_t)size - base);
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+    if (map == MAP_FAILED)
+        return 0;
+    if (la_guard_add(map, len, base) != 0) {
+        munmap(map, len);
+        return 0;
+    }
+    madvise(map, len, MADV_SEQUENTIAL);
+    s->map = map;
+    s->map_lead = (size_t)(at - base);
+    s->map_len = len - s->map_lead;
+    s->map_base = at;
+    s->buf = (char *)map + s->map_lead;
+    return 0;
+}
+
+static void unmap_input(struct la_csv *s)
+{
+    if (!s->map)
+        return;
+    la_guard_remove(s->map);
+    munmap(s->map, s->map_lead + s->map_len);
+    s->map = NULL;
+    s->buf = NULL;
+}
+
+/* The next block of a mapped file: no copy, len moves on. Parsed pages are
+ * dropped now and then, so resident memory stays what reading used.
+ * @return the bytes added, 0 at the end, -1 when the file shrank under the
+ * mapping (the bytes read past its new end were zeros). */
+static ssize_t more_mapped(struct la_csv *s)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t parsed = (s->map_lead + s->pos) / page * page;
+    if (parsed >= s->given_back + GIVE_BACK) {
+        madvise((char *)s->map + s->given_back, parsed - s->given_back, MADV_DONTNEED);
+        s->given_back = parsed;
+    }
+    int64_t fault = la_guard_fault(s->map);
+    if (fault >= 0)
+        return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
+    size_t n = s->map_len - s->len < s->block ? s->map_len - s->len : s->block;
+    la_source_read_in_place(s->r->src, s->map_base + s->len + n);
+    return (ssize_t)n;
+}
+
+/* Read the next block after the unparsed bytes into buf. @return the bytes
+ * added, 0 at the end, -1 on a read error. */
+static ssize_t more_read(struct la_csv *s)
 {
     /* Move the unparsed tail (at most READ_BYTES, see produce) to the front
      * when READ_BYTES no longer fit after it, or when it is shorter than the
@@ -1419,6 +1515,15 @@ static int fill(struct la_csv *s)
         const char *why = la_source_error(s->r->src);
         return FAIL(s, "%s", why && *why ? why : "read error");
     }
+    return n;
+}
+
+/* One more block after the unparsed bytes. @return 0, or -1 on a read error. */
+static int fill(struct la_csv *s)
+{
+    ssize_t n = s->map ? more_mapped(s) : more_read(s);
+    if (n < 0)
+        return -1;
     if (n == 0) {
         s->eof = 1;
         return 0;
@@ -1471,7 +1576,10 @@ static void la_csv_close(struct la_reader *r)
     blocks_free(s->blocks);
     if (s->parser_live)
         csv_free(&s->parser);
-    free(s->buf);
+    if (s->map)
+        unmap_input(s);
+    else
+        free(s->buf);
     free(s->vals);
     free(s->kinds);
     free(s->texts);
@@ -1512,7 +1620,10 @@ static int csv_setup(struct la_reader *r, struct la_csv *s)
     if (o && o->column && o->header == LA_NO && !is_column_number(o->column, &num))
         return FAIL(s, "--column=%.100s names a header cell, but --no-header says there is none",
                     o->column);
-    s->buf = malloc(2 * s->block);
+    if (map_input(s) < 0)
+        return -1;
+    if (!s->map)
+        s->buf = malloc(2 * s->block);
     s->vals = malloc(PENDING * sizeof(int64_t));
     s->kinds = malloc(PENDING);
     if (!s->buf || !s->vals || !s->kinds || parser_init(s) != 0)

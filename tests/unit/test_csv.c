@@ -103,6 +103,43 @@ const char *la_source_path(const struct la_source *s)
     return "test.csv";
 }
 
+/* Not a regular file: the reader reads, it maps nothing (the shell tests
+ * cover the mapped file, tests/unit/test_shrink.c a mapped file cut short). */
+int la_source_plain_fd(const struct la_source *s)
+{
+    (void)s;
+    return -1;
+}
+
+int64_t la_source_size(const struct la_source *s)
+{
+    (void)s;
+    return -1;
+}
+
+void la_source_read_in_place(struct la_source *s, uint64_t offset)
+{
+    (void)s, (void)offset;
+}
+
+int la_guard_add(const void *map, size_t len, uint64_t file_offset)
+{
+    (void)map, (void)len, (void)file_offset;
+    return -1;
+}
+
+int64_t la_guard_fault(const void *map)
+{
+    (void)map;
+    return -1;
+}
+
+int64_t la_guard_remove(const void *map)
+{
+    (void)map;
+    return -1;
+}
+
 // ---- running the reader
 
 /* A growable string for the chunk dump. */

@@ -5,7 +5,8 @@
  * reads it. la_guard_test_hook truncates the file right after each mapping is
  * made, so every mapped path meets a shrunk file at a known point, with no
  * timing race: the window scanned in place (plain .npy, raw) on two pool
- * threads, the Fortran-order gather of a .npy and of a stored .npz member.
+ * threads, the Fortran-order gather of a .npy and of a stored .npz member, a
+ * CSV parsed in place.
  * Each must end as "file shrank while being read" (exit 3), and the next file
  * of the run must still be audited. */
 #include "audit.h"   /* la_audit_files, la_file_report_free */
@@ -127,6 +128,14 @@ int main(void)
     zip(&zipped, &entry, 1, &plain, NULL);
     write_file(path, &zipped);
     check(".npz, stored Fortran-order member", path, 256 * 1024, none, clean, 1040);
+
+    /* a CSV read in place: 200000 quoted rows (3 MB), parsed by libcsv on two threads */
+    FILE *f = fopen(path, "wb");
+    fputs("id,text,label\n", f);
+    for (int i = 0; i < 200000; i++)
+        fprintf(f, "%d,\"row, %d\",%d\n", i, i, i % 7);
+    fclose(f);
+    check(".csv, quoted", path, 100 * 1024, none, clean, 1040);
 
     free(data.p);
     free(file.p);
