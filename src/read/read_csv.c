@@ -96,6 +96,7 @@ enum rq_state {
 
 /* The bytes given to libcsv, gathered so a call parses OUT_CAP bytes. */
 #define OUT_CAP 8192
+#define UNIT_BYTES 2048  /* a part gives libcsv whole rows, about this many bytes at a time */
 struct requote {
     enum rq_state state;
     size_t pads;              /* RQ_TAIL: out ends with this many spaces and tabs,
@@ -1225,10 +1226,10 @@ static void part_begin(struct la_csv *ps, const struct la_csv *s)
     ps->rq.elide = s->rq.elide;
 }
 
-/* Parse a part's block a unit at a time: the bytes up to a newline that ends
- * a row (with lone CRs, several rows). The unit in which the part stops (see
- * FAIL) is taken back whole, for this thread to parse. Runs on a pool thread:
- * it touches its part only. */
+/* Parse a part's block a unit at a time: whole rows, until UNIT_BYTES of them
+ * are gathered for libcsv (one csv_parse call per row cost more than the
+ * parse). The unit in which the part stops (see FAIL) is taken back whole,
+ * for this thread to parse. Runs on a pool thread: it touches its part only. */
 static void parse_part(void *ctx, int t)
 {
     struct block_part *bp = &((struct blocks *)ctx)->parts[t];
@@ -1241,8 +1242,13 @@ static void parse_part(void *ctx, int t)
         csv_free(&ps->parser);           /* the last step may have left it mid-row */
     ps->parser_live = 0;
     if (parser_init(ps) == 0)
-        while (requote_span(ps, &p, bp->end) > 0 && requote_flush(ps, 0) == 0)
+        while (requote_span(ps, &p, bp->end) > 0) {
+            if (ps->rq.n < UNIT_BYTES && p < bp->end)
+                continue;
+            if (requote_flush(ps, 0) != 0)
+                break;
             unit = p, unit_rows = ps->tail, unit_lines = ps->line;
+        }
     ps->tail = unit_rows;
     ps->line = unit_lines;
     bp->stop = unit;
