@@ -49,4 +49,36 @@ expect_status 2 "--skip-rows=-1 is a usage error"
     >"$d/long.txt"
 run --json "$d/long.txt"
 expect_json '.files[0].bad[0].value | length' 100 "a cut text cell keeps whole characters"
+# issue 20: past the first rows, the text of other cells reaches libcsv as a
+# stand-in; a quote left open in one at the end is still an error, and quoted
+# newlines, doubled quotes, padding and empty cells read as the reference does
+{
+    echo 'id,text,label'
+    i=0
+    while [ $i -lt 200 ]; do
+        printf '%d,"said ""hi"", then\nleft" ,%d\n%d,  ,%d\n%d,"",%d\n' $i $((i % 5)) $i $((i % 3)) $i 12
+        i=$((i + 1))
+    done
+} >"$d/other.csv"
+for j in 1 2; do
+    LABELAUDIT_CSV_SLOW=1 run -j1 --json -n 10 --indices-out="$d/want.tsv" "$d/other.csv"
+    run -j$j --json -n 10 --indices-out="$d/got.tsv" "$d/other.csv"
+    expect_json '.files[0].samples' 600 "other cells (-j$j): 600 rows"
+    cmp -s "$d/want.tsv" "$d/got.tsv"
+    ok $? "other cells (-j$j): the bad rows and lines of the one-thread libcsv reference"
+    printf '99,"never closed\n' >>"$d/other.csv"
+    run -j$j -n 10 "$d/other.csv"
+    expect_status 3 "other cells (-j$j): a quote open at the end is an error"
+    expect_err "line 802: unterminated quoted field" "other cells (-j$j): on the line it opens"
+    head -n 801 "$d/other.csv" >"$d/other.tmp" && mv "$d/other.tmp" "$d/other.csv"
+done
+# label first: the last line ends inside another cell, with no newline
+{ echo label,id,text; i=0; while [ $i -lt 400 ]; do printf '%d,%d,"a ""b"""\n' $((i % 4)) $i; i=$((i + 1)); done
+  printf '3,400,plain "text' ; } >"$d/first.csv"
+for j in 1 2; do
+    run -j$j --json -n 10 "$d/first.csv"
+    expect_status 0 "label first (-j$j): a last line without newline ends in another cell"
+    expect_json '.files[0].samples' 401 "label first (-j$j): 401 rows"
+done
+
 finish

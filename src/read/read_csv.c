@@ -103,6 +103,8 @@ struct requote {
                                  dropped if the field ends after them */
     size_t field;             /* index of the field in its row */
     int elide;                /* the column is known: other cells lose their text */
+    int el;                   /* this field is another cell, since its start (requote_elided) */
+    int open;                 /* el: its stand-in's opening quote is written */
     uint64_t elided;          /* bytes of this field not given to libcsv */
     size_t n;
     char out[OUT_CAP];
@@ -211,7 +213,7 @@ static void trim(const struct la_csv *s, const char **p, const char **end)
 static inline uint64_t count_lf(const char *p, size_t n)
 {
     uint64_t lines = 0;
-    if (n < 32) {
+    if (n < 16) {
         for (size_t i = 0; i < n; i++)
             lines += p[i] == '\n';
         return lines;
@@ -1014,6 +1016,31 @@ static enum rq_state rq_next(const struct la_csv *s, enum rq_state st, unsigned 
     return ends_field ? RQ_START : RQ_TAIL;
 }
 
+/* Once the label column is known, another cell is given to libcsv as a
+ * stand-in: a quoted field that holds only the cell's newlines (they number
+ * the lines), whatever its text, quotes and padding were. libcsv still sees
+ * every cell and row, in a few bytes instead of a text column's hundred. The
+ * rules that find where the cell ends are requote_byte's, unchanged. A cell
+ * that is only padding stays no cell (a line of spaces is no row). ends: c
+ * ended the cell. */
+static int requote_elided(struct la_csv *s, enum rq_state from, char c, int ends)
+{
+    struct requote *q = &s->rq;
+    if (ends) {
+        int was_open = q->open;
+        q->open = 0;
+        return was_open && requote_put(s, '"') < 0 ? -1 : requote_put(s, c);
+    }
+    if (!q->open && from == RQ_START && q->state == RQ_START)
+        return 0;                        /* padding before the cell */
+    if (!q->open) {
+        q->open = 1;
+        if (requote_put(s, '"') < 0)
+            return -1;
+    }
+    return c == '\n' ? requote_put(s, '\n') : 0;   /* a newline inside quotes */
+}
+
 /* libcsv and Python's csv module (and pandas) read RFC 4180 alike, but not a
  * quote that closes a quoted field too early: in '"Great" movie,1' Python
  * drops that quote and reads the rest as plain text ('Great movie'), where
@@ -1029,12 +1056,17 @@ static int requote_byte(struct la_csv *s, char c)
 {
     struct requote *q = &s->rq;
     enum rq_state from = q->state;
+    int el = q->el, ends = 0;
 
     q->state = rq_next(s, from, (unsigned char)c);
     if (q->state == RQ_START && ((unsigned char)c == s->delim || c == '\n' || c == '\r')) {
         q->field = (unsigned char)c == s->delim ? q->field + 1 : 0;
         q->elided = 0;
+        q->el = q->elide && q->field != s->col;
+        ends = 1;
     }
+    if (el)
+        return requote_elided(s, from, c, ends);
     if (from == RQ_QUOTED && c == '"')
         return 0;                        /* written once the next byte says what it is */
     if (from == RQ_QUOTE) {
@@ -1076,15 +1108,13 @@ static int requote_copy(struct la_csv *s, const char *p, size_t n)
     return 0;
 }
 
-/* A run of a cell's text that needs no rewriting. Once the label column is
- * known, the text of other cells is not given to libcsv, only its newlines
- * (they number the lines): libcsv still sees every field and row, in a
- * tenth of the bytes of a text column. A cell longer than libcsv may hold
- * fails as it would. */
+/* A run of a cell's text that needs no rewriting. Of another cell (see
+ * requote_elided) only the newlines are given to libcsv; a cell longer than
+ * libcsv may hold fails as it would. */
 static int requote_text(struct la_csv *s, const char *p, size_t n)
 {
     struct requote *q = &s->rq;
-    if (!q->elide || q->field == s->col)
+    if (!q->el)
         return requote_copy(s, p, n);
     if ((q->elided += n) > FIELD_MAX)
         return FAIL(s, "line %llu: field longer than 16 MiB", current_row_line(s));
@@ -1224,6 +1254,8 @@ static void part_begin(struct la_csv *ps, const struct la_csv *s)
     ps->rq.n = ps->rq.pads = ps->rq.field = 0;
     ps->rq.elided = 0;
     ps->rq.elide = s->rq.elide;
+    ps->rq.el = ps->rq.elide && ps->col != 0;   /* a part starts at a row's first cell */
+    ps->rq.open = 0;
 }
 
 /* Parse a part's block a unit at a time: whole rows, until UNIT_BYTES of them
@@ -1423,10 +1455,12 @@ static void finish(struct la_csv *s)
         csv_set_opts(&s->parser, (unsigned char)(csv_get_opts(&s->parser) | CSV_STRICT
                                                   | CSV_STRICT_FINI));
         enum rq_state open = s->rq.state;
+        /* the last cell is closed for libcsv, unless a quote left it open */
+        int close = s->rq.el ? s->rq.open && open != RQ_QUOTED
+                             : open == RQ_QUOTE || open == RQ_TAIL;
         s->rq.n -= s->rq.pads;
         s->rq.pads = 0;
-        if ((open == RQ_QUOTE || open == RQ_TAIL) && (requote_put(s, '"') < 0
-                                                    || requote_flush(s, 0) < 0))
+        if (close && (requote_put(s, '"') < 0 || requote_flush(s, 0) < 0))
             return;
         unsigned long long line = current_row_line(s);
         if (csv_fini(&s->parser, on_field, on_row, s) != 0)
