@@ -141,6 +141,15 @@ if built mat; then
             "$v: float-labels and one-based"
         expect_out "y - 1" "$v: the fix says y - 1"
     done
+    if built hdf5; then
+        run -v -n 102 "$c/mat-flowers-v73.mat"
+        expect_err "v7.3 variable 'labels' read as HDF5 dataset /labels" \
+            "v7.3: a vector is read by the HDF5 reader"
+        run -v -n 12 "$c/mat-matrix-v73.mat"
+        expect_status 0 "v7.3: a matrix is still read by libmatio"
+        ! grep -q "read as HDF5" "$d/err"
+        ok $? "v7.3: a matrix is not handed over (MATLAB's column-major shape stays libmatio's)"
+    fi
     expect_values "1 9 2 10 3 10" "SVHN's Nx1 y (the only other variable is X)" "$c/mat-svhn.mat" --array y
     run -n 10 --array y "$c/mat-svhn.mat"
     expect_out "10 may mean 0" "SVHN's 1..10 with -n 10: 10 may mean 0"
