@@ -22,6 +22,8 @@
 # python3 with numpy and pandas; default Debian's /usr/bin/python3), BENCH_SCALE (1),
 # BENCH_RUNS (5; the median is reported), BENCH_DIR (./bench-data: the
 # generated files, reused while the scale is unchanged), CC (cc),
+# BENCH_INPUTS (the inputs to time, of those above: "text.csv labels.csv"
+# times issue 20's file and the plain CSV its target compares with),
 # BENCH_INSTALL=0 to never apt-get the peers (python3-numpy, python3-pandas,
 # mawk, time). Exit status: 0, or 1 when a tool disagrees on the bad count or a
 # target is missed. Timings need a quiet machine: the load average is printed.
@@ -185,6 +187,7 @@ median() {
 inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
 inputs+=" masks-bad0.1.npy masks-bad5.npy labels-1based.npy"   # dense bad entries
 inputs+=" text.csv text-first.csv text.csv.gz"                  # quoted text (issue 20)
+inputs=${BENCH_INPUTS:-$inputs}
 declare -A times rss found
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for f in $inputs; do
