@@ -9,9 +9,10 @@
 #include <getopt.h>      /* optind: la_options_parse runs once per input */
 #include <stdio.h>       /* FILE, open_memstream, fprintf */
 #include <stdlib.h>      /* abort, free */
-#include <string.h>      /* memset, strlen */
+#include <string.h>      /* memset, strlen, memcmp */
 #include <sys/mman.h>    /* memfd_create */
-#include <unistd.h>      /* write, lseek, dup, dup2, close */
+#include <sys/stat.h>    /* fstat: a file run lies inside its file */
+#include <unistd.h>      /* write, lseek, dup, dup2, close, pread */
 
 #include "audit.h"       /* la_rule_from_config; diagnose.h: la_diagnose */
 #include "input.h"       /* la_source_* */
@@ -87,6 +88,55 @@ static void check_reports(const struct la_file_report *r, const struct la_config
     free(text);
 }
 
+/* A file run offered by open() (reader.h): inside its file, aligned, of a
+ * dtype read as it lies, as many values as the header promised. */
+static void check_run(const struct la_reader *rd, int64_t want)
+{
+    const struct la_file_run *run = &rd->run;
+    struct stat sb;
+    if (!rd->has_run)
+        return;
+    if ((unsigned)run->dtype >= LA_DT_COUNT || run->dtype == LA_DT_BOOL)
+        FAIL("a file run of dtype %d", (int)run->dtype);
+    uint64_t size = la_dtype_info(run->dtype)->size;
+    if (run->dtype != rd->info.dtype)
+        FAIL("a file run of another dtype than the array's");
+    if (run->offset % size != 0)
+        FAIL("a file run at byte %llu, not a multiple of %llu", (unsigned long long)run->offset,
+             (unsigned long long)size);
+    if (fstat(run->fd, &sb) != 0)
+        FAIL("a file run on a descriptor that fstat refuses");
+    if (run->count > UINT64_MAX / size || run->offset > (uint64_t)sb.st_size
+        || run->count * size > (uint64_t)sb.st_size - run->offset)
+        FAIL("a file run of %llu values from byte %llu in a file of %lld bytes",
+             (unsigned long long)run->count, (unsigned long long)run->offset, (long long)sb.st_size);
+    if (want >= 0 && (uint64_t)want != run->count)
+        FAIL("a file run of %llu values where the header claims %lld",
+             (unsigned long long)run->count, (long long)want);
+}
+
+/* The chunk next() gave holds the run's bytes at its index: the offer and the
+ * pulled values agree. */
+static void check_chunk_in_run(const struct la_reader *rd, const struct la_chunk *c)
+{
+    static unsigned char buf[1 << 16];
+    const struct la_file_run *run = &rd->run;
+    if (!rd->has_run || c->unparsable)
+        return;
+    if (c->dtype != run->dtype || c->first_index + c->count > run->count)
+        FAIL("a chunk outside the offered file run");
+    size_t size = la_dtype_info(c->dtype)->size;
+    for (size_t done = 0; done < c->count * size;) {
+        size_t n = c->count * size - done < sizeof buf ? c->count * size - done : sizeof buf;
+        if (pread(run->fd, buf, n, (off_t)(run->offset + c->first_index * size + done)) != (ssize_t)n)
+            FAIL("the offered file run cannot be read");
+        if (memcmp(buf, (const unsigned char *)c->values + done, n) != 0)
+            FAIL("next() gave other values than the offered file run at index %llu",
+                 (unsigned long long)c->first_index);
+        done += n;
+    }
+}
+
 // ---- the audit loop ------------------------------------------------------------
 
 /* audit.c's init_stats, without --indices-out. */
@@ -124,7 +174,9 @@ static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct
     struct la_chunk c;
     uint64_t next = 0;
     int rc;
+    check_run(rd, promised(&rd->info));
     while ((rc = rd->ops->next(rd, &c)) == 1) {
+        check_chunk_in_run(rd, &c);
         if (c.first_index != next)
             FAIL("chunk at index %llu, expected %llu", (unsigned long long)c.first_index,
                  (unsigned long long)next);
