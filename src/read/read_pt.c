@@ -10,7 +10,14 @@
  * member as it is (stored or deflated) with its CRC-32 checked at the end;
  * any other view is gathered from the mapped member (stored members only, as
  * torch.save writes them), whose CRC-32 is checked first. bfloat16 is widened
- * to float32 (exactly: bfloat16 is float32's upper half). */
+ * to float32 (exactly: bfloat16 is float32's upper half).
+ *
+ * A C-contiguous tensor of a stored member in a plain file, in the host's
+ * byte order and a dtype the scan takes as it lies (not bool, not bfloat16),
+ * is offered to audit.c as a file run (reader.h): its values are then mapped
+ * and scanned in place, and the member's CRC-32 is not checked, as torch.load
+ * does not check it either (PyTorch builds miniz without the reader's CRC-32
+ * checks): the check alone would cost more than the scan. */
 #include "pickle.h"
 #include "fatal.h"   /* la_guard_*: the mapped file may shrink under the gather */
 #include "zip.h"
@@ -38,6 +45,8 @@ struct pt_state {
     unsigned esize;               /* bytes per stored element */
     uint64_t count, done;         /* tensor elements, emitted */
     int sequential;               /* pulled through the member, not gathered */
+    int mapped;                   /* map_storage() done (a view: at open, or at the
+                                     first next() when a run was offered) */
     void *map;
     size_t maplen;
     const unsigned char *data;    /* gathering: the member's bytes */
@@ -329,6 +338,7 @@ static int map_storage(struct la_reader *r, struct pt_state *st)
         return la_reader_set_error(r, "member '%s': a view into a compressed storage "
                                    "(torch.save stores them uncompressed)",
                                    la_zip_shown(z->chosen->name, name));
+    st->mapped = 1;
     if (la_zip_crc_whole(&st->zip, r->err, sizeof r->err) != 0 || z->chosen->usize == 0)
         return z->chosen->usize == 0 ? 0 : -1;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), skip = z->data_off % page;
@@ -347,6 +357,25 @@ static int map_storage(struct la_reader *r, struct pt_state *st)
     }
     st->data = (const unsigned char *)st->map + skip;
     return 0;
+}
+
+/* The tensor as one run of the plain file: a stored member, C-contiguous,
+ * host byte order, a dtype read as it lies. la_zip_locate() put the member's
+ * bytes before the central directory and open_storage() made the tensor fit
+ * its storage, so the run lies inside the file. */
+static void offer_run(struct la_reader *r, struct pt_state *st)
+{
+    const struct la_pv *s = &st->pk.v[st->t->storage];
+    const struct la_zip *z = &st->zip;
+    if (la_source_plain_fd(r->src) < 0 || z->chosen->method != 0 || st->swap || st->bf16
+        || st->dtype == LA_DT_BOOL || !contiguous(st->t) || st->t->offset > s->numel
+        || st->count > s->numel - st->t->offset)
+        return;
+    uint64_t start = z->data_off + st->t->offset * st->esize;
+    if (start % st->esize != 0 || start + st->count * st->esize > z->cd_off)
+        return;
+    r->has_run = 1;
+    r->run = (struct la_file_run){ z->fd, start, st->count, st->dtype };
 }
 
 // ---- the reader ------------------------------------------------------------
@@ -379,7 +408,8 @@ static int pt_open(struct la_reader *r)
     if (read_byteorder(r, st, prefix, plen) != 0 || choose_tensor(r, st) != 0
         || open_storage(r, st, prefix, plen) != 0)
         return -1;
-    if (!st->sequential && map_storage(r, st) != 0)
+    offer_run(r, st);
+    if (!st->sequential && !r->has_run && map_storage(r, st) != 0)
         return -1;
     st->raw = malloc(PT_CHUNK);
     st->wide = st->bf16 ? malloc(PT_CHUNK * 2) : NULL;
@@ -458,6 +488,8 @@ static int pt_next(struct la_reader *r, struct la_chunk *out)
         if (pull(r, st, n) != 0)
             return -1;
     } else {
+        if (!st->mapped && map_storage(r, st) != 0)   /* a run was offered, and declined */
+            return -1;
         gather(st, n);
         int64_t fault = la_guard_fault(st->map);
         if (fault >= 0)

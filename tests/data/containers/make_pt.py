@@ -29,6 +29,14 @@ save(base.view(5, 8)[1:4, 2:5], "pt-slice-2d.pt")
 save(torch.tensor([0, 1, 2]).expand(4, 3), "pt-expanded.pt")   # stride 0
 save(torch.tensor(7), "pt-scalar.pt")
 save(torch.zeros(0, dtype=torch.int64), "pt-empty.pt")
+# contiguous views, which labelaudit reads in place at the storage's offset
+# (a file run): the tests check both the values and, with -v, the path taken
+save(base[5:], "pt-offset-view.pt")                     # 5 .. 39: storage_offset 5
+save(base.view(5, 8)[1:4], "pt-rows-2d.pt")              # rows 1..3: offset 8, C-contiguous
+save({"a": base[:10], "b": base[20:30]}, "pt-shared-storage.pt")   # one storage, two views
+# a dimension of size 1 may have any stride and stay contiguous
+save(base.as_strided((1, 8), (1000, 1), 8), "pt-unit-dim.pt")     # 8 .. 15
+save(base[::2], "pt-step-2.pt")                          # 0 2 4 ...: not contiguous
 # dtypes
 save(torch.tensor([0.0, 1.0, 0.5, 2.0], dtype=torch.bfloat16), "pt-bf16.pt")
 save(torch.tensor([0.0, 1.0, 0.5, 2.0], dtype=torch.float16), "pt-f16.pt")
