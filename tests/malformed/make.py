@@ -277,6 +277,12 @@ put("pt-complex-storage.pt",
 bad = pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)])
 bad[bad.find(b"p/data/0") + 8 + 8] ^= 0xFF          # a byte of the storage's values
 put("pt-storage-bad-crc.pt", bad)
+# the local header's own extra-field length (torch.save pads there, not in the
+# central directory) puts the storage's data past the directory: refused at
+# open, before any read of it (in place or not)
+bad = pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)])
+struct.pack_into("<H", bad, bad.find(b"p/data/0") - 30 + 28, 0xFFFF)   # its local header
+put("pt-local-extra-past-end.pt", bad)
 put("pt-torchscript.pt", pt([("m/data.pkl", b"\x80\x02}."), ("m/constants.pkl", b"\x80\x02)."),
                              ("m/code/m.py", b"")]))
 put("pt-not-torch.pt", pt([("labels.txt", b"1\n2\n")]))
