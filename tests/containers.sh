@@ -180,6 +180,16 @@ if built hdf5; then
     done
     run -n 2 --array text "$c/h5-dtypes.h5"
     expect_err "dataset holds strings, not numbers" "strings are refused by name"
+    # read in place: a contiguous native dataset is mapped from its absolute offset
+    seq1() { awk -v n="$1" -v m="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), i % m + 1 }'; }
+    expect_values "$(seq1 300 97)" "contiguous after a 512-byte userblock" "$c/h5-userblock.h5" --array y
+    run -v -n 1 --array y "$c/h5-userblock.h5"
+    expect_err "read in place: 300 values from byte 2560," "read in place, the userblock counted"
+    expect_values "$(seq1 300 89)" "big-endian contiguous" "$c/h5-contig-be.h5"
+    run -v -n 1 "$c/h5-contig-be.h5"
+    expect_err "a reader thread copies" "big-endian: converted by libhdf5, not read in place"
+    LABELAUDIT_HDF5_BLOCK=40 expect_values "$(seq1 300 97)" "in hyperslabs all the same" \
+        "$c/h5-userblock.h5" --array y
     gzip -c "$c/h5-labels.h5" > "$d/y.h5.gz"
     run -n 2 "$d/y.h5.gz"
     expect_err "HDF5 is read from a file, not from compressed input" "compressed HDF5 is refused"

@@ -8,6 +8,10 @@
  * scans in bounded memory. The first axis counts the samples, so
  * PatchCamelyon's (N, 1, 1, 1) labels are N samples of one value each.
  *
+ * A contiguous, unfiltered dataset of a native-order type lies in the file
+ * exactly as H5Dread would give it: it is offered to audit.c as a run
+ * (reader.h) to map and scan in place, with no copy and no libhdf5 call.
+ *
  * libhdf5 opens files by name and seeks in them: standard input and
  * compressed input are refused by name (decompress to a file first). */
 #include "reader.h"
@@ -16,6 +20,7 @@
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free, getenv, atoll */
 #include <string.h> /* strcmp */
+#include <sys/stat.h> /* fstat */
 
 #define H5_BLOCK (4u << 20)
 /* Over 2^48 elements is no label array: a lying dataspace, refused early. */
@@ -207,6 +212,36 @@ static void plan_blocks(struct h5_state *st)
     }
 }
 
+// ---- values read in place ----------------------------------------------------------
+
+/* Whether the file's values are, byte for byte, what H5Dread gives in the
+ * memory type: the same native-order type (bool excepted: an enum of int8
+ * whose bytes 2..255 must read as 1). */
+static int native_in_file(const struct h5_state *st, hid_t ftype)
+{
+    return st->dtype != LA_DT_BOOL && H5Tequal(ftype, st->memtype) > 0;
+}
+
+/* A contiguous dataset with no filter and no external file, allocated, of a
+ * native type, every element read (nothing narrows the selection): offer its
+ * bytes as a run. H5Dget_offset is the absolute offset in the file, a
+ * userblock (MATLAB v7.3's 512 bytes) included. */
+static void offer_run(struct la_reader *r, struct h5_state *st, hid_t dcpl, int native)
+{
+    int fd = la_source_plain_fd(r->src);
+    size_t esize = la_dtype_info(st->dtype)->size;
+    struct stat sb;
+    if (!native || fd < 0 || st->count == 0 || dcpl < 0 || H5Pget_layout(dcpl) != H5D_CONTIGUOUS
+        || H5Pget_nfilters(dcpl) != 0 || H5Pget_external_count(dcpl) != 0)
+        return;
+    haddr_t off = H5Dget_offset(st->dset);
+    if (off == HADDR_UNDEF || off % esize != 0 || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < off
+        || ((uint64_t)sb.st_size - off) / esize < st->count)
+        return;     /* a file cut short: H5Dread says so */
+    r->has_run = 1;
+    r->run = (struct la_file_run){ fd, (uint64_t)off, st->count, st->dtype };
+}
+
 static int h5_open(struct la_reader *r)
 {
     struct h5_state *st = calloc(1, sizeof *st);
@@ -231,10 +266,15 @@ static int h5_open(struct la_reader *r)
     hid_t ftype = H5Dget_type(st->dset);
     int rc = ftype < 0 ? la_reader_set_error(r, "cannot read the dataset's type")
                        : choose_type(r, st, ftype);
+    int native = rc == 0 && native_in_file(st, ftype);
     if (ftype >= 0)
         H5Tclose(ftype);
     if (rc != 0 || read_space(r, st) != 0)
         return -1;
+    hid_t dcpl = H5Dget_create_plist(st->dset);
+    offer_run(r, st, dcpl, native);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     plan_blocks(st);
     if (!(st->buf = malloc(H5_BLOCK)))
         return la_reader_set_error(r, "out of memory");

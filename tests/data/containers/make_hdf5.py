@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """make_hdf5.py - the HDF5 fixtures of tests/containers.sh, written by h5py
 (`pip install h5py numpy`, or Debian's python3-h5py). Committed; run it
-again only to change them."""
+again only to change them: `make_hdf5.py NAME.h5 ...` writes only those
+(the others are written to memory and dropped), so a new fixture leaves the
+committed ones as they are."""
+import io
 import os
+import sys
 import h5py
 import numpy as np
 
@@ -10,8 +14,12 @@ here = os.path.dirname(os.path.abspath(__file__))
 labels = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3, 4], dtype=np.int64)
 
 
-def h5(name):
-    return h5py.File(os.path.join(here, name), "w", track_order=True)
+only = set(sys.argv[1:])
+
+
+def h5(name, **kw):
+    where = os.path.join(here, name) if not only or name in only else io.BytesIO()
+    return h5py.File(where, "w", track_order=True, **kw)
 
 
 with h5("h5-labels.h5") as f:                        # the only dataset
@@ -39,3 +47,44 @@ with h5("h5-dtypes.h5") as f:
     f["scalar"] = np.int64(7)
     f["text"] = np.array([b"cat", b"dog"])
     f["empty"] = np.zeros(0, np.int64)
+
+# ---- read in place (contiguous) and chunk by chunk (gzip): read_hdf5.c's fast paths
+# MATLAB v7.3's 512-byte userblock before the HDF5 superblock: the run's
+# offset must count it
+with h5("h5-userblock.h5", userblock_size=512) as f:
+    f["y"] = np.arange(1, 301, dtype=np.int64) % 97 + 1
+    f.create_dataset("gz", data=np.arange(1, 301, dtype=np.int64) % 83 + 1, chunks=(64,),
+                     compression="gzip")
+# big-endian and contiguous: converted by libhdf5, never read in place
+with h5("h5-contig-be.h5") as f:
+    f["y"] = (np.arange(1, 301) % 89 + 1).astype(">i8")
+g2 = (np.arange(23 * 17, dtype=np.int32).reshape(23, 17) * 7) % 101 + 1
+g3 = ((np.arange(6 * 5 * 7).reshape(6, 5, 7) * 3) % 50 + 1).astype(np.float32)
+with h5("h5-chunks.h5") as f:
+    # 2-D gzip, chunks that do not divide the shape on either axis
+    f.create_dataset("gzip2d", data=g2, chunks=(5, 4), compression="gzip")
+    # 3-D, shuffle then gzip
+    f.create_dataset("shuffle3d", data=g3, chunks=(4, 2, 3), compression="gzip", shuffle=True)
+    # 1-D uint16, shuffle + gzip, the last chunk cut short
+    f.create_dataset("u16", data=np.arange(1, 1001, dtype=np.uint16), chunks=(64,),
+                     compression="gzip", shuffle=True)
+    # chunks never written read as the fill value (9)
+    d = f.create_dataset("fill", shape=(10, 6), dtype=np.int16, chunks=(3, 4),
+                         compression="gzip", fillvalue=9)
+    d[0:3, 0:4] = np.arange(1, 13, dtype=np.int16).reshape(3, 4) + 20
+    d[6:9, 4:6] = np.arange(1, 7, dtype=np.int16).reshape(3, 2) + 40
+    # chunks whose filters were skipped (the filter mask): stored as they are
+    d = f.create_dataset("skipped", shape=(12,), dtype=np.int32, chunks=(4,),
+                         compression="gzip", shuffle=True)
+    d[0:4] = [1, 2, 3, 4]
+    raw = np.array([5, 6, 7, 8], np.int32)
+    shuffled = raw.view(np.uint8).reshape(4, 4).T.copy().tobytes()
+    d.id.write_direct_chunk((4,), shuffled, filter_mask=2)      # gzip skipped
+    d.id.write_direct_chunk((8,), np.array([9, 10, 11, 12], np.int32).tobytes(),
+                            filter_mask=3)                      # both skipped
+    # a filter read_hdf5.c leaves to libhdf5 (fletcher32)
+    f.create_dataset("fletcher", data=np.arange(1, 41, dtype=np.int64), chunks=(16,),
+                     compression="gzip", fletcher32=True)
+    # gzip of a big-endian type: left to libhdf5
+    f.create_dataset("gzip-be", data=np.arange(1, 41, dtype=">i4"), chunks=(16,),
+                     compression="gzip")
