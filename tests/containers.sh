@@ -190,6 +190,33 @@ if built hdf5; then
     expect_err "a reader thread copies" "big-endian: converted by libhdf5, not read in place"
     LABELAUDIT_HDF5_BLOCK=40 expect_values "$(seq1 300 97)" "in hyperslabs all the same" \
         "$c/h5-userblock.h5" --array y
+    # gzip chunks read as stored and inflated on the pool: values as H5Dread gives them
+    ch="$c/h5-chunks.h5"
+    g2=$(awk 'BEGIN { for (i = 0; i < 23 * 17; i++) printf "%s%d", (i ? " " : ""), i * 7 % 101 + 1 }')
+    g3=$(awk 'BEGIN { for (i = 0; i < 6 * 5 * 7; i++) printf "%s%d", (i ? " " : ""), i * 3 % 50 + 1 }')
+    fill="21 22 23 24 9 9 25 26 27 28 9 9 29 30 31 32 9 9 $(echo 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9)"
+    fill="$fill 41 42 9 9 9 9 43 44 9 9 9 9 45 46 9 9 9 9 9 9"
+    for t in "gzip2d|$g2|2-D, edge chunks on both axes" \
+             "shuffle3d|$g3|3-D float32, shuffle then gzip" \
+             "u16|$(seq -s ' ' 1 1000)|1-D uint16, shuffle, the last chunk cut short" \
+             "fill|$fill|chunks never written read as the fill value" \
+             "skipped|$(seq -s ' ' 1 12)|chunks stored with gzip or both filters skipped"; do
+        a=${t%%|*} rest=${t#*|}
+        want=${rest%|*} what=${rest##*|}
+        expect_values "$want" "gzip chunks: $what" "$ch" --array "$a"
+        LABELAUDIT_HDF5_SLOW=1 expect_values "$want" "... and through H5Dread" "$ch" --array "$a"
+        run -v -n 1 --array "$a" "$ch"
+        expect_err "hdf5: .* chunks of .* read as stored and inflated on" "$a: chunk by chunk"
+    done
+    expect_values "$(seq1 300 83)" "gzip chunks after a 512-byte userblock" "$c/h5-userblock.h5" --array gz
+    for a in fletcher gzip-be; do
+        expect_values "$(seq -s ' ' 1 40)" "$a: left to H5Dread" "$ch" --array "$a"
+        run -v -n 1 --array "$a" "$ch"
+        grep -q "read as stored" "$d/err"
+        ok $((!$?)) "$a: not read chunk by chunk"
+    done
+    run -v -n 1 -j 1 --array gzip2d "$ch"
+    expect_err "inflated on 1 thread," "-j 1: one thread"
     gzip -c "$c/h5-labels.h5" > "$d/y.h5.gz"
     run -n 2 "$d/y.h5.gz"
     expect_err "HDF5 is read from a file, not from compressed input" "compressed HDF5 is refused"

@@ -11,20 +11,77 @@
  * A contiguous, unfiltered dataset of a native-order type lies in the file
  * exactly as H5Dread would give it: it is offered to audit.c as a run
  * (reader.h) to map and scan in place, with no copy and no libhdf5 call.
+ * A chunked one of a native-order type whose filters are gzip, or shuffle
+ * then gzip (h5py's compression="gzip", shuffle=True), is read chunk by
+ * chunk as stored (H5Dread_chunk) and inflated several chunks at a time on
+ * a pool of threads, then laid out in C order as H5Dread would lay it: a
+ * batch of whole chunk rows along the first axis, a few MiB, at a time.
+ * Everything else (other filters, big-endian, bool, a fill value left
+ * undefined) goes through H5Dread. LABELAUDIT_HDF5_SLOW=1 sends every
+ * dataset through H5Dread (tests compare the two).
  *
  * libhdf5 opens files by name and seeks in them: standard input and
  * compressed input are refused by name (decompress to a file first). */
 #include "reader.h"
 
 #include <hdf5.h>
+#include <stdatomic.h> /* atomic_size_t: the pool's threads take chunks in turn */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free, getenv, atoll */
 #include <string.h> /* strcmp */
 #include <sys/stat.h> /* fstat */
+#include <zlib.h>     /* inflate */
+
+#include "msg.h"      /* la_verbose: -v says which path reads the dataset */
+#include "pool.h"     /* chunks inflated on several threads */
+#include "util.h"     /* la_grow, la_online_cpus */
 
 #define H5_BLOCK (4u << 20)
 /* Over 2^48 elements is no label array: a lying dataspace, refused early. */
 #define H5_MAX_ELEMENTS ((uint64_t)1 << 48)
+
+/* Chunked gzip read chunk by chunk: the limits of a chunk and of one chunk
+ * row (all the chunks at one index of the chunk grid's first axis), beyond
+ * which H5Dread reads instead, and the output bytes of a batch, about. */
+#define H5_MAX_CHUNK ((size_t)16 << 20)
+#define H5_MAX_SLAB ((size_t)16 << 20)
+#define H5_BATCH ((size_t)4 << 20)
+
+struct h5_job {                   /* one chunk of a batch */
+    hsize_t origin[LA_MAX_DIMS];  /* its first element's coordinates */
+    size_t raw_off, raw_len;      /* its stored bytes in raw[]; raw_len 0: never written */
+    unsigned mask;                /* the filters skipped when it was written (bit i: filter i) */
+    int bad;                      /* set by the thread that could not decode it */
+};
+
+struct h5_worker {                /* one pool thread's own */
+    z_stream z;
+    int z_ready;
+    unsigned char *a, *b;         /* chunk_bytes each: inflated, unshuffled */
+};
+
+struct h5_chunks {
+    int on;
+    int shuffle;                  /* 1: [shuffle, deflate]; 0: [deflate] */
+    unsigned deflate_bit;         /* the mask bit saying deflate was skipped */
+    size_t esize, chunk_bytes;
+    hsize_t cdims[LA_MAX_DIMS], grid[LA_MAX_DIMS];
+    hsize_t inner0;               /* elements per index of axis 0 */
+    int contiguous;               /* chunks span every axis but the first: each one
+                                     is a run of the C-order output */
+    hsize_t per_slab, slabs, next_slab, batch_slabs, row0;
+    unsigned char fill[16];
+    unsigned char *out;           /* batch_slabs chunk rows, in C order */
+    unsigned char *raw;           /* the batch's stored chunks */
+    size_t raw_cap;
+    struct h5_job *jobs;
+    size_t njobs;
+    atomic_size_t next_job;
+    atomic_int failed;
+    struct la_pool *pool;
+    struct h5_worker *w;
+    int nthreads;
+};
 
 struct h5_state {
     hid_t file, dset, space, memtype;
@@ -39,7 +96,15 @@ struct h5_state {
     unsigned char *buf;
     char found[256];              /* the default rule's pick */
     int numeric;                  /* numeric datasets seen by the walk */
+    struct h5_chunks ch;          /* the chunk-by-chunk path, when ch.on */
 };
+
+/* LABELAUDIT_HDF5_SLOW=1: every dataset through H5Dread (tests compare). */
+static int slow_only(void)
+{
+    const char *env = getenv("LABELAUDIT_HDF5_SLOW");
+    return env && !strcmp(env, "1");
+}
 
 /* --array, through one accessor so the options' shape is known here only. */
 static const char *array_name(const struct la_reader *r)
@@ -231,7 +296,8 @@ static void offer_run(struct la_reader *r, struct h5_state *st, hid_t dcpl, int 
     int fd = la_source_plain_fd(r->src);
     size_t esize = la_dtype_info(st->dtype)->size;
     struct stat sb;
-    if (!native || fd < 0 || st->count == 0 || dcpl < 0 || H5Pget_layout(dcpl) != H5D_CONTIGUOUS
+    if (!native || fd < 0 || st->count == 0 || dcpl < 0 || slow_only()
+        || H5Pget_layout(dcpl) != H5D_CONTIGUOUS
         || H5Pget_nfilters(dcpl) != 0 || H5Pget_external_count(dcpl) != 0)
         return;
     haddr_t off = H5Dget_offset(st->dset);
@@ -241,6 +307,323 @@ static void offer_run(struct la_reader *r, struct h5_state *st, hid_t dcpl, int 
     r->has_run = 1;
     r->run = (struct la_file_run){ fd, (uint64_t)off, st->count, st->dtype };
 }
+
+// ---- gzip chunks, inflated on the pool ---------------------------------------------
+
+#if H5_VERSION_GE(1, 10, 5)   /* H5Dget_chunk_info_by_coord */
+/* The pipeline, if it is exactly [deflate] or [shuffle, deflate] with a
+ * shuffle of this element size. @return 1 and ch->shuffle, deflate_bit set, or 0. */
+static int gzip_pipeline(hid_t dcpl, struct h5_chunks *ch)
+{
+    int n = H5Pget_nfilters(dcpl);
+    H5Z_filter_t id[2];
+    unsigned cd[2][8];
+    if (n < 1 || n > 2)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        unsigned flags, config;
+        size_t ncd = 8;
+        char name[64];
+        cd[i][0] = 0;
+        id[i] = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd[i], sizeof name, name, &config);
+        if (id[i] < 0 || (id[i] == H5Z_FILTER_SHUFFLE && ncd < 1))
+            return 0;
+    }
+    if (id[n - 1] != H5Z_FILTER_DEFLATE)
+        return 0;
+    if (n == 2 && (id[0] != H5Z_FILTER_SHUFFLE || cd[0][0] != ch->esize))
+        return 0;
+    ch->shuffle = n == 2;
+    ch->deflate_bit = 1u << (n - 1);
+    return 1;
+}
+
+/* The fill value of chunks never written, as H5Dread gives it: set (or
+ * libhdf5's default, zeros) and written when a chunk is. @return 1, or 0
+ * when left undefined or never written (then H5Dread decides). */
+static int fill_value(hid_t dcpl, struct h5_state *st)
+{
+    H5D_fill_value_t status;
+    H5D_fill_time_t when;
+    if (H5Pfill_value_defined(dcpl, &status) < 0 || H5Pget_fill_time(dcpl, &when) < 0
+        || (status != H5D_FILL_VALUE_DEFAULT && status != H5D_FILL_VALUE_USER_DEFINED)
+        || (when != H5D_FILL_TIME_IFSET && when != H5D_FILL_TIME_ALLOC))
+        return 0;
+    memset(st->ch.fill, 0, sizeof st->ch.fill);
+    return H5Pget_fill_value(dcpl, st->memtype, st->ch.fill) >= 0;
+}
+
+static int threads_for(const struct la_reader *r)
+{
+    int n = la_read_opts_or_default(r->opts)->threads;
+    n = n > 0 ? n : la_online_cpus();
+    return n < LA_POOL_MAX ? n : LA_POOL_MAX;
+}
+
+/* Whether the chunk-by-chunk path can read the dataset, and its plan. */
+static int plan_chunks(struct la_reader *r, struct h5_state *st, hid_t dcpl, int native)
+{
+    struct h5_chunks *ch = &st->ch;
+    ch->esize = la_dtype_info(st->dtype)->size;
+    if (!native || st->count == 0 || st->ndim < 1 || dcpl < 0 || slow_only()
+        || H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_external_count(dcpl) != 0
+        || !gzip_pipeline(dcpl, ch) || !fill_value(dcpl, st)
+        || H5Pget_chunk(dcpl, st->ndim, ch->cdims) != st->ndim)
+        return 0;
+    size_t elems = 1;
+    ch->inner0 = 1;
+    ch->per_slab = 1;
+    ch->contiguous = 1;
+    for (int k = 0; k < st->ndim; k++) {
+        if (ch->cdims[k] == 0 || ch->cdims[k] > H5_MAX_CHUNK / ch->esize / elems)
+            return 0;
+        elems *= (size_t)ch->cdims[k];
+        ch->grid[k] = (st->dims[k] + ch->cdims[k] - 1) / ch->cdims[k];
+        if (k > 0) {
+            ch->inner0 *= st->dims[k];
+            ch->per_slab *= ch->grid[k];
+            ch->contiguous &= ch->cdims[k] == st->dims[k];
+        }
+    }
+    ch->chunk_bytes = elems * ch->esize;
+    /* one chunk row's output, and its chunks, must fit a batch of bounded size */
+    if (ch->inner0 > H5_MAX_SLAB / ch->esize / ch->cdims[0] || ch->per_slab > H5_MAX_SLAB / 64)
+        return 0;
+    size_t slab = (size_t)(ch->cdims[0] * ch->inner0) * ch->esize;
+    ch->nthreads = threads_for(r);
+    size_t want = 2 * (size_t)ch->nthreads * ch->chunk_bytes;
+    want = want < H5_BATCH ? H5_BATCH : want > 2 * H5_BATCH ? 2 * H5_BATCH : want;
+    ch->slabs = ch->grid[0];
+    ch->batch_slabs = want / slab ? want / slab : 1;
+    ch->batch_slabs = ch->batch_slabs < ch->slabs ? ch->batch_slabs : ch->slabs;
+    if (!(ch->out = malloc((size_t)ch->batch_slabs * slab))
+        || !(ch->jobs = calloc((size_t)(ch->batch_slabs * ch->per_slab), sizeof *ch->jobs))
+        || !(ch->pool = la_pool_open(ch->nthreads)))
+        return -1;
+    ch->nthreads = la_pool_size(ch->pool);
+    if (!(ch->w = calloc((size_t)ch->nthreads, sizeof *ch->w)))
+        return -1;
+    for (int t = 0; t < ch->nthreads; t++)
+        if (!(ch->w[t].a = malloc(ch->chunk_bytes)) || !(ch->w[t].b = malloc(ch->chunk_bytes)))
+            return -1;
+    ch->on = 1;
+    la_verbose(la_source_path(r->src), "hdf5: %llu chunks of %zu bytes (%s), read as stored and "
+               "inflated on %d thread%s, %llu chunk rows at a time", (unsigned long long)
+               (ch->slabs * ch->per_slab), ch->chunk_bytes, ch->shuffle ? "shuffle, gzip" : "gzip",
+               ch->nthreads, ch->nthreads == 1 ? "" : "s", (unsigned long long)ch->batch_slabs);
+    return 0;
+}
+
+/* HDF5's shuffle undone: byte j of element i was stored at j * n + i. */
+static void unshuffle(const unsigned char *in, unsigned char *out, size_t bytes, size_t esize)
+{
+    size_t n = bytes / esize;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < esize; j++)
+            out[i * esize + j] = in[j * n + i];
+    memcpy(out + n * esize, in + n * esize, bytes - n * esize);
+}
+
+/* Inflate a zlib stream to exactly len bytes. @return 0, or -1 (damaged). */
+static int inflate_exact(struct h5_worker *w, const unsigned char *in, size_t in_len,
+                         unsigned char *out, size_t len)
+{
+    if (!w->z_ready) {
+        memset(&w->z, 0, sizeof w->z);
+        if (inflateInit(&w->z) != Z_OK)
+            return -1;
+        w->z_ready = 1;
+    } else if (inflateReset(&w->z) != Z_OK) {
+        return -1;
+    }
+    w->z.next_in = (Bytef *)in;
+    w->z.avail_in = (uInt)in_len;
+    w->z.next_out = out;
+    w->z.avail_out = (uInt)len;
+    return inflate(&w->z, Z_FINISH) == Z_STREAM_END && w->z.avail_out == 0 ? 0 : -1;
+}
+
+/* Lay a chunk's valid part (ext, from origin) into the batch's C-order
+ * output: from src, a whole chunk in C order, or the fill value when NULL. */
+static void scatter(struct h5_state *st, const hsize_t *origin, const hsize_t *ext,
+                    const unsigned char *src)
+{
+    struct h5_chunks *ch = &st->ch;
+    int nd = st->ndim;
+    size_t es = ch->esize, run = (size_t)ext[nd - 1] * es;
+    hsize_t j[LA_MAX_DIMS] = { 0 };
+    for (;;) {
+        size_t from = 0, to = (size_t)(origin[0] + j[0] - ch->row0);
+        for (int k = 1; k < nd; k++)
+            to = to * (size_t)st->dims[k] + (size_t)(origin[k] + j[k]);
+        for (int k = 0; k < nd; k++)
+            from = from * (size_t)ch->cdims[k] + (size_t)j[k];
+        unsigned char *dst = ch->out + to * es;
+        if (src)
+            memcpy(dst, src + from * es, run);
+        else
+            for (size_t b = 0; b < run; b += es)
+                memcpy(dst + b, ch->fill, es);
+        int k = nd - 2;
+        while (k >= 0 && ++j[k] == ext[k])
+            j[k--] = 0;
+        if (k < 0)
+            return;
+    }
+}
+
+/* One chunk into the output. @return 0, or -1 (damaged). */
+static int decode(struct h5_state *st, struct h5_worker *w, const struct h5_job *jb)
+{
+    struct h5_chunks *ch = &st->ch;
+    hsize_t ext[LA_MAX_DIMS];
+    int whole = 1;
+    for (int k = 0; k < st->ndim; k++) {
+        hsize_t left = st->dims[k] - jb->origin[k];
+        ext[k] = left < ch->cdims[k] ? left : ch->cdims[k];
+        whole &= ext[k] == ch->cdims[k];
+    }
+    if (jb->raw_len == 0) {
+        scatter(st, jb->origin, ext, NULL);
+        return 0;
+    }
+    /* a whole chunk spanning the trailing axes is decoded where it belongs */
+    int direct = whole && ch->contiguous;
+    unsigned char *dest = ch->out + (size_t)((jb->origin[0] - ch->row0) * ch->inner0) * ch->esize;
+    int unshuf = ch->shuffle && !(jb->mask & 1u) && ch->esize > 1;
+    const unsigned char *src = ch->raw + jb->raw_off;
+    if (!(jb->mask & ch->deflate_bit)) {
+        unsigned char *to = direct && !unshuf ? dest : w->a;
+        if (inflate_exact(w, src, jb->raw_len, to, ch->chunk_bytes) != 0)
+            return -1;
+        src = to;
+    } else if (jb->raw_len != ch->chunk_bytes) {
+        return -1;      /* stored as it is, it must be the chunk's bytes */
+    }
+    if (unshuf) {
+        unsigned char *to = direct ? dest : w->b;
+        unshuffle(src, to, ch->chunk_bytes, ch->esize);
+        src = to;
+    }
+    if (!direct)
+        scatter(st, jb->origin, ext, src);
+    else if (src != dest)
+        memcpy(dest, src, ch->chunk_bytes);
+    return 0;
+}
+
+static void decode_part(void *ctx, int part)
+{
+    struct h5_state *st = ctx;
+    struct h5_chunks *ch = &st->ch;
+    for (;;) {
+        size_t j = atomic_fetch_add(&ch->next_job, 1);
+        if (j >= ch->njobs || atomic_load(&ch->failed))
+            return;
+        if (decode(st, &ch->w[part], &ch->jobs[j]) != 0) {
+            ch->jobs[j].bad = 1;
+            atomic_store(&ch->failed, 1);
+        }
+    }
+}
+
+static int chunk_error(struct la_reader *r, const hsize_t *origin, int ndim, const char *why)
+{
+    char at[LA_MAX_DIMS * 24] = "", *p = at;
+    for (int k = 0; k < ndim; k++)
+        p += snprintf(p, sizeof at - (size_t)(p - at), "%s%llu", k ? ", " : "",
+                      (unsigned long long)origin[k]);
+    return la_reader_set_error(r, "the chunk at (%s): %s", at, why);
+}
+
+/* Read the stored chunks of the next batch of chunk rows (libhdf5 on this
+ * thread), decode them on the pool, hand the rows over as one chunk. */
+static int chunks_next(struct la_reader *r, struct la_chunk *out)
+{
+    struct h5_state *st = r->state;
+    struct h5_chunks *ch = &st->ch;
+    if (st->done == st->count)
+        return 0;
+    hsize_t ns = ch->slabs - ch->next_slab < ch->batch_slabs ? ch->slabs - ch->next_slab
+                                                              : ch->batch_slabs;
+    size_t used = 0, limit = 2 * ch->chunk_bytes + 4096;
+    ch->row0 = ch->next_slab * ch->cdims[0];
+    ch->njobs = 0;
+    for (hsize_t s = 0; s < ns; s++)
+        for (hsize_t c = 0; c < ch->per_slab; c++) {
+            struct h5_job *jb = &ch->jobs[ch->njobs++];
+            haddr_t addr;
+            hsize_t size = 0, rest = c;
+            *jb = (struct h5_job){ .raw_off = used };
+            for (int k = st->ndim - 1; k > 0; k--) {
+                jb->origin[k] = rest % ch->grid[k] * ch->cdims[k];
+                rest /= ch->grid[k];
+            }
+            jb->origin[0] = ch->row0 + s * ch->cdims[0];
+            if (H5Dget_chunk_info_by_coord(st->dset, jb->origin, &jb->mask, &addr, &size) < 0)
+                return chunk_error(r, jb->origin, st->ndim, "cannot find it (a damaged file)");
+            if (addr == HADDR_UNDEF)
+                continue;                           /* never written: the fill value */
+            if (size == 0 || size > limit)
+                return chunk_error(r, jb->origin, st->ndim, "stored size out of range (a damaged file)");
+            if (la_grow(&ch->raw, &ch->raw_cap, used + (size_t)size, 1 << 20) != 0)
+                return la_reader_set_error(r, "out of memory");
+            uint32_t mask = 0;
+            if (H5Dread_chunk(st->dset, H5P_DEFAULT, jb->origin, &mask, ch->raw + used) < 0)
+                return chunk_error(r, jb->origin, st->ndim, "cannot read it (a damaged file)");
+            jb->mask = mask;
+            jb->raw_len = (size_t)size;
+            used += (size_t)size;
+        }
+    atomic_store(&ch->next_job, 0);
+    atomic_store(&ch->failed, 0);
+    int parts = ch->njobs < (size_t)ch->nthreads ? (int)ch->njobs : ch->nthreads;
+    la_pool_run(ch->pool, parts, decode_part, st);
+    if (atomic_load(&ch->failed))
+        for (size_t j = 0; j < ch->njobs; j++)
+            if (ch->jobs[j].bad)
+                return chunk_error(r, ch->jobs[j].origin, st->ndim,
+                                   "does not inflate to its size (a damaged file)");
+    hsize_t rows = st->dims[0] - ch->row0 < ns * ch->cdims[0] ? st->dims[0] - ch->row0
+                                                               : ns * ch->cdims[0];
+    size_t n = (size_t)(rows * ch->inner0);
+    *out = (struct la_chunk){ st->dtype, ch->out, n, st->done, NULL };
+    st->done += n;
+    ch->next_slab += ns;
+    return 1;
+}
+
+static void chunks_free(struct h5_chunks *ch)
+{
+    if (ch->pool)
+        la_pool_close(ch->pool);
+    for (int t = 0; ch->w && t < ch->nthreads; t++) {
+        if (ch->w[t].z_ready)
+            inflateEnd(&ch->w[t].z);
+        free(ch->w[t].a);
+        free(ch->w[t].b);
+    }
+    free(ch->w);
+    free(ch->jobs);
+    free(ch->raw);
+    free(ch->out);
+}
+#else
+static int plan_chunks(struct la_reader *r, struct h5_state *st, hid_t dcpl, int native)
+{
+    (void)r, (void)st, (void)dcpl, (void)native;
+    return 0;
+}
+static int chunks_next(struct la_reader *r, struct la_chunk *out)
+{
+    (void)r, (void)out;
+    return -1;
+}
+static void chunks_free(struct h5_chunks *ch)
+{
+    (void)ch;
+}
+#endif
 
 static int h5_open(struct la_reader *r)
 {
@@ -273,8 +656,11 @@ static int h5_open(struct la_reader *r)
         return -1;
     hid_t dcpl = H5Dget_create_plist(st->dset);
     offer_run(r, st, dcpl, native);
+    rc = r->has_run ? 0 : plan_chunks(r, st, dcpl, native);
     if (dcpl >= 0)
         H5Pclose(dcpl);
+    if (rc < 0)
+        return la_reader_set_error(r, "out of memory");
     plan_blocks(st);
     if (!(st->buf = malloc(H5_BLOCK)))
         return la_reader_set_error(r, "out of memory");
@@ -301,6 +687,8 @@ static void advance(struct h5_state *st, hsize_t n)
 static int h5_next(struct la_reader *r, struct la_chunk *out)
 {
     struct h5_state *st = r->state;
+    if (st->ch.on)
+        return chunks_next(r, out);
     if (st->done == st->count)
         return 0;
     hsize_t start[LA_MAX_DIMS], cnt[LA_MAX_DIMS], n = 1, rows = 1;
@@ -346,6 +734,7 @@ static void h5_close(struct la_reader *r)
         H5Dclose(st->dset);
     if (st->file >= 0)
         H5Fclose(st->file);
+    chunks_free(&st->ch);
     free(st->buf);
     free(st);
     r->state = NULL;
