@@ -156,13 +156,21 @@ static void version(void)
     char built[512], absent[512];
     la_formats_list(built, sizeof built, 1, " ");
     la_formats_list(absent, sizeof absent, 0, " ");
+#if defined HAVE_HDF5 && defined HAVE_LIBDEFLATE
+    const char *h5_gzip = "HDF5 gzip chunks: libdeflate\n";
+#elif defined HAVE_HDF5
+    const char *h5_gzip = "HDF5 gzip chunks: zlib (not built: libdeflate)\n";
+#else
+    const char *h5_gzip = "";
+#endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
+           "%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_source_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "");
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", h5_gzip);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */

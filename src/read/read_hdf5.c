@@ -22,6 +22,7 @@
  *
  * libhdf5 opens files by name and seeks in them: standard input and
  * compressed input are refused by name (decompress to a file first). */
+#include "config.h"  /* HAVE_LIBDEFLATE */
 #include "reader.h"
 
 #include <hdf5.h>
@@ -30,7 +31,13 @@
 #include <stdlib.h> /* calloc, malloc, free, getenv, atoll */
 #include <string.h> /* strcmp */
 #include <sys/stat.h> /* fstat */
-#include <zlib.h>     /* inflate */
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h> /* libdeflate_zlib_decompress: about twice zlib's speed */
+#define H5_INFLATER "libdeflate"
+#else
+#include <zlib.h>       /* inflate */
+#define H5_INFLATER "zlib"
+#endif
 
 #include "msg.h"      /* la_verbose: -v says which path reads the dataset */
 #include "pool.h"     /* chunks inflated on several threads */
@@ -55,8 +62,12 @@ struct h5_job {                   /* one chunk of a batch */
 };
 
 struct h5_worker {                /* one pool thread's own */
+#ifdef HAVE_LIBDEFLATE
+    struct libdeflate_decompressor *d;
+#else
     z_stream z;
     int z_ready;
+#endif
     unsigned char *a, *b;         /* chunk_bytes each: inflated, unshuffled */
 };
 
@@ -408,9 +419,10 @@ static int plan_chunks(struct la_reader *r, struct h5_state *st, hid_t dcpl, int
             return -1;
     ch->on = 1;
     la_verbose(la_source_path(r->src), "hdf5: %llu chunks of %zu bytes (%s), read as stored and "
-               "inflated on %d thread%s, %llu chunk rows at a time", (unsigned long long)
+               "inflated on %d thread%s (%s), %llu chunk rows at a time", (unsigned long long)
                (ch->slabs * ch->per_slab), ch->chunk_bytes, ch->shuffle ? "shuffle, gzip" : "gzip",
-               ch->nthreads, ch->nthreads == 1 ? "" : "s", (unsigned long long)ch->batch_slabs);
+               ch->nthreads, ch->nthreads == 1 ? "" : "s", H5_INFLATER,
+               (unsigned long long)ch->batch_slabs);
     return 0;
 }
 
@@ -424,10 +436,17 @@ static void unshuffle(const unsigned char *in, unsigned char *out, size_t bytes,
     memcpy(out + n * esize, in + n * esize, bytes - n * esize);
 }
 
-/* Inflate a zlib stream to exactly len bytes. @return 0, or -1 (damaged). */
+/* Inflate a zlib stream (HDF5's deflate filter writes zlib's format, its
+ * Adler-32 checked) to exactly len bytes. @return 0, or -1 (damaged). */
 static int inflate_exact(struct h5_worker *w, const unsigned char *in, size_t in_len,
                          unsigned char *out, size_t len)
 {
+#ifdef HAVE_LIBDEFLATE
+    if (!w->d && !(w->d = libdeflate_alloc_decompressor()))
+        return -1;
+    return libdeflate_zlib_decompress(w->d, in, in_len, out, len, NULL) == LIBDEFLATE_SUCCESS
+        ? 0 : -1;
+#else
     if (!w->z_ready) {
         memset(&w->z, 0, sizeof w->z);
         if (inflateInit(&w->z) != Z_OK)
@@ -441,6 +460,7 @@ static int inflate_exact(struct h5_worker *w, const unsigned char *in, size_t in
     w->z.next_out = out;
     w->z.avail_out = (uInt)len;
     return inflate(&w->z, Z_FINISH) == Z_STREAM_END && w->z.avail_out == 0 ? 0 : -1;
+#endif
 }
 
 /* Lay a chunk's valid part (ext, from origin) into the batch's C-order
@@ -598,8 +618,13 @@ static void chunks_free(struct h5_chunks *ch)
     if (ch->pool)
         la_pool_close(ch->pool);
     for (int t = 0; ch->w && t < ch->nthreads; t++) {
+#ifdef HAVE_LIBDEFLATE
+        if (ch->w[t].d)
+            libdeflate_free_decompressor(ch->w[t].d);
+#else
         if (ch->w[t].z_ready)
             inflateEnd(&ch->w[t].z);
+#endif
         free(ch->w[t].a);
         free(ch->w[t].b);
     }
