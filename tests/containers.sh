@@ -215,6 +215,12 @@ if built hdf5; then
         grep -q "read as stored" "$d/err"
         ok $((!$?)) "$a: not read chunk by chunk"
     done
+    expect_values "10 11 12 13 3 14 15 16 17 3 18 19 20 21 3 22 23 24 25 3 $(echo 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3) 5 6 7 8 9" \
+        "userblock, shuffle + gzip, edge chunks, fill value" "$c/h5-ub-fill.h5"
+    LABELAUDIT_HDF5_SLOW=1 run -n 10 "$srcdir/tests/malformed/h5-chunk-garbage.h5"
+    expect_status 3 "a damaged chunk through H5Dread: exit 3"
+    [ "$(wc -l < "$d/err")" = 1 ]
+    ok $? "... and one line on stderr, no libhdf5 error stack (from the reader thread)"
     run -v -n 1 -j 1 --array gzip2d "$ch"
     expect_err "inflated on 1 thread (" "-j 1: one thread"
     gzip -c "$c/h5-labels.h5" > "$d/y.h5.gz"

@@ -712,6 +712,10 @@ static void advance(struct h5_state *st, hsize_t n)
 static int h5_next(struct la_reader *r, struct la_chunk *out)
 {
     struct h5_state *st = r->state;
+    /* libhdf5 built thread-safe (Debian's) keeps this setting per thread, and
+     * audit.c calls next() on a reader thread of its own: without it a damaged
+     * chunk would print libhdf5's error stack beside our one line */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (st->ch.on)
         return chunks_next(r, out);
     if (st->done == st->count)

@@ -88,3 +88,10 @@ with h5("h5-chunks.h5") as f:
     # gzip of a big-endian type: left to libhdf5
     f.create_dataset("gzip-be", data=np.arange(1, 41, dtype=">i4"), chunks=(16,),
                      compression="gzip")
+# one dataset only (the fuzz target's seed, tests/fuzz/corpus/hdf5): after a
+# userblock, shuffle + gzip, edge chunks on both axes, chunks never written
+with h5("h5-ub-fill.h5", userblock_size=512) as f:
+    d = f.create_dataset("y", shape=(9, 5), dtype=np.int32, chunks=(4, 2), compression="gzip",
+                         shuffle=True, fillvalue=3)
+    d[0:4, 0:4] = np.arange(16, dtype=np.int32).reshape(4, 4) + 10
+    d[8:9, :] = [5, 6, 7, 8, 9]
