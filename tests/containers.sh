@@ -171,9 +171,12 @@ if built hdf5; then
     expect_json '.files[0].invalid.above' "1" "the 2 in it is out of range"
     want=$(echo 1 2 3 4 5 6 7 8 9 10 11 12 1 2 3 4 5 6 7 8 9 10 11 12 1 2 3 4 5 6 7 8)
     for b in 1 8 20 40 4194304; do
-        LABELAUDIT_HDF5_BLOCK=$b expect_values "$want" \
-            "chunked, gzip and shuffle, big-endian, in $b-byte hyperslabs" "$c/h5-chunked.h5"
+        # (h5py stored the '>i4' array little-endian: the chunk path reads it,
+        # so the hyperslabs are H5Dread's, forced)
+        LABELAUDIT_HDF5_SLOW=1 LABELAUDIT_HDF5_BLOCK=$b expect_values "$want" \
+            "chunked, gzip and shuffle, in $b-byte hyperslabs" "$c/h5-chunked.h5"
     done
+    expect_values "$want" "chunked, gzip and shuffle, chunk by chunk" "$c/h5-chunked.h5"
     for t in bool:bool f16:float16 f64:float64 u16:uint16 scalar:int64; do
         run --json -n 2 --array "${t%%:*}" "$c/h5-dtypes.h5"
         expect_json '.files[0].dtype' "${t#*:}" "h5 ${t%%:*} reads as ${t#*:}"
