@@ -324,7 +324,7 @@ static void offer_run(struct la_reader *r, struct h5_state *st, hid_t dcpl, int 
 
 // ---- gzip chunks, inflated on the pool ---------------------------------------------
 
-#if H5_VERSION_GE(1, 10, 5)   /* H5Dget_chunk_info_by_coord */
+#if H5_VERSION_GE(1, 10, 5)   /* H5Dget_chunk_info_by_coord, H5Dread_chunk */
 /* The pipeline, if it is exactly [deflate] or [shuffle, deflate] with a
  * shuffle of this element size. @return 1 and ch->shuffle, deflate_bit set, or 0. */
 static int gzip_pipeline(hid_t dcpl, struct h5_chunks *ch)
@@ -583,10 +583,15 @@ static int chunks_next(struct la_reader *r, struct la_chunk *out)
                 rest /= ch->grid[k];
             }
             jb->origin[0] = ch->row0 + s * ch->cdims[0];
-            if (H5Dget_chunk_info_by_coord(st->dset, jb->origin, &jb->mask, &addr, &size) < 0)
-                return chunk_error(r, jb->origin, st->ndim, "cannot find it (a damaged file)");
-            if (addr == HADDR_UNDEF)
-                continue;                           /* never written: the fill value */
+            /* H5Dget_chunk_storage_size costs 0.5 us a chunk, _info_by_coord
+             * 13 to 20 (libhdf5 1.10.8): the latter only when the former fails,
+             * as it does for a chunk never written */
+            if (H5Dget_chunk_storage_size(st->dset, jb->origin, &size) < 0 || size == 0) {
+                if (H5Dget_chunk_info_by_coord(st->dset, jb->origin, &jb->mask, &addr, &size) < 0)
+                    return chunk_error(r, jb->origin, st->ndim, "cannot find it (a damaged file)");
+                if (addr == HADDR_UNDEF)
+                    continue;                       /* never written: the fill value */
+            }
             if (size == 0 || size > limit)
                 return chunk_error(r, jb->origin, st->ndim, "stored size out of range (a damaged file)");
             if (la_grow(&ch->raw, &ch->raw_cap, used + (size_t)size, 1 << 20) != 0)
