@@ -20,6 +20,7 @@
 #include <string.h>       /* memcpy, strcmp */
 #include <sys/resource.h> /* getrusage: the 100 MB cell must not be buffered */
 
+#include "fatal.h"  /* la_guard_*: stubbed below */
 #include "reader.h"
 #include "tap.h"
 #include "util.h"     /* la_parse_number: the reference for every cell */
