@@ -244,6 +244,14 @@ if built mat; then
             "$v: float-labels and one-based"
         expect_out "y - 1" "$v: the fix says y - 1"
     done
+    run -v -n 102 "$c/mat-flowers-v5.mat"
+    expect_err "read in place: 6 values from byte 192" "v5: an uncompressed vector is read in place"
+    for f in mat-flowers-v7 mat-svhn mat-matrix; do
+        run -v -n 102 --array "$(case $f in mat-svhn) echo y ;; mat-matrix) echo masks ;; *) echo labels ;; esac)" \
+            "$c/$f.mat"
+        [ "$rc" -lt 3 ] && ! grep -q "read in place" "$d/err"
+        ok $? "$f: compressed or a matrix: read, not in place"
+    done
     if built hdf5; then
         run -v -n 102 "$c/mat-flowers-v73.mat"
         expect_err "v7.3 variable 'labels' read as HDF5 dataset /labels" \

@@ -301,6 +301,94 @@ static int mat_v5_sizes_ok(struct la_reader *r, int fd)
     return 0;
 }
 
+/* ---- a v5 vector in place ----------------------------------------------------
+ * libmatio copies a variable's data and does not say where it lies (the
+ * offset is in its private matvar_internal). An uncompressed v5 numeric
+ * vector stored in its class's own type and in host byte order is one run of
+ * the file's bytes, in C order: walking the same tags mat_v5_sizes_ok checks
+ * finds it, so that audit.c maps it and scans it in place, as a .npy. The
+ * variable, class and count are libmatio's; the walk only says where, and
+ * offers nothing when what it finds disagrees. */
+#define MAT_V5_ALIGN 8
+
+/* The v5 data type (miINT8 = 1 ... miUINT64 = 13) that holds dtype's values. */
+static uint32_t mat_v5_type(enum la_dtype dtype)
+{
+    switch (dtype) {
+    case LA_DT_INT8: return 1;    case LA_DT_UINT8: return 2;
+    case LA_DT_INT16: return 3;   case LA_DT_UINT16: return 4;
+    case LA_DT_INT32: return 5;   case LA_DT_UINT32: return 6;
+    case LA_DT_FLOAT32: return 7; case LA_DT_FLOAT64: return 9;
+    case LA_DT_INT64: return 12;  case LA_DT_UINT64: return 13;
+    default: return 0;
+    }
+}
+
+/* In the matrix body at file offset body (nbytes long): when its name is
+ * name and its real part is `type`, `bytes` long, the file offset of that
+ * data. @return 1 and *at, else 0. */
+static int mat_v5_find_data(int fd, uint64_t body, uint32_t nbytes, const char *name,
+                            uint32_t type, uint64_t bytes, uint64_t *at)
+{
+    uint64_t pos = body, end = body + nbytes;
+    char got[64] = "";
+    for (int k = 0; k < 4 && pos + 8 <= end; k++) {
+        unsigned char tag[8];
+        if (pread(fd, tag, 8, (off_t)pos) != 8)
+            return 0;
+        uint32_t t = mat_u32(tag, 0), n = t >> 16;
+        if (n) {                                   /* small element: data in the tag */
+            if (k == 2 && n <= 4)
+                memcpy(got, tag + 4, n);
+            pos += 8;
+            continue;
+        }
+        n = mat_u32(tag + 4, 0);
+        if (k == 2 && n < sizeof got && pread(fd, got, n, (off_t)(pos + 8)) != (ssize_t)n)
+            return 0;
+        if (k == 3) {
+            *at = pos + 8;
+            return strcmp(got, name) == 0 && t == type && n == bytes && *at + bytes <= end;
+        }
+        pos += 8 + (((uint64_t)n + 7) & ~(uint64_t)7);
+    }
+    return 0;
+}
+
+/* Offer the run of a v5 vector (see above). */
+static void mat_v5_run(struct la_reader *r, const struct mat_state *st)
+{
+    int fd = la_source_plain_fd(r->src);
+    uint32_t type = mat_v5_type(st->dtype);
+    unsigned char head[MAT_V5_HEAD];
+    struct stat sb;
+    if (Mat_GetVersion(st->mat) != MAT_FT_MAT5 || !st->vector || !type || st->var->isComplex
+        || !st->var->name || st->count == 0 || fstat(fd, &sb) != 0
+        || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head
+        || head[126] != (la_host_is_big_endian() ? 'M' : 'I'))
+        return;                                    /* not v5 in host byte order */
+    uint64_t size = (uint64_t)sb.st_size, bytes = st->count * st->esize;
+    for (uint64_t pos = MAT_V5_HEAD, at; pos + 8 <= size;) {
+        unsigned char tag[8];
+        if (pread(fd, tag, 8, (off_t)pos) != 8)
+            return;
+        uint32_t t = mat_u32(tag, 0), n = mat_u32(tag + 4, 0);
+        if (t >> 16) {
+            pos += 8;
+            continue;
+        }
+        if (t == MAT_MI_MATRIX && n <= size - pos - 8
+            && mat_v5_find_data(fd, pos + 8, n, st->var->name, type, bytes, &at)) {
+            if (at % MAT_V5_ALIGN == 0 && at % st->esize == 0) {
+                r->has_run = 1;
+                r->run = (struct la_file_run){ fd, at, st->count, st->dtype };
+            }
+            return;
+        }
+        pos += 8 + (t == MAT_MI_COMPRESSED ? n : (((uint64_t)n + 7) & ~(uint64_t)7));
+    }
+}
+
 /* A v7.3 numeric vector: hand it to the HDF5 reader, as the dataset of the
  * variable's name at the root (where MATLAB writes variables). Its shape is
  * HDF5's, (N, 1) or (1, N): reported as N samples, as libmatio's vector. On
@@ -357,6 +445,7 @@ static int mat_open(struct la_reader *r)
         return -1;
     if (by_hdf5(r, st))
         return 0;
+    mat_v5_run(r, st);
     if (!st->vector && read_whole(r, st) != 0)
         return -1;
     if (!(st->buf = malloc(MAT_CHUNK)))
