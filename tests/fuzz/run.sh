@@ -65,6 +65,10 @@ for lib in HDF5:hdf5 MATIO:matio; do
     codec_libs="$codec_libs $(pkg-config --libs "${lib#*:}")"
     mask_targets="$mask_targets $(echo "${lib#*:}" | sed 's/matio/mat/')"
 done
+# the HDF5 reader inflates gzip chunks through libdeflate where config.h has it
+if grep -q "define HAVE_LIBDEFLATE 1" "$OUT/include/config.h"; then
+    codec_libs="$codec_libs $(pkg-config --libs libdeflate)"
+fi
 # issue 16: the WebDataset reader and its target, where config.h has libarchive
 if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets wds"
