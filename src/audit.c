@@ -14,11 +14,10 @@
 #include <stdlib.h>   /* malloc, free */
 #include <string.h>   /* memset, memcpy, strerror */
 #include <errno.h>    /* errno */
-#include <sys/mman.h> /* mmap, munmap */
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>   /* pread, sysconf */
+#include <unistd.h>   /* pread */
 
-#include "fatal.h"  /* la_guard_add: a file that shrinks under a mapping */
+#include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
 #include "msg.h"
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
@@ -81,8 +80,7 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
 
 struct window {
     size_t size;        /* bytes at most per window */
-    void *map;          /* the mapping, or NULL when buf holds a pread() copy */
-    size_t maplen;
+    struct la_mapping map;  /* the mapping; none when buf holds a pread() copy */
     char *buf;          /* fallback buffer of size bytes (mmap refused) */
 };
 
@@ -92,35 +90,21 @@ static void shrank(struct la_file_report *r, uint64_t at)
              (unsigned long long)at);
 }
 
-/* A guarded mapping of file bytes [base, base + len), or NULL (mmap refused, or
- * no guard left: then the caller reads with pread, which a shrinking file
- * cannot kill). */
-static void *map_guarded(int fd, uint64_t base, size_t len)
-{
-    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
-    if (map == MAP_FAILED)
-        return NULL;
-    if (la_guard_add(map, len, base) != 0) {
-        munmap(map, len);
-        return NULL;
-    }
-    return map;
-}
-
-/* Make file bytes [off, off + len) readable. @return them, or NULL with r->error. */
+/* Make file bytes [off, off + len) readable: mapped and guarded, or, when
+ * mmap is refused, read with pread (which a shrinking file cannot kill).
+ * @return them, or NULL with r->error. */
 static const char *window_open(struct window *w, int fd, uint64_t off, size_t len,
                                struct la_file_report *r)
 {
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), base = off / page * page;
     struct stat st;
     /* already cut short: say so now (if it shrinks later, the guard catches it) */
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < off + len) {
         shrank(r, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : off);
         return NULL;
     }
-    w->maplen = (size_t)(off - base) + len;
-    if ((w->map = map_guarded(fd, base, w->maplen)))
-        return (const char *)w->map + (off - base);
+    const char *mapped = la_map_guarded(fd, off, len, &w->map);
+    if (mapped)
+        return mapped;
     if (!w->buf)
         la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
                    (unsigned long long)off);
@@ -144,12 +128,7 @@ static const char *window_open(struct window *w, int fd, uint64_t off, size_t le
  * mapping (what was scanned there were zeros, not the file). */
 static int window_close(struct window *w, struct la_file_report *r)
 {
-    int64_t fault = -1;
-    if (w->map) {
-        fault = la_guard_remove(w->map);
-        munmap(w->map, w->maplen);
-    }
-    w->map = NULL;
+    int64_t fault = la_unmap_guarded(&w->map);
     if (fault >= 0)
         shrank(r, (uint64_t)fault);
     return fault >= 0 ? -1 : 0;

@@ -161,3 +161,9 @@ void la_gather_f_order(unsigned char *dst, const unsigned char *data, unsigned e
         }
     }
 }
+
+void la_bool_normalize(unsigned char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = v[i] != 0;
+}

@@ -45,6 +45,10 @@ int la_dtype_from_numpy(const char *descr, enum la_dtype *out, int *swap);
 /** la_byteswap() : reverse the bytes of each of the count elements of size bytes. */
 void la_byteswap(void *data, size_t count, unsigned size);
 
+/** la_bool_normalize() : bool bytes other than 0 and 1 are True to NumPy and
+ *  torch; make each of the n bytes 0 or 1, as the scan expects. */
+void la_bool_normalize(unsigned char *v, size_t n);
+
 /** la_bf16_to_f32() : widen n bfloat16 values (host order) to float32, exactly:
  *  a bfloat16 is the upper half of a float32. in and out may not overlap. */
 void la_bf16_to_f32(const void *in, void *out, size_t n);

@@ -85,6 +85,33 @@ int64_t la_guard_remove(const void *map)
     return fault;
 }
 
+const void *la_map_guarded(int fd, uint64_t offset, uint64_t len, struct la_mapping *m)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), skip = offset % page;
+    *m = (struct la_mapping){ NULL, 0 };
+    if (len == 0 || len > SIZE_MAX - skip)
+        return NULL;
+    void *map = mmap(NULL, (size_t)(len + skip), PROT_READ, MAP_PRIVATE, fd, (off_t)(offset - skip));
+    if (map == MAP_FAILED)
+        return NULL;
+    if (la_guard_add(map, (size_t)(len + skip), offset - skip) != 0) {
+        munmap(map, (size_t)(len + skip));   /* unguarded, a shrinking file would kill us */
+        return NULL;
+    }
+    *m = (struct la_mapping){ map, (size_t)(len + skip) };
+    return (const char *)map + skip;
+}
+
+int64_t la_unmap_guarded(struct la_mapping *m)
+{
+    if (!m->base)
+        return -1;
+    int64_t fault = la_guard_remove(m->base);
+    munmap(m->base, m->len);
+    *m = (struct la_mapping){ NULL, 0 };
+    return fault;
+}
+
 /* In the handler: if addr lies in a guarded mapping, put zero pages from its
  * page to the mapping's end, note the fault, @return 1 (the read is retried
  * and finds zeros); else 0. */

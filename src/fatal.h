@@ -40,6 +40,22 @@ int64_t la_guard_fault(const void *map);
  *  @return as la_guard_fault(). */
 int64_t la_guard_remove(const void *map);
 
+/* A guarded read-only mapping of a file's bytes (la_map_guarded). */
+struct la_mapping {
+    void *base;               /* the mapping, from a page start; NULL: none */
+    size_t len;
+};
+
+/** la_map_guarded() : map bytes [offset, offset + len) of the regular file fd
+ *  read-only and guard them (la_guard_add). m is set for la_unmap_guarded().
+ *  @return the byte at offset, or NULL when mmap refuses, len does not fit in
+ *  memory, or no guard is left: the caller then reads the file another way. */
+const void *la_map_guarded(int fd, uint64_t offset, uint64_t len, struct la_mapping *m);
+
+/** la_unmap_guarded() : stop watching and unmap m (nothing when it holds none).
+ *  @return as la_guard_fault(). */
+int64_t la_unmap_guarded(struct la_mapping *m);
+
 /** For tests: when set, called by la_guard_add() once the mapping is guarded,
  *  so that a test can truncate the file at a known point. NULL in the tool. */
 extern void (*la_guard_test_hook)(const void *map, size_t len);

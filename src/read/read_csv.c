@@ -32,7 +32,7 @@
  * compare the other paths with. LABELAUDIT_CSV_BLOCK=N reads N bytes at a
  * time, so that tests cut small files into many blocks. */
 #include "cells.h"   /* la_utf8_cut */
-#include "fatal.h"   /* la_guard_add: a mapped file cut short is reported, not fatal */
+#include "fatal.h"   /* la_map_guarded: a mapped file cut short is reported, not fatal */
 #include "msg.h"     /* la_verbose: -v says which parser read which rows */
 #include "pool.h"    /* the helper that parses half of each block */
 #include "reader.h"
@@ -43,7 +43,7 @@
 #include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
 #include <strings.h> /* strcasecmp */
-#include <sys/mman.h> /* mmap, madvise */
+#include <sys/mman.h> /* madvise */
 #include <unistd.h>  /* sysconf */
 
 #define READ_BYTES ((size_t)1 << 20) /* bytes asked of the source per read */
@@ -119,11 +119,11 @@ struct la_csv {
     size_t len, pos;
     /* a plain file is read in place (map_input): buf is then the file from
      * byte map_base on, mapped, and fill() only moves len a block on */
-    void *map;                /* the mapping (from a page start), or NULL */
+    struct la_mapping map;    /* the guarded mapping buf lies in, if any */
     size_t map_len;           /* bytes from buf on that the file holds */
-    size_t map_lead;          /* buf is this far into the mapping */
     uint64_t map_base;        /* the file offset of buf[0] */
-    size_t given_back;        /* buf[0..given_back) is no longer resident (madvise) */
+    size_t given_back;        /* the mapping's first given_back bytes are no longer
+                                 resident (madvise) */
     size_t scan;              /* fast path: buf[pos..scan) holds no LF */
     int eof;                  /* the source has no more bytes */
     int slow;                 /* libcsv owns the rest of the input */
@@ -952,7 +952,7 @@ static void go_slow(struct la_csv *s, const char *at, const char *why)
     unsigned long long line = s->line + (at && at > p ? count_lf(p, (size_t)(at - p)) : 0);
     /* the source's offset is that of buf's end: bytes after decompression */
     unsigned long long byte = la_source_offset(s->r->src) - (s->len - (size_t)((at ? at : p) - s->buf));
-    if (s->map)
+    if (s->map.base)
         byte = s->map_base + (size_t)((at ? at : p) - s->buf);
     la_verbose(s->r->path, "csv: %s at line %llu (byte %llu): libcsv parses from line %llu on, "
                "%s", why, line, byte, (unsigned long long)s->line,
@@ -1476,40 +1476,20 @@ static void finish(struct la_csv *s)
 /* Read a plain file in place: map it, guarded (fatal.h), from the source's
  * offset on. Copying it through read() cost a tenth of the parse, on the
  * thread all others wait for at each step; mapped, the parts fault its pages
- * in on their own threads. @return 0 (when mmap is refused, the file is read). */
-static int map_input(struct la_csv *s)
+ * in on their own threads. When mmap is refused, the file is read. */
+static void map_input(struct la_csv *s)
 {
     int fd = la_source_plain_fd(s->r->src);
     int64_t size = la_source_size(s->r->src);
-    uint64_t at = la_source_offset(s->r->src), page = (uint64_t)sysconf(_SC_PAGESIZE);
-    if (fd < 0 || size < 0 || (uint64_t)size <= at || (uint64_t)size - at > SIZE_MAX / 2)
-        return 0;
-    uint64_t base = at / page * page;
-    size_t len = (size_t)((uint64_t)size - base);
-    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
-    if (map == MAP_FAILED)
-        return 0;
-    if (la_guard_add(map, len, base) != 0) {
-        munmap(map, len);
-        return 0;
-    }
-    madvise(map, len, MADV_SEQUENTIAL);
-    s->map = map;
-    s->map_lead = (size_t)(at - base);
-    s->map_len = len - s->map_lead;
-    s->map_base = at;
-    s->buf = (char *)map + s->map_lead;
-    return 0;
-}
-
-static void unmap_input(struct la_csv *s)
-{
-    if (!s->map)
+    uint64_t at = la_source_offset(s->r->src);
+    const char *buf;
+    if (fd < 0 || size < 0 || (uint64_t)size <= at
+        || !(buf = la_map_guarded(fd, at, (uint64_t)size - at, &s->map)))
         return;
-    la_guard_remove(s->map);
-    munmap(s->map, s->map_lead + s->map_len);
-    s->map = NULL;
-    s->buf = NULL;
+    madvise(s->map.base, s->map.len, MADV_SEQUENTIAL);
+    s->buf = (char *)buf;
+    s->map_len = (size_t)((uint64_t)size - at);
+    s->map_base = at;
 }
 
 /* The next block of a mapped file: no copy, len moves on. Parsed pages are
@@ -1519,12 +1499,13 @@ static void unmap_input(struct la_csv *s)
 static ssize_t more_mapped(struct la_csv *s)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t parsed = (s->map_lead + s->pos) / page * page;
+    size_t lead = (size_t)(s->buf - (char *)s->map.base);   /* buf's offset in the mapping */
+    size_t parsed = (lead + s->pos) / page * page;
     if (parsed >= s->given_back + GIVE_BACK) {
-        madvise((char *)s->map + s->given_back, parsed - s->given_back, MADV_DONTNEED);
+        madvise((char *)s->map.base + s->given_back, parsed - s->given_back, MADV_DONTNEED);
         s->given_back = parsed;
     }
-    int64_t fault = la_guard_fault(s->map);
+    int64_t fault = la_guard_fault(s->map.base);
     if (fault >= 0)
         return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
     size_t n = s->map_len - s->len < s->block ? s->map_len - s->len : s->block;
@@ -1561,7 +1542,7 @@ static ssize_t more_read(struct la_csv *s)
 /* One more block after the unparsed bytes. @return 0, or -1 on a read error. */
 static int fill(struct la_csv *s)
 {
-    ssize_t n = s->map ? more_mapped(s) : more_read(s);
+    ssize_t n = s->map.base ? more_mapped(s) : more_read(s);
     if (n < 0)
         return -1;
     if (n == 0) {
@@ -1616,8 +1597,8 @@ static void la_csv_close(struct la_reader *r)
     blocks_free(s->blocks);
     if (s->parser_live)
         csv_free(&s->parser);
-    if (s->map)
-        unmap_input(s);
+    if (s->map.base)
+        la_unmap_guarded(&s->map);
     else
         free(s->buf);
     free(s->vals);
@@ -1660,9 +1641,8 @@ static int csv_setup(struct la_reader *r, struct la_csv *s)
     if (o && o->column && o->header == LA_NO && !is_column_number(o->column, &num))
         return FAIL(s, "--column=%.100s names a header cell, but --no-header says there is none",
                     o->column);
-    if (map_input(s) < 0)
-        return -1;
-    if (!s->map)
+    map_input(s);
+    if (!s->map.base)
         s->buf = malloc(2 * s->block);
     s->vals = malloc(PENDING * sizeof(int64_t));
     s->kinds = malloc(PENDING);

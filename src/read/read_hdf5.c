@@ -750,8 +750,7 @@ static int h5_next(struct la_reader *r, struct la_chunk *out)
         return la_reader_set_error(r, "cannot read elements %llu.. of the dataset (a damaged "
                                    "file, or a filter libhdf5 lacks)", (unsigned long long)st->done);
     if (st->dtype == LA_DT_BOOL)
-        for (hsize_t i = 0; i < n; i++)
-            st->buf[i] = st->buf[i] != 0;
+        la_bool_normalize(st->buf, (size_t)n);
     *out = (struct la_chunk){ st->dtype, st->buf, (size_t)n, st->done, NULL };
     st->done += n;
     advance(st, st->ndim ? cnt[st->split] : 1);

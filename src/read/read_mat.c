@@ -222,22 +222,75 @@ static uint32_t mat_u32(const unsigned char *p, int swap)
     return swap ? __builtin_bswap32(v) : v;
 }
 
+/* A v5 (or v7) file's size and whether its tags need their bytes swapped,
+ * from its 128-byte header. @return 1, or 0 when fd holds no such file (v4,
+ * or v7.3, which is HDF5 with its own checks). */
+static int mat_v5_header(int fd, int *swap, uint64_t *size)
+{
+    unsigned char head[MAT_V5_HEAD];
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head)
+        return 0;
+    if (head[126] == 'I' && head[127] == 'M')
+        *swap = la_host_is_big_endian();
+    else if (head[126] == 'M' && head[127] == 'I')
+        *swap = !la_host_is_big_endian();
+    else
+        return 0;
+    *size = (uint64_t)sb.st_size;
+    return (*swap ? head[124] : head[125]) == 0x01;
+}
+
+/* The next top-level element from *pos on, small ones stepped over: the
+ * offset *at of its tag, its type and the byte count the tag claims; *pos
+ * moves past it. @return 1, or 0 past the last tag (or at a read error). */
+static int mat_v5_element(int fd, uint64_t size, int swap, uint64_t *pos, uint64_t *at,
+                          uint32_t *type, uint32_t *n)
+{
+    for (unsigned char tag[8]; *pos + 8 <= size; *pos += 8) {   /* += 8: a small element */
+        if (pread(fd, tag, 8, (off_t)*pos) != 8)
+            return 0;
+        *type = mat_u32(tag, swap);
+        *n = mat_u32(tag + 4, swap);
+        if (*type >> 16)
+            continue;
+        *at = *pos;
+        *pos += 8 + (*type == MAT_MI_COMPRESSED ? *n : (((uint64_t)*n + 7) & ~(uint64_t)7));
+        return 1;
+    }
+    return 0;
+}
+
+/* The subelement of a matrix body m[0..len) at *pos: its type, its byte
+ * count, where its bytes start in m (in the tag for a small one: *small) ;
+ * *pos moves past it, padded to 8 bytes. @return 1, or 0 when its tag is
+ * not in m or a small element claims more than the tag's 4 bytes. */
+static int mat_v5_sub(const unsigned char *m, size_t len, int swap, uint64_t *pos,
+                      uint32_t *type, uint32_t *n, uint64_t *data, int *small)
+{
+    if (*pos + 8 > len)
+        return 0;
+    uint32_t tag = mat_u32(m + *pos, swap);
+    *small = tag >> 16 != 0;
+    *type = *small ? tag & 0xffff : tag;
+    *n = *small ? tag >> 16 : mat_u32(m + *pos + 4, swap);
+    *data = *pos + (*small ? 4 : 8);
+    *pos += *small ? 8 : 8 + (((uint64_t)*n + 7) & ~(uint64_t)7);
+    return !*small || *n <= 4;
+}
+
 /* The subelements that open a matrix body m[0..len), of claimed size nbytes. */
 static int mat_v5_matrix_ok(const unsigned char *m, size_t len, uint32_t nbytes, int swap)
 {
-    uint64_t pos = 0;
+    uint64_t pos = 0, data;
+    uint32_t type, n;
+    int small;
     for (int k = 0; k < 3 && pos + 8 <= len; k++) {
-        uint32_t tag = mat_u32(m + pos, swap), n = tag >> 16;
-        if (n) {                                   /* small element: data in the tag */
-            if (n > 4)
-                return 0;
-            pos += 8;
-            continue;
-        }
-        n = mat_u32(m + pos + 4, swap);
-        if (pos + 8 > nbytes || n > nbytes - pos - 8 || (k == 1 && n / 4 > LA_MAX_DIMS))
+        uint64_t at = pos;
+        if (!mat_v5_sub(m, len, swap, &pos, &type, &n, &data, &small))
             return 0;
-        pos += 8 + (((uint64_t)n + 7) & ~(uint64_t)7);
+        if (!small && (at + 8 > nbytes || n > nbytes - at - 8 || (k == 1 && n / 4 > LA_MAX_DIMS)))
+            return 0;
     }
     return 1;
 }
@@ -261,42 +314,25 @@ static int mat_v5_compressed_ok(const unsigned char *z, size_t zlen, int swap)
 /* @return 0, or -1 with r->err naming the byte of an element that lies about its size. */
 static int mat_v5_sizes_ok(struct la_reader *r, int fd)
 {
-    unsigned char head[MAT_V5_HEAD], buf[4096];
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head)
-        return 0;
+    unsigned char buf[4096];
+    uint64_t size, at;
+    uint32_t type, n;
     int swap;
-    if (head[126] == 'I' && head[127] == 'M')
-        swap = la_host_is_big_endian();
-    else if (head[126] == 'M' && head[127] == 'I')
-        swap = !la_host_is_big_endian();
-    else
-        return 0;                                  /* not v5: libmatio's to judge */
-    if ((swap ? head[124] : head[125]) != 0x01)
-        return 0;                                  /* v7.3 is HDF5, with its own checks */
-    uint64_t size = (uint64_t)sb.st_size;
-    for (uint64_t pos = MAT_V5_HEAD; pos + 8 <= size;) {
-        unsigned char tag[8];
-        if (pread(fd, tag, 8, (off_t)pos) != 8)
-            return 0;
-        uint32_t type = mat_u32(tag, swap), n = mat_u32(tag + 4, swap);
-        if (type >> 16) {                          /* small element */
-            pos += 8;
-            continue;
-        }
-        if (n > size - pos - 8)
+    if (!mat_v5_header(fd, &swap, &size))
+        return 0;                                  /* libmatio's to judge */
+    for (uint64_t pos = MAT_V5_HEAD; mat_v5_element(fd, size, swap, &pos, &at, &type, &n);) {
+        if (n > size - at - 8)
             return la_reader_set_error(r, "byte %llu: a .mat element claims %u bytes, past "
-                                       "the end of the file", (unsigned long long)pos, n);
+                                       "the end of the file", (unsigned long long)at, n);
         size_t want = n < sizeof buf ? n : sizeof buf;
-        ssize_t got = pread(fd, buf, want, (off_t)(pos + 8));
+        ssize_t got = pread(fd, buf, want, (off_t)(at + 8));
         int ok = got < 0 ? 1
                : type == MAT_MI_MATRIX ? mat_v5_matrix_ok(buf, (size_t)got, n, swap)
                : type == MAT_MI_COMPRESSED ? mat_v5_compressed_ok(buf, (size_t)got, swap) : 1;
         if (!ok)
             return la_reader_set_error(r, "byte %llu: a .mat variable's header claims more "
                                        "bytes than the variable holds (damaged file)",
-                                       (unsigned long long)pos);
-        pos += 8 + (type == MAT_MI_COMPRESSED ? n : (((uint64_t)n + 7) & ~(uint64_t)7));
+                                       (unsigned long long)at);
     }
     return 0;
 }
@@ -324,68 +360,46 @@ static uint32_t mat_v5_type(enum la_dtype dtype)
     }
 }
 
-/* In the matrix body at file offset body (nbytes long): when its name is
- * name and its real part is `type`, `bytes` long, the file offset of that
- * data. @return 1 and *at, else 0. */
+/* In the matrix whose body lies at file offset body, nbytes long: when its
+ * name (the third subelement) is name and its real part (the fourth) is
+ * `type`, `bytes` long, the file offset of that data. @return 1 and *at, else 0. */
 static int mat_v5_find_data(int fd, uint64_t body, uint32_t nbytes, const char *name,
                             uint32_t type, uint64_t bytes, uint64_t *at)
 {
-    uint64_t pos = body, end = body + nbytes;
-    char got[64] = "";
-    for (int k = 0; k < 4 && pos + 8 <= end; k++) {
-        unsigned char tag[8];
-        if (pread(fd, tag, 8, (off_t)pos) != 8)
+    unsigned char m[4096];                         /* the subelements before the data */
+    ssize_t len = pread(fd, m, nbytes < sizeof m ? nbytes : sizeof m, (off_t)body);
+    uint64_t pos = 0, data = 0;
+    uint32_t t = 0, n = 0;
+    int small = 0;
+    for (int k = 0; k < 4; k++) {
+        if (len < 0 || !mat_v5_sub(m, (size_t)len, 0, &pos, &t, &n, &data, &small))
             return 0;
-        uint32_t t = mat_u32(tag, 0), n = t >> 16;
-        if (n) {                                   /* small element: data in the tag */
-            if (k == 2 && n <= 4)
-                memcpy(got, tag + 4, n);
-            pos += 8;
-            continue;
-        }
-        n = mat_u32(tag + 4, 0);
-        if (k == 2 && n < sizeof got && pread(fd, got, n, (off_t)(pos + 8)) != (ssize_t)n)
+        if (k == 2 && (data + n > (uint64_t)len || n != strlen(name) || memcmp(m + data, name, n)))
             return 0;
-        if (k == 3) {
-            *at = pos + 8;
-            return strcmp(got, name) == 0 && t == type && n == bytes && *at + bytes <= end;
-        }
-        pos += 8 + (((uint64_t)n + 7) & ~(uint64_t)7);
     }
-    return 0;
+    *at = body + data;
+    return !small && t == type && n == bytes && data + bytes <= nbytes;
 }
 
 /* Offer the run of a v5 vector (see above). */
 static void mat_v5_run(struct la_reader *r, const struct mat_state *st)
 {
-    int fd = la_source_plain_fd(r->src);
-    uint32_t type = mat_v5_type(st->dtype);
-    unsigned char head[MAT_V5_HEAD];
-    struct stat sb;
+    int fd = la_source_plain_fd(r->src), swap;
+    uint32_t type = mat_v5_type(st->dtype), t, n;
+    uint64_t size, at, data;
     if (Mat_GetVersion(st->mat) != MAT_FT_MAT5 || !st->vector || !type || st->var->isComplex
-        || !st->var->name || st->count == 0 || fstat(fd, &sb) != 0
-        || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head
-        || head[126] != (la_host_is_big_endian() ? 'M' : 'I'))
+        || !st->var->name || st->count == 0 || !mat_v5_header(fd, &swap, &size) || swap)
         return;                                    /* not v5 in host byte order */
-    uint64_t size = (uint64_t)sb.st_size, bytes = st->count * st->esize;
-    for (uint64_t pos = MAT_V5_HEAD, at; pos + 8 <= size;) {
-        unsigned char tag[8];
-        if (pread(fd, tag, 8, (off_t)pos) != 8)
-            return;
-        uint32_t t = mat_u32(tag, 0), n = mat_u32(tag + 4, 0);
-        if (t >> 16) {
-            pos += 8;
-            continue;
-        }
-        if (t == MAT_MI_MATRIX && n <= size - pos - 8
-            && mat_v5_find_data(fd, pos + 8, n, st->var->name, type, bytes, &at)) {
-            if (at % MAT_V5_ALIGN == 0 && at % st->esize == 0) {
+    uint64_t bytes = st->count * st->esize;
+    for (uint64_t pos = MAT_V5_HEAD; mat_v5_element(fd, size, 0, &pos, &at, &t, &n);) {
+        if (t == MAT_MI_MATRIX && n <= size - at - 8
+            && mat_v5_find_data(fd, at + 8, n, st->var->name, type, bytes, &data)) {
+            if (data % MAT_V5_ALIGN == 0 && data % st->esize == 0) {
                 r->has_run = 1;
-                r->run = (struct la_file_run){ fd, at, st->count, st->dtype };
+                r->run = (struct la_file_run){ fd, data, st->count, st->dtype };
             }
             return;
         }
-        pos += 8 + (t == MAT_MI_COMPRESSED ? n : (((uint64_t)n + 7) & ~(uint64_t)7));
     }
 }
 
@@ -487,8 +501,7 @@ static int mat_next(struct la_reader *r, struct la_chunk *out)
         gather(st, n);
     }
     if (st->dtype == LA_DT_BOOL)
-        for (size_t i = 0; i < n; i++)
-            st->buf[i] = st->buf[i] != 0;
+        la_bool_normalize(st->buf, n);
     *out = (struct la_chunk){ st->dtype, st->buf, n, st->done, NULL };
     st->done += n;
     return 1;

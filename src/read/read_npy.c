@@ -12,14 +12,12 @@
  * a deflated npz member) it is read into memory when it is at most
  * LA_NPY_REORDER_MAX bytes, and refused otherwise. */
 #include "read_npy.h"
-#include "fatal.h"    /* la_guard_add: the mapped file may shrink under the gather */
+#include "fatal.h"    /* la_map_guarded: the mapped file may shrink under the gather */
 
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc, realloc, free */
 #include <string.h>   /* memcpy */
-#include <sys/mman.h> /* mmap, munmap */
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>   /* sysconf */
 
 #define LA_NPY_CHUNK (1u << 20)
 #define LA_NPY_REORDER_MAX ((uint64_t)256 << 20)
@@ -106,24 +104,8 @@ static int map_data(struct la_npy_stream *s, char *err, size_t errlen)
         return truncated(s, s->fd_length, avail / esize(s), err, errlen);
     if (avail > h->nbytes)
         return trailing(h->data_offset + h->nbytes, avail - h->nbytes, err, errlen);
-    uint64_t off = s->fd_offset + h->data_offset;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t skip = off % page;
-    if (h->nbytes + skip > SIZE_MAX)
-        return 0;
-    s->maplen = (size_t)(h->nbytes + skip);
-    s->map = mmap(NULL, s->maplen, PROT_READ, MAP_PRIVATE, s->fd, (off_t)(off - skip));
-    if (s->map == MAP_FAILED) {
-        s->map = NULL;
-        return 0;
-    }
-    if (la_guard_add(s->map, s->maplen, off - skip) != 0) {
-        munmap(s->map, s->maplen);   /* unguarded, a shrinking file would kill us */
-        s->map = NULL;
-        return 0;
-    }
-    s->data = (const unsigned char *)s->map + skip;
-    return 1;
+    s->data = la_map_guarded(s->fd, s->fd_offset + h->data_offset, h->nbytes, &s->map);
+    return s->data != NULL;
 }
 
 /* Read the whole array into memory, growing as data arrives. */
@@ -183,7 +165,7 @@ int la_npy_stream_open(struct la_npy_stream *s, char *err, size_t errlen)
 
 int la_npy_stream_gathers(const struct la_npy_stream *s)
 {
-    return s->map != NULL;
+    return s->map.base != NULL;
 }
 
 /* n values in C order from the F-order data, at the multi-index cidx. */
@@ -195,7 +177,7 @@ static void gather(struct la_npy_stream *s, size_t n)
 /* After the data: nothing may follow (the mapped case checked this already). */
 static int finish(struct la_npy_stream *s, char *err, size_t errlen)
 {
-    if (s->map)
+    if (s->map.base)
         return 0;
     uint64_t at = s->pos, extra = 0;
     for (;;) {
@@ -207,13 +189,6 @@ static int finish(struct la_npy_stream *s, char *err, size_t errlen)
             break;
     }
     return extra ? trailing(at, extra, err, errlen) : 0;
-}
-
-/* Bool bytes other than 0 and 1 are True to NumPy; hand the scan 0 or 1. */
-static void normalize_bool(unsigned char *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        v[i] = v[i] != 0;
 }
 
 int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err, size_t errlen)
@@ -231,7 +206,7 @@ int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err,
     n = left < n ? (size_t)left : n;
     if (s->data) {
         gather(s, n);
-        int64_t fault = s->map ? la_guard_fault(s->map) : -1;
+        int64_t fault = s->map.base ? la_guard_fault(s->map.base) : -1;
         if (fault >= 0)             /* the gather read zeros, not the file */
             return snprintf(err, errlen, "byte %lld: file shrank while being read",
                             (long long)fault), -1;
@@ -245,7 +220,7 @@ int la_npy_stream_next(struct la_npy_stream *s, struct la_chunk *out, char *err,
     if (h->swap)
         la_byteswap(s->buf, n, sz);
     if (h->dtype == LA_DT_BOOL)
-        normalize_bool(s->buf, n);
+        la_bool_normalize(s->buf, n);
     *out = (struct la_chunk){h->dtype, s->buf, n, s->done, NULL};
     s->done += n;
     return 1;
@@ -273,13 +248,9 @@ void la_npy_stream_info(const struct la_npy_stream *s, struct la_array_info *inf
 
 void la_npy_stream_close(struct la_npy_stream *s)
 {
-    if (s->map) {
-        la_guard_remove(s->map);
-        munmap(s->map, s->maplen);
-    }
+    la_unmap_guarded(&s->map);
     free(s->mem);
     free(s->buf);
-    s->map = NULL;
     s->mem = s->buf = NULL;
     s->data = NULL;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>    /* size_t */
 #include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* ssize_t */
+#include "fatal.h"     /* struct la_mapping */
 #include "npy_header.h"
 #include "reader.h"    /* struct la_chunk, struct la_array_info, struct la_file_run */
 
@@ -32,8 +33,7 @@ struct la_npy_stream {
     unsigned char *buf;         /* one chunk, reused */
     size_t bufcap;
     const unsigned char *data;  /* gathering: the whole array in F order */
-    void *map;                  /* mmap()ed region behind data, or NULL */
-    size_t maplen;
+    struct la_mapping map;      /* the guarded mapping behind data, if any */
     unsigned char *mem;         /* malloc()ed copy behind data, or NULL */
     uint64_t cidx[LA_MAX_DIMS]; /* gathering: the next C-order multi-index */
     int ended;

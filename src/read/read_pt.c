@@ -19,14 +19,12 @@
  * does not check it either (PyTorch builds miniz without the reader's CRC-32
  * checks): the check alone would cost more than the scan. */
 #include "pickle.h"
-#include "fatal.h"   /* la_guard_*: the mapped file may shrink under the gather */
+#include "fatal.h"   /* la_map_guarded: the mapped file may shrink under the gather */
 #include "zip.h"
 
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* calloc, malloc, free, strtoull */
 #include <string.h>   /* memcpy, strcmp, strlen, strncmp */
-#include <sys/mman.h> /* mmap, munmap */
-#include <unistd.h>   /* sysconf */
 
 #define PT_CHUNK (1u << 20)
 #define PT_PICKLE_MAX ((uint64_t)16 << 20)
@@ -47,8 +45,7 @@ struct pt_state {
     int sequential;               /* pulled through the member, not gathered */
     int mapped;                   /* map_storage() done (a view: at open, or at the
                                      first next() when a run was offered) */
-    void *map;
-    size_t maplen;
+    struct la_mapping map;        /* the guarded mapping behind data */
     const unsigned char *data;    /* gathering: the member's bytes */
     uint64_t idx[LA_PICKLE_MAX_DIMS];
     unsigned char *raw, *wide;    /* one chunk as stored; bf16 widened */
@@ -341,21 +338,11 @@ static int map_storage(struct la_reader *r, struct pt_state *st)
     st->mapped = 1;
     if (la_zip_crc_whole(&st->zip, r->err, sizeof r->err) != 0 || z->chosen->usize == 0)
         return z->chosen->usize == 0 ? 0 : -1;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), skip = z->data_off % page;
-    if (z->chosen->usize + skip > SIZE_MAX)
+    if (z->chosen->usize > SIZE_MAX / 2)
         return la_reader_set_error(r, "storage too large to map");
-    st->maplen = (size_t)(z->chosen->usize + skip);
-    st->map = mmap(NULL, st->maplen, PROT_READ, MAP_PRIVATE, z->fd, (off_t)(z->data_off - skip));
-    if (st->map == MAP_FAILED) {
-        st->map = NULL;
-        return la_reader_set_error(r, "cannot map the storage");
-    }
-    if (la_guard_add(st->map, st->maplen, z->data_off - skip) != 0) {
-        munmap(st->map, st->maplen);
-        st->map = NULL;
-        return la_reader_set_error(r, "cannot guard the mapped storage");
-    }
-    st->data = (const unsigned char *)st->map + skip;
+    if (!(st->data = la_map_guarded(z->fd, z->data_off, z->chosen->usize, &st->map)))
+        return la_reader_set_error(r, "cannot map the storage (mmap refused, or too many "
+                                   "files mapped at once)");
     return 0;
 }
 
@@ -491,7 +478,7 @@ static int pt_next(struct la_reader *r, struct la_chunk *out)
         if (!st->mapped && map_storage(r, st) != 0)   /* a run was offered, and declined */
             return -1;
         gather(st, n);
-        int64_t fault = la_guard_fault(st->map);
+        int64_t fault = la_guard_fault(st->map.base);
         if (fault >= 0)
             return la_reader_set_error(r, "byte %lld: file shrank while being read",
                                        (long long)fault);
@@ -499,8 +486,7 @@ static int pt_next(struct la_reader *r, struct la_chunk *out)
     if (st->swap)
         la_byteswap(st->raw, n, st->esize);
     if (st->dtype == LA_DT_BOOL)
-        for (size_t i = 0; i < n; i++)
-            st->raw[i] = st->raw[i] != 0;
+        la_bool_normalize(st->raw, n);
     if (st->bf16)
         la_bf16_to_f32(st->raw, st->wide, n);
     *out = (struct la_chunk){ st->dtype, st->bf16 ? st->wide : st->raw, n, st->done, NULL };
@@ -513,10 +499,7 @@ static void pt_close(struct la_reader *r)
     struct pt_state *st = r->state;
     if (!st)
         return;
-    if (st->map) {
-        la_guard_remove(st->map);
-        munmap(st->map, st->maplen);
-    }
+    la_unmap_guarded(&st->map);
     free(st->raw);
     free(st->wide);
     la_pickle_free(&st->pk);

@@ -348,8 +348,7 @@ static int st_next(struct la_reader *r, struct la_chunk *out)
     if (st->swap)
         la_byteswap(st->raw, n, st->esize);
     if (st->chosen->dtype == LA_DT_BOOL)
-        for (size_t i = 0; i < n; i++)
-            st->raw[i] = st->raw[i] != 0;
+        la_bool_normalize(st->raw, n);
     if (st->chosen->bf16)
         la_bf16_to_f32(st->raw, st->wide, n);
     *out = (struct la_chunk){ st->chosen->dtype, st->chosen->bf16 ? st->wide : st->raw, n,
