@@ -30,11 +30,8 @@
 # scipy, safetensors, torch: a row whose package is missing is skipped with
 # the reason), CC, THREADS (nproc). Exit status 0, or 1 when a count disagrees
 # or a target is missed.
-set -euo pipefail
-export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-LABELAUDIT=${LABELAUDIT:-./labelaudit}
-LABELAUDIT=$(cd "$(dirname "$LABELAUDIT")" && pwd)/$(basename "$LABELAUDIT")
+. "$here/lib.sh"   # strict mode, LABELAUDIT's absolute path, timed, median
 SCALE=${BENCH_SCALE:-1}
 RUNS=${BENCH_RUNS:-3}
 DIR=${BENCH_DIR:-bench-data}/containers
@@ -122,17 +119,13 @@ tools_for() {   # tools_for NAME FILE OFFSET: "name|command" lines, the limit se
 }
 
 measure() {   # measure NAME CMD: sets secs, rss_kb, bad
-    local t0=$EPOCHREALTIME
-    /usr/bin/time -f %M -o "$DIR/rss" bash -c "$2" >"$DIR/out" 2>"$DIR/stderr" || true
-    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
-    rss_kb=$(tail -1 "$DIR/rss")
+    timed "$2"
     case $1 in
     labelaudit*) bad=$(jq '[.files[].invalid.count] | add' "$DIR/out" 2>/dev/null || echo "?") ;;
     *) bad=$(tail -1 "$DIR/out") ;;
     esac
     [ -n "$bad" ] || bad="? ($(head -c 200 "$DIR/stderr" | tr '\n' ' '))"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "## Array containers (issue 15): $n int64 labels (scale $SCALE), $THREADS threads," \
      "median of $RUNS runs, load $(cut -d' ' -f1 /proc/loadavg)"

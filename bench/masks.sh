@@ -18,11 +18,8 @@
 # inputs are made with them too, so without them this benchmark is skipped),
 # CC, THREADS (nproc). Exit status 0, or 1 when a count disagrees or a target
 # is missed.
-set -euo pipefail
-export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-LABELAUDIT=${LABELAUDIT:-./labelaudit}
-LABELAUDIT=$(cd "$(dirname "$LABELAUDIT")" && pwd)/$(basename "$LABELAUDIT")
+. "$here/lib.sh"   # strict mode, LABELAUDIT's absolute path, timed, median
 SCALE=${BENCH_SCALE:-1}
 RUNS=${BENCH_RUNS:-3}
 DIR=${BENCH_DIR:-bench-data}
@@ -107,17 +104,13 @@ tools_for() {   # tools_for INPUT: "name|command" lines; each command prints the
 }
 
 measure() {   # measure NAME CMD: sets secs, rss_kb, bad
-    local t0=$EPOCHREALTIME
-    /usr/bin/time -f %M -o "$DIR/rss" bash -c "$2" >"$DIR/out" 2>"$DIR/stderr" || true
-    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
-    rss_kb=$(tail -1 "$DIR/rss")
+    timed "$2"
     if [ "$1" = labelaudit ]; then
         bad=$(jq '[.files[].invalid.count] | add' "$DIR/out" 2>/dev/null || echo "?")
     else
         bad=$(cat "$DIR/out")
     fi
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -A times rss found
 for input in png-masks nii-volumes; do

@@ -27,11 +27,8 @@
 # BENCH_INSTALL=0 to never apt-get the peers (python3-numpy, python3-pandas,
 # mawk, time). Exit status: 0, or 1 when a tool disagrees on the bad count or a
 # target is missed. Timings need a quiet machine: the load average is printed.
-set -euo pipefail
-export LC_ALL=C
-
 here=$(cd "$(dirname "$0")" && pwd)
-LABELAUDIT=${LABELAUDIT:-./labelaudit}
+. "$here/lib.sh"   # strict mode, LABELAUDIT's absolute path, timed, median
 SCALE=${BENCH_SCALE:-1}
 RUNS=${BENCH_RUNS:-5}
 DIR=${BENCH_DIR:-bench-data}
@@ -43,7 +40,6 @@ MAX_RSS_KB=$((32 * 1024))
 
 die() { echo "bench: $*" >&2; exit 2; }
 [ -x "$LABELAUDIT" ] || die "no labelaudit binary at $LABELAUDIT (set LABELAUDIT)"
-LABELAUDIT=$(cd "$(dirname "$LABELAUDIT")" && pwd)/$(basename "$LABELAUDIT")
 command -v jq >/dev/null || die "jq is needed to read labelaudit's JSON"
 
 # ---- peers: install what is missing, as Debian packages ----------------------------
@@ -165,23 +161,13 @@ tools_for() {   # tools_for INPUT: one "name|shell command" line per tool
 
 # measure NAME CMD : one run; sets $secs, $rss_kb and $bad (from the command's output)
 measure() {
-    local t0 t1
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f %M -o "$DIR/rss" bash -c "$2" >"$DIR/out" 2>"$DIR/stderr" || true
-    t1=$EPOCHREALTIME
+    timed "$2"
     if [ "${1%% *}" = labelaudit ]; then
         bad=$(jq '.files[0].invalid.count' "$DIR/out" 2>/dev/null || true)
     else
         bad=$(cat "$DIR/out")
     fi
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    rss_kb=$(tail -1 "$DIR/rss")
     [ -n "$bad" ] || { bad="?"; sed 's/^/bench: stderr: /' "$DIR/stderr" | head -3 >&2; }
-}
-
-median() {
-    sort -g | awk '{ v[NR] = $1 }
-                   END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"

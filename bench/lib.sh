@@ -1,0 +1,23 @@
+# lib.sh - what run.sh, masks.sh and containers.sh share; sourced, not run:
+# strict mode, the C locale, the binary's absolute path (LABELAUDIT, default
+# ./labelaudit), and the two helpers every table is made with.
+set -euo pipefail
+export LC_ALL=C
+LABELAUDIT=${LABELAUDIT:-./labelaudit}
+[ -x "$LABELAUDIT" ] && LABELAUDIT=$(cd "$(dirname "$LABELAUDIT")" && pwd)/$(basename "$LABELAUDIT")
+
+# timed CMD : one run of CMD through bash, under GNU time, with its standard
+# output in $DIR/out and its standard error in $DIR/stderr; sets secs (wall
+# time, as the user waits) and rss_kb (peak resident memory).
+timed() {
+    local t0=$EPOCHREALTIME
+    /usr/bin/time -f %M -o "$DIR/rss" bash -c "$1" >"$DIR/out" 2>"$DIR/stderr" || true
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
+    rss_kb=$(tail -1 "$DIR/rss")
+}
+
+# median : of the numbers on standard input, one a line
+median() {
+    sort -g | awk '{ v[NR] = $1 }
+                   END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
