@@ -12,14 +12,8 @@
 npy_u8() {
     f=$1 s=$2 h=$3 w=$4
     shift 4
-    dict="{'descr': '|u1', 'fortran_order': False, 'shape': ($s, $h, $w), }"
-    pad=$((64 - (10 + ${#dict} + 1) % 64))
-    [ $pad -eq 64 ] && pad=0
-    len=$((${#dict} + pad + 1))
     {
-        printf '\223NUMPY\001\000'
-        printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
-        printf '%s%*s\n' "$dict" $pad ''
+        npy_head '|u1' "($s, $h, $w)"
         for b in "$@"; do printf "$b"; done
     } >"$f"
 }

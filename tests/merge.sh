@@ -11,14 +11,8 @@
 npy_i64() {
     f=$1
     shift
-    dict="{'descr': '<i8', 'fortran_order': False, 'shape': ($#,), }"
-    pad=$((64 - (10 + ${#dict} + 1) % 64))
-    [ $pad -eq 64 ] && pad=0
-    len=$((${#dict} + pad + 1))
     {
-        printf '\223NUMPY\001\000'
-        printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
-        printf '%s%*s\n' "$dict" $pad ''
+        npy_head '<i8' "($#,)"
         for v in "$@"; do
             printf "$(echo "$v" | awk '{ v = $1; s = "";
                 for (i = 0; i < 8; i++) {

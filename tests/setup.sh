@@ -48,6 +48,18 @@ expect_err() {      # expect_err REGEX DESCRIPTION
 # jqf FILTER : evaluate a jq filter on $d/out
 jqf() { jq -r "$1" "$d/out"; }
 
+# npy_head DESCR SHAPE : a .npy v1.0 header for a C-order array ('<i8',
+# '(3, 4)' or '(5,)'), padded as numpy pads it; the data follows it
+npy_head() {
+    dict="{'descr': '$1', 'fortran_order': False, 'shape': $2, }"
+    pad=$((64 - (10 + ${#dict} + 1) % 64))
+    [ $pad -eq 64 ] && pad=0
+    len=$((${#dict} + pad + 1))
+    printf '\223NUMPY\001\000'
+    printf "\\$(printf %03o $((len % 256)))\\$(printf %03o $((len / 256)))"
+    printf '%s%*s\n' "$dict" $pad ''
+}
+
 expect_json() {     # expect_json FILTER VALUE DESCRIPTION
     got=$(jqf "$1" 2>&1)
     [ "$got" = "$2" ]
