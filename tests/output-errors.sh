@@ -114,17 +114,7 @@ expect_err '^labelaudit: -: ' "standard input closed: the message names it"
 rm -f "$d/o/idx.tsv"
 mkfifo "$d/fifo"
 for sig in TERM HUP; do             # (a background job ignores INT)
-    "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$d/fifo" >/dev/null 2>&1 &
-    pid=$!
-    exec 3>"$d/fifo"                 # the run now waits for more labels
-    printf '1\n20\n' >&3
-    tries=0
-    while ! ls -A "$d/o" | grep -q labelaudit && [ $tries -lt 50 ]; do
-        sleep 0.1; tries=$((tries + 1))
-    done
-    kill -"$sig" "$pid"
-    wait "$pid" 2>/dev/null
-    exec 3>&-
+    kill_mid_write "$sig"
     [ ! -e "$d/o/idx.tsv" ] && no_temp
     ok $? "SIG$sig while --indices-out is open leaves no file and no temporary file"
 done

@@ -94,18 +94,7 @@ mkdir "$d/o"
 mkfifo "$d/fifo"
 for sig in BUS:7 SEGV:11 ALRM:14 USR1:10 ABRT:6; do   # Linux's numbers; a background job ignores INT and QUIT
     num=${sig#*:} sig=${sig%:*}
-    "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$d/fifo" >/dev/null 2>"$d/err" &
-    pid=$!
-    exec 3>"$d/fifo"                 # the run now waits for more labels
-    printf '1\n20\n' >&3
-    tries=0
-    while ! ls -A "$d/o" | grep -q labelaudit && [ $tries -lt 50 ]; do
-        sleep 0.1; tries=$((tries + 1))
-    done
-    kill -"$sig" "$pid"
-    wait "$pid" 2>/dev/null
-    rc=$?
-    exec 3>&-
+    kill_mid_write "$sig"
     [ ! -e "$d/o/idx.tsv" ] && ! ls -A "$d/o" | grep -q labelaudit
     ok $? "SIG$sig while --indices-out is open leaves no file and no temporary file"
     # (a sanitizer build hands SIGSEGV and SIGBUS on to the sanitizer's report)

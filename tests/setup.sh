@@ -48,6 +48,24 @@ expect_err() {      # expect_err REGEX DESCRIPTION
 # jqf FILTER : evaluate a jq filter on $d/out
 jqf() { jq -r "$1" "$d/out"; }
 
+# kill_mid_write SIG : start a run whose --indices-out=$d/o/idx.tsv is open
+# (its input, the fifo $d/fifo, then waits for more labels) and send it SIG
+# once its temporary file is in $d/o; rc is its status, $d/err its stderr
+kill_mid_write() {
+    "$LABELAUDIT" -n 10 --indices-out="$d/o/idx.tsv" "$d/fifo" >/dev/null 2>"$d/err" &
+    pid=$!
+    exec 3>"$d/fifo"
+    printf '1\n20\n' >&3
+    tries=0
+    while ! ls -A "$d/o" | grep -q labelaudit && [ $tries -lt 50 ]; do
+        sleep 0.1; tries=$((tries + 1))
+    done
+    kill -"$1" "$pid"
+    wait "$pid" 2>/dev/null
+    rc=$?
+    exec 3>&-
+}
+
 # npy_head DESCR SHAPE : a .npy v1.0 header for a C-order array ('<i8',
 # '(3, 4)' or '(5,)'), padded as numpy pads it; the data follows it
 npy_head() {
