@@ -141,6 +141,17 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
     const struct la_file_run *run = &rd->run;
     size_t esz = la_dtype_info(run->dtype)->size;
     struct window w = { .size = b->window_bytes ? b->window_bytes : RUN_WINDOW };
+    /* the backend's threads read their own shares; per-column counts need
+     * the values in order, so they keep the windows */
+    if (b->ops->scan_run && !r->pos.cols) {
+        int rc = b->ops->scan_run(b, run, rule, &r->stats, prog, r->error, sizeof r->error);
+        if (rc != 1) {
+            la_verbose(r->path, "read in place: %llu values from byte %llu, each thread "
+                       "reading its share with pread", (unsigned long long)run->count,
+                       (unsigned long long)run->offset);
+            return rc;
+        }
+    }
     int rc = 0;
     la_verbose(r->path, "read in place: %llu values from byte %llu, mapped %.3g MiB at a time "
                "and scanned there (no copy)", (unsigned long long)run->count,

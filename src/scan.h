@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 struct la_scan_backend;
+struct la_progress;
 
 struct la_scan_backend_ops {
     const char *name;   /* "cpu" or "gpu": the JSON "backend" field */
@@ -25,6 +26,15 @@ struct la_scan_backend_ops {
     int (*scan)(struct la_scan_backend *b, const struct la_chunk *chunk,
                 const struct la_rule *rule, struct la_stats *stats, char *err, size_t errlen);
     void (*close)(struct la_scan_backend *b);
+    /** scan_run() : fold a whole file run (reader.h), each thread reading its
+     *  own contiguous share of the file; NULL, or a return of 1, when the
+     *  backend cannot (the caller then maps windows and calls scan()).
+     *  progress (may be NULL) is updated from the calling thread.
+     *  @return 0, 1, -1 on a read error or -2 on a scan error, with the
+     *  reason in err. */
+    int (*scan_run)(struct la_scan_backend *b, const struct la_file_run *run,
+                    const struct la_rule *rule, struct la_stats *stats,
+                    struct la_progress *progress, char *err, size_t errlen);
 };
 
 struct la_scan_backend {
@@ -88,6 +98,11 @@ void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h);
  *  @return 0, or -1 (only for --backend=gpu) with the reason in err. */
 int la_scan_choose(struct la_scan_backend *b, int choice, int threads,
                    const struct la_auto_hint *hint, char *err, size_t errlen);
+
+/** For tests: when set, called by the CPU backend's scan_run() once the
+ *  shares are given out and before any is read, so that a test can cut the
+ *  file at a known point. NULL in the tool. */
+extern void (*la_run_test_hook)(int fd);
 
 /** la_scan_chunk_cpu_ref() : the single-threaded reference fold, used by the
  *  CPU backend per thread and by the GPU backend to recheck overflowing chunks. */

@@ -14,9 +14,13 @@
 #include "scan.h"
 #include "pool.h"    /* the threads a chunk's parts are folded on */
 
+#include <errno.h>   /* EINTR */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* calloc, free */
-#include <string.h>  /* memset */
+#include <string.h>  /* memset, strerror */
+#include <unistd.h>  /* pread */
+
+#include "msg.h"     /* la_progress_update */
 
 // ---- folding one value ------------------------------------------------------
 
@@ -256,6 +260,7 @@ struct fast {
     uint64_t watch;         /* bin, read before and after a block, tells how often */
     size_t watch_bin;       /* it occurs there (see group_head) */
     int dirty;              /* bins of values outside [0, lim) may hold counts */
+    unsigned probe_rest;    /* blocks to count without probe_clean() first */
 };
 
 /* Labels below lim are valid with every rule the fast loops accept. */
@@ -286,6 +291,7 @@ static void fast_setup(struct fast *f, uint64_t lim, int dtype, const struct la_
     f->ignore_far = f->use_ignore && (f->ignore + FAST_NEAR >= f->window);
     f->counts_only = r->has_upper && (uint64_t)r->upper == lim;
     f->watching = 0;
+    f->probe_rest = 0;
 }
 
 /* A bin's count over the FAST_SUBS rows, modulo 2^32. */
@@ -382,6 +388,80 @@ FAST_INLINE size_t tally_block(const void *p, size_t m, int dtype, const struct 
         other += not_fast(x, &k);
     }
     return other;
+}
+
+/* 1 when every value of v[0..m) (a dtype's bits, as unsigned) is below
+ * lim: a first pass over a block, with no branch and no compare, in the
+ * dtype's own width, so that it vectorizes; such a block, the common case,
+ * is then counted by tally_near with no test per value. With L = lim, at
+ * most the top bit, x < L exactly when x - L wraps to a value with the top
+ * bit set and x itself has it clear; a signed x with it set is negative. A
+ * larger lim (uint8 labels above 127) only sends blocks the longer way. */
+#define DEFINE_ALL_BELOW(NAME, UTYPE)                                              \
+    FAST_INLINE int NAME(const UTYPE *v, size_t m, uint64_t lim)                  \
+    {                                                                              \
+        const UTYPE top = (UTYPE)((UTYPE)1 << (sizeof(UTYPE) * 8 - 1));            \
+        const UTYPE below = lim < top ? (UTYPE)lim : top;                          \
+        UTYPE acc = (UTYPE)~(UTYPE)0;                                              \
+        for (size_t i = 0; i < m; i++)                                             \
+            acc &= (UTYPE)((UTYPE)(v[i] - below) & (UTYPE)~v[i]);                  \
+        return (acc & top) != 0;                                                   \
+    }
+
+DEFINE_ALL_BELOW(all_below8, uint8_t)
+DEFINE_ALL_BELOW(all_below16, uint16_t)
+DEFINE_ALL_BELOW(all_below32, uint32_t)
+DEFINE_ALL_BELOW(all_below64, uint64_t)
+
+FAST_INLINE int all_below(const void *p, size_t m, int dtype, uint64_t lim)
+{
+    switch (dtype) {
+    case LA_DT_INT16:
+    case LA_DT_UINT16: return all_below16(p, m, lim);
+    case LA_DT_INT32:
+    case LA_DT_UINT32: return all_below32(p, m, lim);
+    case LA_DT_INT64:
+    case LA_DT_UINT64: return all_below64(p, m, lim);
+    default:           return all_below8(p, m, lim);   /* bool, int8, uint8 */
+    }
+}
+
+/* Blocks not probed after a probe fails: where most blocks hold other
+ * values (1-based labels, an ignore index in every mask), the probe would
+ * be a wasted pass over each. */
+#define FAST_PROBE_REST 7
+
+/* Whether block p[0..m) is all labels below lim, by all_below, unless the
+ * last probe failed less than FAST_PROBE_REST blocks ago (then 0). */
+FAST_INLINE int probe_clean(const void *p, size_t m, int dtype, const struct keys *k,
+                            struct fast *f)
+{
+    if (f->probe_rest > 0) {
+        f->probe_rest--;
+        return 0;
+    }
+    /* a full block's constant count lets -O2 vectorize all_below's loop */
+    int clean = m == FAST_BLOCK ? all_below(p, FAST_BLOCK, dtype, k->lim)
+                                : all_below(p, m, dtype, k->lim);
+    f->probe_rest = clean ? 0 : FAST_PROBE_REST;
+    return clean;
+}
+
+/* Add 1 to the bins of p[0..m), every value of which lies in the window
+ * (all_below found them all below lim):
+ * its bin is x + FAST_NEAR. Four rows, as in tally_block. */
+FAST_INLINE void tally_near(const void *p, size_t m, int dtype, const struct fast *f)
+{
+    uint32_t *c0 = f->bins + FAST_NEAR, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+        c0[load_label(p, i, dtype)]++;
+        c1[load_label(p, i + 1, dtype)]++;
+        c2[load_label(p, i + 2, dtype)]++;
+        c3[load_label(p, i + 3, dtype)]++;
+    }
+    for (; i < m; i++)
+        c0[load_label(p, i, dtype)]++;
 }
 
 /* The samples of p[0..m) (p[0] has flat index `first`, and the block spans
@@ -579,8 +659,10 @@ FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
         size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
         const void *p = (const char *)v + b * elem;
         uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
-        size_t n_bad = tally_block(p, m, dtype, f, &k, 1);
-        if (n_bad)
+        size_t n_bad;
+        if (probe_clean(p, m, dtype, &k, f))
+            tally_near(p, m, dtype, f);
+        else if ((n_bad = tally_block(p, m, dtype, f, &k, 1)) != 0)
             settle_block(p, m, first + b, n_bad, before, dtype, &k, r, s, f);
         if ((since += m) >= FAST_FLUSH_EVERY) {
             fast_flush(f, r, s, kind);
@@ -660,8 +742,18 @@ static void fold_fast(const struct la_chunk *c, const struct la_rule *r, struct 
  * serially (see merge_parts), so memory stays bounded whatever the input. */
 #define PART_BAD_CAP ((size_t)1 << 14)
 
+/* Where a thread's read of a file run failed. */
+struct read_failure {
+    int failed;
+    uint64_t at;            /* byte offset */
+    int err;                /* errno, 0: the file ended there */
+};
+
 struct part {
-    struct la_chunk chunk;
+    struct la_chunk chunk;  /* a chunk's slice; for a file run, values [lo, hi) */
+    uint64_t lo, hi;
+    char *buf;              /* a file run's read buffer, RUN_BUF bytes */
+    struct read_failure fail;
     struct la_stats stats;
     int ready;              /* stats allocated for the current file's parameters */
     size_t entries;         /* bad entries dst still keeps (its bad_cap may be larger
@@ -674,6 +766,9 @@ struct cpu {
     struct la_pool *pool;
     int nthreads;               /* parts usable: min(pool size, bins allocated) */
     const struct la_rule *rule; /* of the chunk being folded */
+    const struct la_file_run *run;  /* the file run being folded, or NULL */
+    struct la_progress *progress;   /* ... and its progress bar */
+    int nparts;
     struct part parts[MAX_THREADS];
 };
 
@@ -693,6 +788,7 @@ static void cpu_free(struct cpu *p)
         if (p->parts[t].ready)
             la_stats_free(&p->parts[t].stats);
         free(p->parts[t].fast.bins);
+        free(p->parts[t].buf);
     }
     free(p);
 }
@@ -726,15 +822,9 @@ static size_t part_room(const struct la_stats *s)
     return room ? room : 1;
 }
 
-/* Give part t its slice of c and an empty accumulator shaped like s. */
-static int prepare_part(struct part *pt, const struct la_chunk *c, size_t lo, size_t hi,
-                        const struct la_stats *s)
+/* Give part t an empty accumulator shaped like s. */
+static int prepare_part_stats(struct part *pt, const struct la_stats *s)
 {
-    size_t elem = la_dtype_info(c->dtype)->size;
-    pt->chunk = *c;
-    pt->chunk.values = (const char *)c->values + lo * elem;
-    pt->chunk.count = hi - lo;
-    pt->chunk.first_index = c->first_index + lo;
     struct la_stats *ps = &pt->stats;
     if (pt->ready && (ps->sample_stride != s->sample_stride || ps->hist_len != s->hist_len ||
                       ps->above_base != s->above_base)) {
@@ -752,6 +842,18 @@ static int prepare_part(struct part *pt, const struct la_chunk *c, size_t lo, si
     ps->bad_cap = s->sink || room > PART_BAD_CAP ? PART_BAD_CAP : room;
     pt->entries = s->bad_cap - s->n_bad;
     return 0;
+}
+
+/* Give part t its slice of c and an empty accumulator shaped like s. */
+static int prepare_part(struct part *pt, const struct la_chunk *c, size_t lo, size_t hi,
+                        const struct la_stats *s)
+{
+    size_t elem = la_dtype_info(c->dtype)->size;
+    pt->chunk = *c;
+    pt->chunk.values = (const char *)c->values + lo * elem;
+    pt->chunk.count = hi - lo;
+    pt->chunk.first_index = c->first_index + lo;
+    return prepare_part_stats(pt, s);
 }
 
 /* Empty a part's accumulator for the next chunk, keeping its allocations. */
@@ -775,6 +877,85 @@ static void reset_part(struct la_stats *ps)
     ps->first_bad_sample = ps->last_bad_sample = 0;
 }
 
+// ---- file runs ------------------------------------------------------------------
+//
+// A file run (reader.h: a plain .npy, raw, a tensor stored whole) is cut into
+// one contiguous share per thread, and each thread reads its share with
+// pread, a buffer at a time, and folds it into its part: the threads never
+// wait on each other until the end. The buffer is still in the core's cache
+// when it is folded, and a file that shrinks under the read is a short read,
+// not a fault. (Mapping the file instead made every 8 MiB window a step all
+// threads waited on, with the mapping and unmapping on one thread.)
+
+void (*la_run_test_hook)(int fd);
+
+/* Bytes a thread reads at a time: room in a core's cache, and few calls. */
+#define RUN_BUF ((size_t)1 << 20)
+
+/* Read values [i, i + n) of run into buf. @return 0, or -1 with f filled. */
+static int run_read(const struct la_file_run *run, uint64_t i, size_t n, char *buf,
+                    struct read_failure *f)
+{
+    size_t esz = la_dtype_info(run->dtype)->size, len = n * esz;
+    uint64_t off = run->offset + i * esz;
+    for (size_t got = 0; got < len;) {
+        ssize_t k = pread(run->fd, buf + got, len - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            *f = (struct read_failure){ 1, off + got, k < 0 ? errno : 0 };
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* Read part pt's share of the run a buffer at a time; each buffer is handed to fold. */
+static int read_share(struct cpu *p, struct part *pt, int t,
+                      void (*fold)(struct cpu *, struct part *, const struct la_chunk *, void *),
+                      void *arg)
+{
+    const struct la_file_run *run = p->run;
+    size_t esz = la_dtype_info(run->dtype)->size, per = RUN_BUF / esz;
+    for (uint64_t i = pt->lo; i < pt->hi;) {
+        size_t n = pt->hi - i < per ? (size_t)(pt->hi - i) : per;
+        if (run_read(run, i, n, pt->buf, &pt->fail) != 0)
+            return -1;
+        struct la_chunk c = { run->dtype, pt->buf, n, i, NULL };
+        fold(p, pt, &c, arg);
+        i += n;
+        if (t == 0 && p->progress)   /* the shares advance together: part 0 speaks for all */
+            la_progress_update(p->progress,
+                               run->offset + (i - pt->lo) * esz * (uint64_t)p->nparts);
+    }
+    return 0;
+}
+
+static void fold_into_part(struct cpu *p, struct part *pt, const struct la_chunk *c, void *dst)
+{
+    struct la_stats *s = dst ? dst : &pt->stats;
+    fold_fast(c, p->rule, s, &pt->fast, dst ? s->bad_cap : pt->entries);
+}
+
+static void fold_run_part(void *ctx, int t)
+{
+    struct cpu *p = ctx;
+    read_share(p, &p->parts[t], t, fold_into_part, NULL);
+}
+
+static void fold_ref(struct cpu *p, struct part *pt, const struct la_chunk *c, void *dst)
+{
+    (void)pt;
+    la_scan_chunk_cpu_ref(c, p->rule, dst);
+}
+
+/* A part that dropped entries s still wants: its share read and folded again, serially. */
+static void refold_run_part(struct cpu *p, struct part *pt, struct la_stats *s)
+{
+    read_share(p, pt, -1, fold_ref, s);
+}
+
 /* Merge the parts into s in index order. A part that dropped bad entries or
  * groups s would still keep (or a sink must see) is folded again here, serially. */
 static void merge_parts(struct cpu *p, int nparts, const struct la_rule *r, struct la_stats *s)
@@ -784,7 +965,9 @@ static void merge_parts(struct cpu *p, int nparts, const struct la_rule *r, stru
         size_t room = s->bad_cap - s->n_bad, group_room = s->bad_cap - s->n_groups;
         int dropped = (ps->n_bad < ps->bad_total && (s->sink || ps->n_bad < room)) ||
                       (ps->n_groups < ps->bad_samples && ps->n_groups < group_room);
-        if (dropped)
+        if (dropped && p->run)
+            refold_run_part(p, &p->parts[t], s);
+        else if (dropped)
             la_scan_chunk_cpu_ref(&p->parts[t].chunk, r, s);
         else
             la_stats_merge(s, ps);
@@ -825,13 +1008,75 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
     return 0;
 }
 
+/* The first failure of the parts, in file order, as the error. @return 0, or -1. */
+static int run_failure(struct cpu *p, int nparts, char *err, size_t errlen)
+{
+    for (int t = 0; t < nparts; t++) {
+        const struct read_failure *f = &p->parts[t].fail;
+        if (!f->failed)
+            continue;
+        if (f->err)
+            snprintf(err, errlen, "byte %llu: read error: %s", (unsigned long long)f->at,
+                     strerror(f->err));
+        else
+            snprintf(err, errlen, "byte %llu: file shrank while being read",
+                     (unsigned long long)f->at);
+        return -1;
+    }
+    return 0;
+}
+
+static int cpu_scan_run(struct la_scan_backend *b, const struct la_file_run *run,
+                        const struct la_rule *r, struct la_stats *s,
+                        struct la_progress *progress, char *err, size_t errlen)
+{
+    struct cpu *p = b->state;
+    if (!p || s->sample_of)
+        return 1;
+    int nparts = p->nthreads;
+    if ((uint64_t)nparts > run->count / MIN_VALUES_PER_THREAD)
+        nparts = (int)(run->count / MIN_VALUES_PER_THREAD);
+    nparts = nparts < 1 ? 1 : nparts;
+    uint64_t per = run->count / (uint64_t)nparts;
+    for (int t = 0; t < nparts; t++) {
+        struct part *pt = &p->parts[t];
+        pt->lo = per * (uint64_t)t;
+        pt->hi = t == nparts - 1 ? run->count : pt->lo + per;
+        pt->fail.failed = 0;
+        if ((!pt->buf && !(pt->buf = malloc(RUN_BUF))) ||
+            (nparts > 1 && prepare_part_stats(pt, s) != 0)) {
+            snprintf(err, errlen, "out of memory");
+            return -2;
+        }
+    }
+    p->rule = r;
+    p->run = run;
+    p->progress = progress;
+    p->nparts = nparts;
+    if (la_run_test_hook)
+        la_run_test_hook(run->fd);
+    if (nparts == 1)     /* one share: folded straight into s, as cpu_scan does */
+        read_share(p, &p->parts[0], 0, fold_into_part, s);
+    else
+        la_pool_run(p->pool, nparts, fold_run_part, p);
+    int rc = run_failure(p, nparts, err, errlen);
+    for (int t = 0; t < nparts && nparts > 1 && rc != 0; t++)
+        reset_part(&p->parts[t].stats);    /* the file is an error: nothing to merge */
+    if (nparts > 1 && rc == 0)
+        merge_parts(p, nparts, r, s);
+    p->run = NULL;
+    if (rc == 0)
+        rc = run_failure(p, nparts, err, errlen);   /* a refold's */
+    return rc;
+}
+
 static void cpu_close(struct la_scan_backend *b)
 {
     cpu_free(b->state);
     b->state = NULL;
 }
 
-static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close };
+static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close, cpu_scan_run };
 
 int la_scan_cpu_open(struct la_scan_backend *b, int threads)
 {

@@ -1148,7 +1148,7 @@ static void gpu_close(struct la_scan_backend *b)
     b->state = NULL;
 }
 
-static const struct la_scan_backend_ops gpu_ops = { "gpu", gpu_scan, gpu_close };
+static const struct la_scan_backend_ops gpu_ops = { "gpu", gpu_scan, gpu_close, NULL };
 
 /* The runtime's reason, made specific where it is vague: cudart says "driver
  * version is insufficient" both for an old driver and for none at all. */

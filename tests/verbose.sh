@@ -39,7 +39,7 @@ expect_err "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)" "LABELAUDIT
 
 run -v -n 10 "$npy"
 expect_err "labels.npy: format npy (magic bytes)\$" ".npy: found by its magic bytes"
-expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, mapped" ".npy: mapped windows"
+expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread reading its share with pread" ".npy: each thread reads its share"
 
 run -v -n 10 "$d/labels.npy.gz"
 expect_err "labels.npy.gz: gzip-compressed (magic bytes): zlib decompresses it" ".npy.gz: the decompressor"

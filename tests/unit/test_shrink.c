@@ -1,12 +1,13 @@
-/* test_shrink.c - a file cut short while it is mapped is an error, not a crash.
+/* test_shrink.c - a file cut short while it is read is an error, not a crash.
  *
  * TAP. np.save over a file that labelaudit is scanning truncates it; the next
  * read of a mapped page past the new end raises SIGBUS, in whichever thread
- * reads it. la_guard_test_hook truncates the file right after each mapping is
- * made, so every mapped path meets a shrunk file at a known point, with no
- * timing race: the window scanned in place (plain .npy, raw) on two pool
- * threads, the Fortran-order gather of a .npy and of a stored .npz member, a
- * CSV parsed in place.
+ * reads it, and a pread comes back short. la_guard_test_hook truncates the
+ * file right after each mapping is made, and la_run_test_hook before the
+ * threads read their shares of a file run, so every path meets a shrunk file
+ * at a known point, with no timing race: a file run (plain .npy, raw) read by
+ * two pool threads, the Fortran-order gather of a .npy and of a stored .npz
+ * member (mapped), a CSV parsed in place (mapped).
  * Each must end as "file shrank while being read" (exit 3), and the next file
  * of the run must still be audited. */
 #include "audit.h"   /* la_audit_files, la_file_report_free */
@@ -27,12 +28,23 @@ static const char *g_victim;    /* the file to cut at the next mapping, once */
 static off_t g_cut;
 static int g_cuts;
 
-static void cut_after_map(const void *map, size_t len)
+static void cut_once(void)
 {
-    (void)map, (void)len;
     if (g_victim && truncate(g_victim, g_cut) == 0)
         g_cuts++;
     g_victim = NULL;
+}
+
+static void cut_after_map(const void *map, size_t len)
+{
+    (void)map, (void)len;
+    cut_once();
+}
+
+static void cut_before_read(int fd)
+{
+    (void)fd;
+    cut_once();
 }
 
 static void write_file(const char *path, const struct blob *b)
@@ -64,7 +76,7 @@ static void check_says(const char *what, const char *path, off_t cut,
     g_cut = cut;
     g_cuts = 0;
     int rc = la_audit_files(&cfg, &cpu, NULL, files);
-    TAP_OK(g_cuts == 1, "%s: the file was cut once mapped", what);
+    TAP_OK(g_cuts == 1, "%s: the file was cut once, as it was read", what);
     TAP_OK(rc == 0 && !files[0].read_ok, "%s: no crash, the file is unreadable (exit 3)", what);
     TAP_OK(strstr(files[0].error, says) != NULL,
            "%s: \"%s\"", what, files[0].error);
@@ -91,8 +103,9 @@ int main(void)
     close(fd);
     (void)fx_write_all;                 /* the fixture code this test does not need */
     la_guard_test_hook = cut_after_map;
+    la_run_test_hook = cut_before_read;
 
-    /* C order: 400000 int64 (3.2 MB) in one window, scanned by two threads */
+    /* C order: 400000 int64 (3.2 MB), a share of it read by each of two threads */
     struct blob data = { 0 }, file = { 0 };
     for (int i = 0; i < 400000; i++)
         put_le(&data, (uint64_t)(i % 7), 8);
