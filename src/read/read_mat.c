@@ -481,7 +481,7 @@ static int mat_next(struct la_reader *r, struct la_chunk *out)
 {
     struct mat_state *st = r->state;
     if (st->inner.state) {
-        int got = la_reader_hdf5.next(&st->inner, out);
+        int got = st->inner.ops->next(&st->inner, out);
         if (got < 0)
             memcpy(r->err, st->inner.err, sizeof r->err);
         return got;
@@ -512,8 +512,8 @@ static void mat_close(struct la_reader *r)
     struct mat_state *st = r->state;
     if (!st)
         return;
-    if (st->inner.state)
-        la_reader_hdf5.close(&st->inner);
+    if (st->inner.state)    /* through ops: without HDF5 nothing names its reader */
+        st->inner.ops->close(&st->inner);
     if (st->var)
         Mat_VarFree(st->var);
     if (st->mat)
