@@ -1,9 +1,11 @@
 /* audit.c - see audit.h.
  *
- * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) is
- * mapped a window at a time and scanned in place by the backend's threads, so
- * no byte is copied. Every other input is read by a reader thread that copies
- * each chunk into a small ring, while this thread scans the previous one. */
+ * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) goes
+ * to the backend whole when it can take it (the CPU backend: each thread
+ * preads its own share, scan.h); else it is mapped a window at a time and
+ * scanned in place by the backend's threads. Every other input is read by a
+ * reader thread that copies each chunk into a small ring, while this thread
+ * scans the previous one. */
 #include "audit.h"
 #include "dataset.h"
 #include "merge.h"
