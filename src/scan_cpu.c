@@ -261,6 +261,7 @@ struct fast {
     size_t watch_bin;       /* it occurs there (see group_head) */
     int dirty;              /* bins of values outside [0, lim) may hold counts */
     unsigned probe_rest;    /* blocks to count without probe_clean() first */
+    unsigned probe_fails;   /* probes failed in a row */
 };
 
 /* Labels below lim are valid with every rule the fast loops accept. */
@@ -291,7 +292,7 @@ static void fast_setup(struct fast *f, uint64_t lim, int dtype, const struct la_
     f->ignore_far = f->use_ignore && (f->ignore + FAST_NEAR >= f->window);
     f->counts_only = r->has_upper && (uint64_t)r->upper == lim;
     f->watching = 0;
-    f->probe_rest = 0;
+    f->probe_rest = f->probe_fails = 0;
 }
 
 /* A bin's count over the FAST_SUBS rows, modulo 2^32. */
@@ -426,13 +427,14 @@ FAST_INLINE int all_below(const void *p, size_t m, int dtype, uint64_t lim)
     }
 }
 
-/* Blocks not probed after a probe fails: where most blocks hold other
- * values (1-based labels, an ignore index in every mask), the probe would
- * be a wasted pass over each. */
+/* Blocks not probed after two probes in a row fail: where most blocks hold
+ * other values (1-based labels, an ignore index in every mask), the probe
+ * would be a wasted pass over each. One failure alone (a stray bad label)
+ * does not stop the probing. */
 #define FAST_PROBE_REST 7
 
-/* Whether block p[0..m) is all labels below lim, by all_below, unless the
- * last probe failed less than FAST_PROBE_REST blocks ago (then 0). */
+/* Whether block p[0..m) is all labels below lim, by all_below, unless
+ * probing rests (then 0). */
 FAST_INLINE int probe_clean(const void *p, size_t m, int dtype, const struct keys *k,
                             struct fast *f)
 {
@@ -443,7 +445,8 @@ FAST_INLINE int probe_clean(const void *p, size_t m, int dtype, const struct key
     /* a full block's constant count lets -O2 vectorize all_below's loop */
     int clean = m == FAST_BLOCK ? all_below(p, FAST_BLOCK, dtype, k->lim)
                                 : all_below(p, m, dtype, k->lim);
-    f->probe_rest = clean ? 0 : FAST_PROBE_REST;
+    f->probe_fails = clean ? 0 : f->probe_fails + 1;
+    f->probe_rest = f->probe_fails >= 2 ? FAST_PROBE_REST : 0;
     return clean;
 }
 
