@@ -39,6 +39,7 @@
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
+#include <stdatomic.h> /* the next block a thread takes */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
@@ -1167,9 +1168,19 @@ struct block_part {
     const char *p, *end, *stop;
 };
 
+/* Blocks per thread in a step. Threads take the next block as they finish
+ * one, so a thread that the scheduler sets aside (two cores, three busy
+ * threads: the scan wakes now and then) holds up a step by a quarter block,
+ * not by half of it while the other thread idles at the step's end. */
+#define BLOCKS_PER_THREAD 4
+
 struct blocks {
     struct la_pool *pool;
-    int n;                        /* parts: the pool's threads */
+    int threads;                  /* the pool's */
+    int n;                        /* block parts: BLOCKS_PER_THREAD per thread */
+    int cut;                      /* blocks of this step (cut_blocks) */
+    atomic_int next;              /* the next block a thread takes */
+    atomic_int stopped;           /* the first block that stopped short, or cut */
     struct block_part *parts;
 };
 
@@ -1217,13 +1228,14 @@ static int blocks_start(struct la_csv *s)
         return -1;
     s->blocks = b;
     b->pool = la_pool_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
-    b->n = b->pool ? la_pool_size(b->pool) : 0;
-    if (b->n < 2) {
+    b->threads = b->pool ? la_pool_size(b->pool) : 0;
+    b->n = b->threads * BLOCKS_PER_THREAD;
+    if (b->threads < 2) {
         la_verbose(s->r->path, "csv: fewer than two threads free%s: libcsv stays on one thread",
                    inflating ? " beside the decompressor" : "");
         return -1;
     }
-    la_verbose(s->r->path, "csv: libcsv in blocks on %d threads from line %llu", b->n,
+    la_verbose(s->r->path, "csv: libcsv in blocks on %d threads from line %llu", b->threads,
                (unsigned long long)s->line);
     if (!(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
         return -1;
@@ -1262,9 +1274,8 @@ static void part_begin(struct la_csv *ps, const struct la_csv *s)
  * are gathered for libcsv (one csv_parse call per row cost more than the
  * parse). The unit in which the part stops (see FAIL) is taken back whole,
  * for this thread to parse. Runs on a pool thread: it touches its part only. */
-static void parse_part(void *ctx, int t)
+static void parse_part(struct block_part *bp)
 {
-    struct block_part *bp = &((struct blocks *)ctx)->parts[t];
     struct la_csv *ps = &bp->s;
     const char *p = bp->p, *unit = p;
     size_t unit_rows = 0;
@@ -1284,6 +1295,25 @@ static void parse_part(void *ctx, int t)
     ps->tail = unit_rows;
     ps->line = unit_lines;
     bp->stop = unit;
+}
+
+/* A pool thread's share of a step: the next block, until none is left or
+ * one before it stopped short (the rows after a stop are this thread's). */
+static void parse_blocks(void *ctx, int t)
+{
+    struct blocks *b = ctx;
+    (void)t;
+    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->cut;) {
+        if (i > atomic_load(&b->stopped))
+            break;
+        struct block_part *bp = &b->parts[i];
+        parse_part(bp);
+        if (bp->stop != bp->end) {
+            int first = atomic_load(&b->stopped);
+            while (i < first && !atomic_compare_exchange_weak(&b->stopped, &first, i))
+                ;
+        }
+    }
 }
 
 /* Where a row surely starts at or after p, whatever the filter's state at p
@@ -1313,7 +1343,7 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
     return NULL;
 }
 
-/* Cut p..end into one block per thread, each starting where a row surely
+/* Cut p..end into b->n blocks (BLOCKS_PER_THREAD per thread), each starting where a row surely
  * starts (sure_row_start, within SURE_MAX bytes), or else at the next
  * newline: a speculation that the newline is not inside a quoted field. The
  * block before it confirms or refutes the cut: it parses exactly up to it, and
@@ -1387,7 +1417,10 @@ static int blocks_parse(struct la_csv *s)
     }
     for (int t = 0; t < n; t++)
         part_begin(&b->parts[t].s, s);
-    la_pool_run(b->pool, n, parse_part, b);
+    b->cut = n;
+    atomic_store(&b->next, 0);
+    atomic_store(&b->stopped, n);
+    la_pool_run(b->pool, n < b->threads ? n : b->threads, parse_blocks, b);
 
     const char *stop = p;
     for (int t = 0; t < n; t++) {
