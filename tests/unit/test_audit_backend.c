@@ -40,7 +40,7 @@ static void fake_close(struct la_scan_backend *b)
     fake_closes++;
 }
 
-static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close };
+static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close, NULL };
 
 static void open_fake_gpu(struct la_scan_backend *b)
 {
@@ -65,7 +65,7 @@ static int window_scan(struct la_scan_backend *b, const struct la_chunk *c,
     return 0;
 }
 
-static const struct la_scan_backend_ops window_ops = { "window", window_scan, NULL };
+static const struct la_scan_backend_ops window_ops = { "window", window_scan, NULL, NULL };
 
 /* Run la_audit_files() with the arguments of a command line (after the
  * program name), stderr captured into err. @return its result. */
