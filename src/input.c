@@ -9,7 +9,7 @@
  * Compressed data is decompressed on a thread of its own once the reader
  * starts pulling (after the peek), a few MiB ahead of it: inflating costs as
  * much as parsing a CSV, so the two overlap on two cores. */
-#include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD */
+#include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD, HAVE_ISAL */
 #include "input.h"
 
 #include <errno.h>     /* errno */
@@ -22,6 +22,9 @@
 #include <sys/stat.h>  /* fstat */
 #include <unistd.h>    /* read, close */
 #include <zlib.h>      /* inflate */
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h> /* isal_inflate: gzip, faster than zlib */
+#endif
 #ifdef HAVE_LZMA
 #include <lzma.h>      /* lzma_stream_decoder: .xz */
 #endif
@@ -57,7 +60,7 @@ static const struct codec_info {
     int built;
 } codecs[] = {
     [C_PLAIN] = { "plain", "", "", 1 },
-    [C_GZIP] = { "gzip", "zlib", "gzip -d", 1 },
+    [C_GZIP] = { "gzip", "zlib", "gzip -d", 1 },   /* ISA-L when built, zlib's words */
 #ifdef HAVE_LZMA
     [C_XZ] = { "xz", "liblzma", "xz -d", 1 },
 #else
@@ -104,6 +107,7 @@ struct la_source {
     int fd;
     enum codec codec;
     int64_t file_size;          /* regular files only, else -1 */
+    off_t start;                /* where fd stood when opened (a regular file), else -1 */
     uint64_t raw_offset;        /* bytes read from fd */
     uint64_t offset;            /* decoded bytes handed out */
     unsigned char *raw;         /* compressed input buffer */
@@ -112,6 +116,9 @@ struct la_source {
     int in_eof;                 /* the file has no more compressed bytes */
     int dec_done;               /* the compressed stream ended (all members) */
     z_stream z;
+#ifdef HAVE_ISAL
+    struct inflate_state *isal;  /* gzip through ISA-L; NULL: through zlib (z) */
+#endif
 #ifdef HAVE_LZMA
     lzma_stream xz;
 #endif
@@ -150,22 +157,22 @@ static ssize_t read_fd(struct la_source *s, void *buf, size_t n)
 /* After the last gzip member only zero padding (tape blocks, dd) may follow,
  * as gzip -d allows; anything else means the file is not what it claims
  * (gzip itself warns "trailing garbage ignored" and exits 2). @return 0 or -1. */
-static int check_padding(struct la_source *s)
+static int check_padding(struct la_source *s, const unsigned char *in, size_t in_left)
 {
     for (;;) {
-        for (uInt i = 0; i < s->z.avail_in; i++) {
-            if (s->z.next_in[i] != 0) {
+        for (size_t i = 0; i < in_left; i++) {
+            if (in[i] != 0) {
                 snprintf(s->err, sizeof s->err, "byte %llu: data after the end of the gzip "
                          "stream (corrupt or concatenated file)",
-                         (unsigned long long)(s->raw_offset - s->z.avail_in + i));
+                         (unsigned long long)(s->raw_offset - in_left + i));
                 return -1;
             }
         }
         ssize_t got = read_fd(s, s->raw, RAW_BUF_LEN);
         if (got <= 0)
             return got < 0 ? -1 : 0;
-        s->z.next_in = s->raw;
-        s->z.avail_in = (uInt)got;
+        in = s->raw;
+        in_left = (size_t)got;
     }
 }
 
@@ -198,7 +205,7 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
                 s->z.avail_in = (uInt)got;
             }
             if (s->z.avail_in == 0 || s->z.next_in[0] != 0x1f) {
-                if (check_padding(s) != 0)
+                if (check_padding(s, s->z.next_in, s->z.avail_in) != 0)
                     return -1;
                 s->dec_done = 1;          /* trailing zeros or nothing: the end */
             } else {
@@ -214,8 +221,8 @@ static ssize_t read_gzip(struct la_source *s, unsigned char *buf, size_t n)
     return (ssize_t)(n - s->z.avail_out);
 }
 
-// ---- xz, bzip2, zstd: the compressed bytes in s->in, refilled from the file
-#if defined HAVE_LZMA || defined HAVE_BZIP2 || defined HAVE_ZSTD
+// ---- ISA-L's gzip, xz, bzip2, zstd: the compressed bytes in s->in, refilled from the file
+#if defined HAVE_ISAL || defined HAVE_LZMA || defined HAVE_BZIP2 || defined HAVE_ZSTD
 
 /* Read the next compressed bytes. @return 0 (in_eof set at the end), -1 on error. */
 static int refill_input(struct la_source *s)
@@ -254,6 +261,97 @@ static ssize_t corrupt(struct la_source *s, const char *why)
 static int want_input(struct la_source *s)
 {
     return s->in_left == 0 && !s->in_eof ? refill_input(s) : 0;
+}
+#endif
+
+#ifdef HAVE_ISAL
+/* ISA-L's codes in zlib's words (zlib_diagnosis gives zlib's own where it can). */
+static const char *isal_reason(int rc)
+{
+    switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid block type";
+    case ISAL_INVALID_SYMBOL: return "invalid code";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "incorrect header check";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect data or length check";
+    default: return "compressed data is corrupt";
+    }
+}
+
+static int start_isal(struct la_source *s)
+{
+    if (!(s->isal = malloc(sizeof *s->isal)))
+        return -1;
+    isal_inflate_init(s->isal);
+    s->isal->crc_flag = ISAL_GZIP;      /* it reads the header and checks the trailer */
+    return 0;
+}
+
+/* What the zlib path says of data ISA-L refused: ISA-L reads its input ahead
+ * in words, so neither its byte nor its codes are zlib's. A regular file is
+ * (standard input too, when it is one) is inflated again from where it
+ * started by read_gzip, so the message is the same on either path, byte and
+ * all. A pipe cannot be read twice: ISA-L's message then.
+ * @return -1 with s->err set. */
+static ssize_t zlib_diagnosis(struct la_source *s, int rc)
+{
+    unsigned char *sink = NULL;
+    if (s->start >= 0 && lseek(s->fd, s->start, SEEK_SET) == s->start
+        && inflateInit2(&s->z, 15 + 16) == Z_OK) {
+        s->raw_offset = 0;
+        s->z.avail_in = 0;
+        ssize_t got = (sink = malloc(RAW_BUF_LEN)) ? 1 : 0;
+        while (got > 0)
+            got = read_gzip(s, sink, RAW_BUF_LEN);
+        free(sink);
+        inflateEnd(&s->z);
+        if (got < 0)
+            return -1;
+    }
+    return corrupt(s, isal_reason(rc));
+}
+
+/* A member ended: the next one, or zero padding up to the end of the file,
+ * as read_gzip has it. @return 0, or -1 with s->err set. */
+static int isal_member_end(struct la_source *s)
+{
+    if (want_input(s) != 0)
+        return -1;
+    if (s->in_left > 0 && s->in[0] == 0x1f) {
+        isal_inflate_reset(s->isal);
+        s->isal->crc_flag = ISAL_GZIP;
+        return 0;
+    }
+    s->dec_done = 1;
+    return check_padding(s, s->in, s->in_left);
+}
+
+/* Inflate into buf through ISA-L; members and padding as read_gzip reads them. */
+static ssize_t read_gzip_isal(struct la_source *s, unsigned char *buf, size_t n)
+{
+    struct inflate_state *st = s->isal;
+    size_t done = 0;
+    while (done < n && !s->dec_done) {
+        if (want_input(s) != 0)
+            return -1;
+        if (s->in_left == 0)
+            return ends_early(s);
+        st->next_in = (uint8_t *)s->in;
+        st->avail_in = (uint32_t)(s->in_left > UINT32_MAX ? UINT32_MAX : s->in_left);
+        st->next_out = buf + done;
+        st->avail_out = (uint32_t)(n - done > UINT32_MAX ? UINT32_MAX : n - done);
+        uint32_t in_before = st->avail_in, out_before = st->avail_out;
+        int rc = isal_inflate(st);
+        s->in += in_before - st->avail_in;
+        s->in_left -= in_before - st->avail_in;
+        done += out_before - st->avail_out;
+        if (rc < 0 || rc == ISAL_NEED_DICT)
+            return zlib_diagnosis(s, rc);
+        if (st->block_state == ISAL_BLOCK_FINISH && isal_member_end(s) != 0)
+            return -1;
+    }
+    return (ssize_t)done;
 }
 #endif
 
@@ -401,10 +499,24 @@ static int start_zstd(struct la_source *s)
 }
 #endif
 
+/* The library decompressing s, for -v. */
+static const char *decoder_name(const struct la_source *s)
+{
+#ifdef HAVE_ISAL
+    if (s->isal)
+        return "ISA-L";
+#endif
+    return codecs[s->codec].library;
+}
+
 static ssize_t read_decompressed(struct la_source *s, unsigned char *buf, size_t n)
 {
     switch (s->codec) {
+#ifdef HAVE_ISAL
+    case C_GZIP: return s->isal ? read_gzip_isal(s, buf, n) : read_gzip(s, buf, n);
+#else
     case C_GZIP: return read_gzip(s, buf, n);
+#endif
 #ifdef HAVE_LZMA
     case C_XZ: return read_xz(s, buf, n);
 #endif
@@ -458,6 +570,10 @@ static int start_decoder(struct la_source *s)
 {
     switch (s->codec) {
     case C_GZIP:
+#ifdef HAVE_ISAL
+        if (!getenv("LABELAUDIT_GZIP_ZLIB"))   /* tests: the zlib path too */
+            return start_isal(s);
+#endif
         s->z.next_in = s->raw;
         s->z.avail_in = (uInt)s->in_left;
         s->in_left = 0;
@@ -520,7 +636,16 @@ static void stop_decoder(struct la_source *s)
     if (!s->raw)
         return;
     switch (s->codec) {
+#ifdef HAVE_ISAL
+    case C_GZIP:
+        if (s->isal)
+            free(s->isal);
+        else
+            inflateEnd(&s->z);
+        break;
+#else
     case C_GZIP: inflateEnd(&s->z); break;
+#endif
 #ifdef HAVE_LZMA
     case C_XZ: lzma_end(&s->xz); break;
 #endif
@@ -755,6 +880,7 @@ int la_source_open(const char *path, struct la_source **out, char *err, size_t e
         if (S_ISREG(st.st_mode))
             s->file_size = (int64_t)st.st_size;
     }
+    s->start = s->file_size >= 0 ? lseek(s->fd, 0, SEEK_CUR) : -1;
     if (detect_compression(s) != 0 || fill_peek(s) != 0) {
         snprintf(err, errlen, "%s", s->err);
         la_source_close(s);
@@ -942,7 +1068,7 @@ enum la_format la_source_format(struct la_source *s, const struct la_config *cfg
                               &why);
     if (s->codec != C_PLAIN)
         la_verbose(s->path, "%s-compressed (magic bytes): %s decompresses it",
-                   codecs[s->codec].name, codecs[s->codec].library);
+                   codecs[s->codec].name, decoder_name(s));
     /* a zip archive no format claims, or any named .zip: not labels we know */
     if (f == LA_FMT_NONE || (forced == LA_FMT_AUTO && f == LA_FMT_NPZ &&
                              la_name_ends_in(s->path, ".zip"))) {

@@ -163,14 +163,19 @@ static void version(void)
 #else
     const char *h5_gzip = "";
 #endif
+#ifdef HAVE_ISAL
+    const char *gzip = "gzip inflated by: ISA-L\n";
+#else
+    const char *gzip = "gzip inflated by: zlib (not built: ISA-L)\n";
+#endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
-           "%s"
+           "%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_source_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", h5_gzip);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", gzip, h5_gzip);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */

@@ -6,7 +6,7 @@ LC_ALL=C
 export LC_ALL
 : "${LABELAUDIT:?LABELAUDIT must name the binary (make check sets it)}"
 : "${srcdir:=.}"
-unset NO_COLOR LABELAUDIT_CSV_SLOW
+unset NO_COLOR LABELAUDIT_CSV_SLOW LABELAUDIT_GZIP_ZLIB
 d=$(mktemp -d "${TMPDIR:-/tmp}/labelaudit-test.XXXXXX")
 trap 'rm -rf "$d"' EXIT
 data="$srcdir/tests/data"

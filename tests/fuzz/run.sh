@@ -69,6 +69,10 @@ done
 if grep -q "define HAVE_LIBDEFLATE 1" "$OUT/include/config.h"; then
     codec_libs="$codec_libs $(pkg-config --libs libdeflate)"
 fi
+# gzip is inflated through ISA-L where config.h has it
+if grep -q "define HAVE_ISAL 1" "$OUT/include/config.h"; then
+    codec_libs="$codec_libs $(pkg-config --libs libisal)"
+fi
 # issue 16: the WebDataset reader and its target, where config.h has libarchive
 if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets wds"
