@@ -1166,7 +1166,10 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
 struct block_part {
     struct la_csv s;
     const char *p, *end, *stop;
+    atomic_uintptr_t start;       /* block_start's answer: 0 not yet, NO_START, or p */
 };
+
+#define NO_START ((uintptr_t)1)   /* no row start in the block's stretch */
 
 /* Blocks per thread in a step. Threads take the next block as they finish
  * one, so a thread that the scheduler sets aside (two cores, three busy
@@ -1178,7 +1181,9 @@ struct blocks {
     struct la_pool *pool;
     int threads;                  /* the pool's */
     int n;                        /* block parts: BLOCKS_PER_THREAD per thread */
-    int cut;                      /* blocks of this step (cut_blocks) */
+    int cut;                      /* blocks of this step */
+    const struct la_csv *s;       /* whose step: its filter's rules */
+    const char *from, *to;        /* the step's bytes, cut into n stretches */
     atomic_int next;              /* the next block a thread takes */
     atomic_int stopped;           /* the first block that stopped short, or cut */
     struct block_part *parts;
@@ -1297,8 +1302,12 @@ static void parse_part(struct block_part *bp)
     bp->stop = unit;
 }
 
+static const char *block_start(struct blocks *b, int t);
+
 /* A pool thread's share of a step: the next block, until none is left or
- * one before it stopped short (the rows after a stop are this thread's). */
+ * one before it stopped short (the rows after a stop are this thread's). A
+ * block runs from its start to the next block's (block_start): a stretch
+ * with no row start belongs to the block before it. */
 static void parse_blocks(void *ctx, int t)
 {
     struct blocks *b = ctx;
@@ -1307,6 +1316,11 @@ static void parse_blocks(void *ctx, int t)
         if (i > atomic_load(&b->stopped))
             break;
         struct block_part *bp = &b->parts[i];
+        if (!(bp->p = block_start(b, i)))
+            continue;
+        bp->end = b->to;
+        for (int j = i + 1; j < b->cut && bp->end == b->to; j++)
+            bp->end = block_start(b, j) ? block_start(b, j) : b->to;
         parse_part(bp);
         if (bp->stop != bp->end) {
             int first = atomic_load(&b->stopped);
@@ -1343,30 +1357,32 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
     return NULL;
 }
 
-/* Cut p..end into b->n blocks (BLOCKS_PER_THREAD per thread), each starting where a row surely
- * starts (sure_row_start, within SURE_MAX bytes), or else at the next
- * newline: a speculation that the newline is not inside a quoted field. The
- * block before it confirms or refutes the cut: it parses exactly up to it, and
- * stops short unless a row ends there (blocks_parse then drops the blocks
- * after it). @return the blocks. */
-static int cut_blocks(const struct la_csv *s, struct blocks *b, const char *p, const char *end)
+/* Where block t of the step starts, NULL when its stretch (the step's
+ * bytes cut into b->cut) holds none: a row surely starts there
+ * (sure_row_start, within SURE_MAX bytes), or else after its first newline,
+ * a speculation that the newline is not inside a quoted field. The block
+ * before confirms or refutes it: it parses exactly up to it, and stops short
+ * unless a row ends there (blocks_parse then drops the blocks after it).
+ * Found on the pool threads, by whichever asks first (the parser of block t
+ * or of the one before); the answer is the same for any, and kept. */
+static const char *block_start(struct blocks *b, int t)
 {
-    int n = 1;
-    size_t len = (size_t)(end - p);
-    b->parts[0].p = p;
-    for (int t = 1; t < b->n; t++) {
-        const char *guess = p + len * (size_t)t / (size_t)b->n;
-        const char *lim = p + len * (size_t)(t + 1) / (size_t)b->n;
-        const char *cut = sure_row_start(s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
-        if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
-            cut++;
-        if (cut && cut < end && cut > b->parts[n - 1].p) {
-            b->parts[n - 1].end = cut;
-            b->parts[n++].p = cut;
-        }
-    }
-    b->parts[n - 1].end = end;
-    return n;
+    if (t == 0)
+        return b->from;
+    uintptr_t known = atomic_load_explicit(&b->parts[t].start, memory_order_acquire);
+    if (known)
+        return known == NO_START ? NULL : (const char *)known;
+    size_t len = (size_t)(b->to - b->from);
+    const char *guess = b->from + len * (size_t)t / (size_t)b->cut;
+    const char *lim = b->from + len * (size_t)(t + 1) / (size_t)b->cut;
+    const char *cut = sure_row_start(b->s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
+    if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
+        cut++;
+    if (cut && cut >= b->to)
+        cut = NULL;                 /* at or past the end: the block before ends there */
+    atomic_store_explicit(&b->parts[t].start, cut ? (uintptr_t)cut : NO_START,
+                          memory_order_release);
+    return cut;
 }
 
 /* The lines in p..end, counted when they may be more than want, else
@@ -1410,21 +1426,24 @@ static int blocks_parse(struct la_csv *s)
         const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
         end = (const char *)memchr(lim, '\n', (size_t)(last + 1 - lim)) + 1;
     }
-    int n = cut_blocks(s, b, p, end);
-    if (n < 2) {
-        s->split_after = s->line + lines;    /* too few lines: try again after them */
-        return -1;
-    }
-    for (int t = 0; t < n; t++)
+    int n = b->n;
+    for (int t = 0; t < n; t++) {
         part_begin(&b->parts[t].s, s);
+        atomic_store(&b->parts[t].start, 0);
+    }
+    b->s = s;
+    b->from = p;
+    b->to = end;
     b->cut = n;
     atomic_store(&b->next, 0);
     atomic_store(&b->stopped, n);
-    la_pool_run(b->pool, n < b->threads ? n : b->threads, parse_blocks, b);
+    la_pool_run(b->pool, b->threads, parse_blocks, b);
 
     const char *stop = p;
     for (int t = 0; t < n; t++) {
         const struct block_part *bp = &b->parts[t];
+        if (!block_start(b, t))
+            continue;                    /* its stretch is the block before's */
         const struct la_csv *ps = &bp->s;
         if (s->tail + ps->tail > PENDING)
             break;                       /* never: the parts hold CHUNK rows in all */
