@@ -34,7 +34,7 @@
 #include "cells.h"   /* la_utf8_cut */
 #include "fatal.h"   /* la_map_guarded: a mapped file cut short is reported, not fatal */
 #include "msg.h"     /* la_verbose: -v says which parser read which rows */
-#include "pool.h"    /* the helper that parses half of each block */
+#include "pool.h"    /* the threads that parse a step's blocks */
 #include "reader.h"
 #include "util.h"
 
@@ -1180,12 +1180,11 @@ struct block_part {
 struct blocks {
     struct la_pool *pool;
     int threads;                  /* the pool's */
-    int n;                        /* block parts: BLOCKS_PER_THREAD per thread */
-    int cut;                      /* blocks of this step */
+    int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
     const struct la_csv *s;       /* whose step: its filter's rules */
     const char *from, *to;        /* the step's bytes, cut into n stretches */
     atomic_int next;              /* the next block a thread takes */
-    atomic_int stopped;           /* the first block that stopped short, or cut */
+    atomic_int stopped;           /* the first block that stopped short, or n */
     struct block_part *parts;
 };
 
@@ -1220,7 +1219,7 @@ static void blocks_free(struct blocks *b)
     free(b);
 }
 
-/* A part per thread, its rows a share of CHUNK: the merged rows of a step fit
+/* A part per block, its rows a share of CHUNK: the merged rows of a step fit
  * in PENDING, and the memory is the same for any -j. Compressed input is
  * inflated on a thread of its own (input.c), so the parse takes one thread
  * fewer. @return 0, or -1 when fewer than two threads can run (libcsv stays
@@ -1304,6 +1303,17 @@ static void parse_part(struct block_part *bp)
 
 static const char *block_start(struct blocks *b, int t);
 
+/* Where block t ends: where the next block starts, or the step's end. */
+static const char *block_end(struct blocks *b, int t)
+{
+    for (int j = t + 1; j < b->n; j++) {
+        const char *start = block_start(b, j);
+        if (start)
+            return start;
+    }
+    return b->to;
+}
+
 /* A pool thread's share of a step: the next block, until none is left or
  * one before it stopped short (the rows after a stop are this thread's). A
  * block runs from its start to the next block's (block_start): a stretch
@@ -1312,15 +1322,13 @@ static void parse_blocks(void *ctx, int t)
 {
     struct blocks *b = ctx;
     (void)t;
-    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->cut;) {
+    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
         if (i > atomic_load(&b->stopped))
             break;
         struct block_part *bp = &b->parts[i];
         if (!(bp->p = block_start(b, i)))
             continue;
-        bp->end = b->to;
-        for (int j = i + 1; j < b->cut && bp->end == b->to; j++)
-            bp->end = block_start(b, j) ? block_start(b, j) : b->to;
+        bp->end = block_end(b, i);
         parse_part(bp);
         if (bp->stop != bp->end) {
             int first = atomic_load(&b->stopped);
@@ -1358,7 +1366,7 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
 }
 
 /* Where block t of the step starts, NULL when its stretch (the step's
- * bytes cut into b->cut) holds none: a row surely starts there
+ * bytes cut into b->n) holds none: a row surely starts there
  * (sure_row_start, within SURE_MAX bytes), or else after its first newline,
  * a speculation that the newline is not inside a quoted field. The block
  * before confirms or refutes it: it parses exactly up to it, and stops short
@@ -1373,8 +1381,8 @@ static const char *block_start(struct blocks *b, int t)
     if (known)
         return known == NO_START ? NULL : (const char *)known;
     size_t len = (size_t)(b->to - b->from);
-    const char *guess = b->from + len * (size_t)t / (size_t)b->cut;
-    const char *lim = b->from + len * (size_t)(t + 1) / (size_t)b->cut;
+    const char *guess = b->from + len * (size_t)t / (size_t)b->n;
+    const char *lim = b->from + len * (size_t)(t + 1) / (size_t)b->n;
     const char *cut = sure_row_start(b->s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
     if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
         cut++;
@@ -1426,21 +1434,19 @@ static int blocks_parse(struct la_csv *s)
         const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
         end = (const char *)memchr(lim, '\n', (size_t)(last + 1 - lim)) + 1;
     }
-    int n = b->n;
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < b->n; t++) {
         part_begin(&b->parts[t].s, s);
         atomic_store(&b->parts[t].start, 0);
     }
     b->s = s;
     b->from = p;
     b->to = end;
-    b->cut = n;
     atomic_store(&b->next, 0);
-    atomic_store(&b->stopped, n);
+    atomic_store(&b->stopped, b->n);
     la_pool_run(b->pool, b->threads, parse_blocks, b);
 
     const char *stop = p;
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < b->n; t++) {
         const struct block_part *bp = &b->parts[t];
         if (!block_start(b, t))
             continue;                    /* its stretch is the block before's */
