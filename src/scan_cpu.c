@@ -825,6 +825,24 @@ static size_t part_room(const struct la_stats *s)
     return room ? room : 1;
 }
 
+/* How many parts count values are cut into: one per thread, each of at
+ * least MIN_VALUES_PER_THREAD, and at least one. */
+static int parts_for(const struct cpu *p, uint64_t count)
+{
+    int nparts = p->nthreads;
+    if ((uint64_t)nparts > count / MIN_VALUES_PER_THREAD)
+        nparts = (int)(count / MIN_VALUES_PER_THREAD);
+    return nparts < 1 ? 1 : nparts;
+}
+
+/* Part t of nparts of count values: [*lo, *hi), the last one taking the rest. */
+static void part_range(uint64_t count, int nparts, int t, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t per = count / (uint64_t)nparts;
+    *lo = per * (uint64_t)t;
+    *hi = t == nparts - 1 ? count : *lo + per;
+}
+
 /* Give part t an empty accumulator shaped like s. */
 static int prepare_part_stats(struct part *pt, const struct la_stats *s)
 {
@@ -990,17 +1008,15 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
         la_scan_chunk_cpu_ref(c, r, s);
         return 0;
     }
-    int nparts = p->nthreads;
-    if ((size_t)nparts > c->count / MIN_VALUES_PER_THREAD)
-        nparts = (int)(c->count / MIN_VALUES_PER_THREAD);
-    if (nparts <= 1) {
+    int nparts = parts_for(p, c->count);
+    if (nparts == 1) {
         fold_fast(c, r, s, &p->parts[0].fast, s->bad_cap);
         return 0;
     }
-    size_t per = c->count / (size_t)nparts;
     for (int t = 0; t < nparts; t++) {
-        size_t lo = per * (size_t)t, hi = t == nparts - 1 ? c->count : lo + per;
-        if (prepare_part(&p->parts[t], c, lo, hi, s) != 0) {
+        uint64_t lo, hi;
+        part_range(c->count, nparts, t, &lo, &hi);
+        if (prepare_part(&p->parts[t], c, (size_t)lo, (size_t)hi, s) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -1036,15 +1052,10 @@ static int cpu_scan_run(struct la_scan_backend *b, const struct la_file_run *run
     struct cpu *p = b->state;
     if (!p || s->sample_of)
         return 1;
-    int nparts = p->nthreads;
-    if ((uint64_t)nparts > run->count / MIN_VALUES_PER_THREAD)
-        nparts = (int)(run->count / MIN_VALUES_PER_THREAD);
-    nparts = nparts < 1 ? 1 : nparts;
-    uint64_t per = run->count / (uint64_t)nparts;
+    int nparts = parts_for(p, run->count);
     for (int t = 0; t < nparts; t++) {
         struct part *pt = &p->parts[t];
-        pt->lo = per * (uint64_t)t;
-        pt->hi = t == nparts - 1 ? run->count : pt->lo + per;
+        part_range(run->count, nparts, t, &pt->lo, &pt->hi);
         pt->fail.failed = 0;
         if ((!pt->buf && !(pt->buf = malloc(RUN_BUF))) ||
             (nparts > 1 && prepare_part_stats(pt, s) != 0)) {
