@@ -60,7 +60,7 @@ static const struct codec_info {
     int built;
 } codecs[] = {
     [C_PLAIN] = { "plain", "", "", 1 },
-    [C_GZIP] = { "gzip", "zlib", "gzip -d", 1 },   /* ISA-L when built, zlib's words */
+    [C_GZIP] = { "gzip", "zlib", "gzip -d", 1 },   /* or ISA-L: decoder_name */
 #ifdef HAVE_LZMA
     [C_XZ] = { "xz", "liblzma", "xz -d", 1 },
 #else
@@ -289,7 +289,7 @@ static int start_isal(struct la_source *s)
 }
 
 /* What the zlib path says of data ISA-L refused: ISA-L reads its input ahead
- * in words, so neither its byte nor its codes are zlib's. A regular file is
+ * in words, so neither its byte nor its codes are zlib's. A regular file
  * (standard input too, when it is one) is inflated again from where it
  * started by read_gzip, so the message is the same on either path, byte and
  * all. A pipe cannot be read twice: ISA-L's message then.
@@ -636,16 +636,12 @@ static void stop_decoder(struct la_source *s)
     if (!s->raw)
         return;
     switch (s->codec) {
-#ifdef HAVE_ISAL
     case C_GZIP:
-        if (s->isal)
-            free(s->isal);
-        else
-            inflateEnd(&s->z);
-        break;
-#else
-    case C_GZIP: inflateEnd(&s->z); break;
+        inflateEnd(&s->z);          /* nothing to end when ISA-L inflated: z never started */
+#ifdef HAVE_ISAL
+        free(s->isal);
 #endif
+        break;
 #ifdef HAVE_LZMA
     case C_XZ: lzma_end(&s->xz); break;
 #endif
