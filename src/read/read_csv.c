@@ -1781,6 +1781,26 @@ static int la_csv_open(struct la_reader *r)
     return 0;
 }
 
+/* How many of the n kinds at p are k, from the first on. A step adds
+ * tens of thousands of rows and this runs after each, so it compares 64 at a
+ * time (the OR of eight words' differences, which -O2 vectorizes). */
+static size_t same_kind(const unsigned char *p, size_t n, unsigned char k)
+{
+    const uint64_t all = 0x0101010101010101u * k;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t w[8], diff = 0;
+        memcpy(w, p + i, sizeof w);
+        for (int j = 0; j < 8; j++)
+            diff |= w[j] ^ all;
+        if (diff)
+            break;
+    }
+    while (i < n && p[i] == k)
+        i++;
+    return i;
+}
+
 /* The length of the run at head: values of one kind, or one unparsable cell. */
 static size_t run_length(const struct la_csv *s)
 {
@@ -1789,10 +1809,8 @@ static size_t run_length(const struct la_csv *s)
     unsigned char k = s->kinds[s->head];
     if (k == K_BAD)
         return 1;
-    size_t i = s->head + 1, lim = s->tail < s->head + CHUNK ? s->tail : s->head + CHUNK;
-    while (i < lim && s->kinds[i] == k)
-        i++;
-    return i - s->head;
+    size_t lim = s->tail < s->head + CHUNK ? s->tail : s->head + CHUNK;
+    return same_kind(s->kinds + s->head, lim - s->head, k);
 }
 
 static void emit(struct la_csv *s, size_t n, struct la_chunk *out)
