@@ -54,9 +54,15 @@
                                           a split block adds <= CHUNK (see split_parse,
                                           blocks_parse) */
 #define SPLIT_MIN ((size_t)64 << 10)   /* fewer bytes of complete lines: not worth a helper */
-#define SAMPLE_BYTES ((size_t)64 << 10) /* bytes estimate_lines counts lines in */
+#define SAMPLE_BYTES ((size_t)64 << 10) /* bytes estimate_lines counts lines in, */
+#define SAMPLES 16                      /* in this many pieces */
 #define SURE_MAX 4096                  /* bytes sure_row_start reads before a block speculates */
 #define GIVE_BACK ((size_t)2 << 20)  /* mapped bytes parsed before their pages are dropped */
+#define MAP_BLOCKS 4                   /* blocks a mapped file moves on by for libcsv: a
+                                          step in blocks parses what was mapped, and each
+                                          step costs a wake-up and a wait for the last block
+                                          (the fast path splits a step in two halves, whose
+                                          imbalance grows with it: one block there) */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
 #define SNIFF_ROWS 20                  /* data rows the header guess compares the first row with */
@@ -1160,6 +1166,24 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
 
 // ---- libcsv on every thread
 
+/* The parsed pages of a mapped file that are not given back yet, once
+ * GIVE_BACK bytes of them have gathered: *from and the length, which the
+ * caller drops (MADV_DONTNEED). Dropping them costs a system call and a TLB
+ * flush on every core, so blocks_parse hands them to the pool thread that
+ * runs out of blocks first. @return 0 when none are due. */
+static size_t pages_due(struct la_csv *s, char **from)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lead = (size_t)(s->buf - (char *)s->map.base);   /* buf's offset in the mapping */
+    size_t parsed = (lead + s->pos) / page * page;
+    if (!s->map.base || parsed < s->given_back + GIVE_BACK)
+        return 0;
+    *from = (char *)s->map.base + s->given_back;
+    size_t len = parsed - s->given_back;
+    s->given_back = parsed;
+    return len;
+}
+
 /* One block of a parallel step: the rows in p..end (p starts a row, end
  * follows the newline that ends one), parsed into s's own buffers by s's own
  * libcsv; stop is where the part stopped (end when it parsed them all). */
@@ -1183,6 +1207,9 @@ struct blocks {
     int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
     const struct la_csv *s;       /* whose step: its filter's rules */
     const char *from, *to;        /* the step's bytes, cut into n stretches */
+    char *give_from;              /* parsed pages (pages_due) to drop on the way out */
+    size_t give_len;
+    atomic_int give_taken;        /* a thread has taken them */
     atomic_int next;              /* the next block a thread takes */
     atomic_int stopped;           /* the first block that stopped short, or n */
     struct block_part *parts;
@@ -1322,6 +1349,8 @@ static void parse_blocks(void *ctx, int t)
 {
     struct blocks *b = ctx;
     (void)t;
+    if (b->give_len && !atomic_exchange(&b->give_taken, 1))
+        madvise(b->give_from, b->give_len, MADV_DONTNEED);   /* the other takes more blocks */
     for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
         if (i > atomic_load(&b->stopped))
             break;
@@ -1393,17 +1422,20 @@ static const char *block_start(struct blocks *b, int t)
     return cut;
 }
 
-/* The lines in p..end, counted when they may be more than want, else
- * estimated from a sample at the start: counting every line of every block
- * on this thread, before the parts start, cost a tenth of the parse. A
- * part that meets more rows than it holds stops there (push_cell), and this
- * thread goes on from its stop, so a low estimate costs time, not rows. */
-static uint64_t estimate_lines(const char *p, const char *end, size_t want)
+/* The lines in p..end, estimated from SAMPLES pieces spread over it (all of
+ * them when it is short): counting every line of a step on this thread,
+ * before the parts start, cost a tenth of the parse. A part that meets more
+ * rows than it holds stops there (push_cell), and this thread goes on from
+ * its stop, so a low estimate costs time, not rows. */
+static uint64_t estimate_lines(const char *p, const char *end)
 {
-    size_t len = (size_t)(end - p), sample = len < SAMPLE_BYTES ? len : SAMPLE_BYTES;
-    uint64_t seen = count_lf(p, sample);
-    uint64_t guess = sample == len ? seen : (seen + 1) * (uint64_t)(len / sample + 1);
-    return guess <= want / 2 ? guess : count_lf(p, len);
+    size_t len = (size_t)(end - p), piece = SAMPLE_BYTES / SAMPLES;
+    if (len <= SAMPLE_BYTES)
+        return count_lf(p, len);
+    uint64_t seen = 0;
+    for (size_t i = 0; i < SAMPLES; i++)
+        seen += count_lf(p + (len - piece) * i / (SAMPLES - 1), piece);
+    return (seen + 1) * (uint64_t)len / SAMPLE_BYTES + 1;
 }
 
 /* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
@@ -1428,7 +1460,7 @@ static int blocks_parse(struct la_csv *s)
     }
     struct blocks *b = s->blocks;
     size_t want = (size_t)b->n * b->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
-    uint64_t lines = estimate_lines(p, last + 1, want);
+    uint64_t lines = estimate_lines(p, last + 1);
     end = last + 1;
     if (lines > want) {                  /* fewer bytes, as many lines as the parts hold */
         const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
@@ -1441,6 +1473,8 @@ static int blocks_parse(struct la_csv *s)
     b->s = s;
     b->from = p;
     b->to = end;
+    b->give_len = pages_due(s, &b->give_from);
+    atomic_store(&b->give_taken, 0);
     atomic_store(&b->next, 0);
     atomic_store(&b->stopped, b->n);
     la_pool_run(b->pool, b->threads, parse_blocks, b);
@@ -1550,23 +1584,21 @@ static void map_input(struct la_csv *s)
     s->map_base = at;
 }
 
-/* The next block of a mapped file: no copy, len moves on. Parsed pages are
- * dropped now and then, so resident memory stays what reading used.
+/* The next block of a mapped file (MAP_BLOCKS for libcsv): no copy, len moves on. Parsed
+ * pages are dropped now and then, so resident memory stays what reading used.
  * @return the bytes added, 0 at the end, -1 when the file shrank under the
  * mapping (the bytes read past its new end were zeros). */
 static ssize_t more_mapped(struct la_csv *s)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t lead = (size_t)(s->buf - (char *)s->map.base);   /* buf's offset in the mapping */
-    size_t parsed = (lead + s->pos) / page * page;
-    if (parsed >= s->given_back + GIVE_BACK) {
-        madvise((char *)s->map.base + s->given_back, parsed - s->given_back, MADV_DONTNEED);
-        s->given_back = parsed;
-    }
+    char *from;
+    size_t due = blocks_wanted(s) ? 0 : pages_due(s, &from);   /* else the next step's */
+    if (due)
+        madvise(from, due, MADV_DONTNEED);
     int64_t fault = la_guard_fault(s->map.base);
     if (fault >= 0)
         return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
-    size_t n = s->map_len - s->len < s->block ? s->map_len - s->len : s->block;
+    size_t step = blocks_wanted(s) ? MAP_BLOCKS * s->block : s->block;
+    size_t n = s->map_len - s->len < step ? s->map_len - s->len : step;
     la_source_read_in_place(s->r->src, s->map_base + s->len + n);
     return (ssize_t)n;
 }
