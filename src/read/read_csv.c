@@ -1220,6 +1220,13 @@ static int blocks_wanted(const struct la_csv *s)
     return s->resolved && !s->no_blocks && s->line >= s->split_after;
 }
 
+/* Whether the next bytes go to libcsv in blocks on the pool, whose steps
+ * then give the parsed pages of a mapping back (pages_due). */
+static int steps_in_blocks(const struct la_csv *s)
+{
+    return s->slow && blocks_wanted(s);
+}
+
 static int parser_init(struct la_csv *s)
 {
     if (csv_init(&s->parser, CSV_REPALL_NL) != 0)
@@ -1591,13 +1598,13 @@ static void map_input(struct la_csv *s)
 static ssize_t more_mapped(struct la_csv *s)
 {
     char *from;
-    size_t due = blocks_wanted(s) ? 0 : pages_due(s, &from);   /* else the next step's */
+    size_t due = steps_in_blocks(s) ? 0 : pages_due(s, &from);   /* else the next step's */
     if (due)
         madvise(from, due, MADV_DONTNEED);
     int64_t fault = la_guard_fault(s->map.base);
     if (fault >= 0)
         return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
-    size_t step = blocks_wanted(s) ? MAP_BLOCKS * s->block : s->block;
+    size_t step = steps_in_blocks(s) ? MAP_BLOCKS * s->block : s->block;
     size_t n = s->map_len - s->len < step ? s->map_len - s->len : step;
     la_source_read_in_place(s->r->src, s->map_base + s->len + n);
     return (ssize_t)n;
