@@ -1,9 +1,9 @@
 /* audit.c - see audit.h.
  *
  * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) goes
- * to the backend whole when it can take it (the CPU backend: each thread
- * preads its own share, scan.h); else it is mapped a window at a time and
- * scanned in place by the backend's threads. Every other input is read by a
+ * to the backend whole when it can take it (the CPU backend: each thread maps
+ * its own share a window at a time, scan.h); else it is mapped a window at a
+ * time and scanned in place by the backend's threads. Every other input is read by a
  * reader thread that copies each chunk into a small ring, while this thread
  * scans the previous one. */
 #include "audit.h"
@@ -149,8 +149,8 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         int rc = b->ops->scan_run(b, run, rule, &r->stats, prog, r->error, sizeof r->error);
         if (rc != 1) {
             la_verbose(r->path, "read in place: %llu values from byte %llu, each thread "
-                       "reading its share with pread", (unsigned long long)run->count,
-                       (unsigned long long)run->offset);
+                       "mapping its own share a window at a time",
+                       (unsigned long long)run->count, (unsigned long long)run->offset);
             return rc;
         }
     }

@@ -6,8 +6,9 @@
  * file right after each mapping is made, and la_run_test_hook before the
  * threads read their shares of a file run, so every path meets a shrunk file
  * at a known point, with no timing race: a file run (plain .npy, raw) read by
- * two pool threads, the Fortran-order gather of a .npy and of a stored .npz
- * member (mapped), a CSV parsed in place (mapped).
+ * two pool threads (in mapped windows, or with pread when no window can be
+ * mapped), the Fortran-order gather of a .npy and of a stored .npz member
+ * (mapped), a CSV parsed in place (mapped).
  * Each must end as "file shrank while being read" (exit 3), and the next file
  * of the run must still be audited. */
 #include "audit.h"   /* la_audit_files, la_file_report_free */
@@ -113,6 +114,18 @@ int main(void)
     write_file(path, &file);
     const char *none[] = { NULL }, *raw[] = { "--format=raw", "--dtype=int64", NULL };
     check(".npy, C order", path, 128 + 64 * 1024, none, clean, 1040);
+
+    /* the same, with every guard taken: the threads cannot map their windows
+     * and read them with pread, which comes back short */
+    write_file(path, &file);
+    static char taken[64];
+    int n_taken = 0;
+    while (n_taken < 64 && la_guard_add(&taken[n_taken], 1, 0) == 0)
+        n_taken++;
+    TAP_OK(n_taken < 64, "every guard is taken (%d)", n_taken);
+    check(".npy, C order, no window mapped", path, 128 + 64 * 1024, none, clean, 1040);
+    for (int i = 0; i < n_taken; i++)
+        la_guard_remove(&taken[i]);
 
     /* the same values as raw int64 */
     write_file(path, &data);
