@@ -1169,8 +1169,9 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
 /* The parsed pages of a mapped file that are not given back yet, once
  * GIVE_BACK bytes of them have gathered: *from and the length, which the
  * caller drops (MADV_DONTNEED). Dropping them costs a system call and a TLB
- * flush on every core, so blocks_parse hands them to the pool thread that
- * runs out of blocks first. @return 0 when none are due. */
+ * flush on every core, so blocks_parse hands them to its step, whose first
+ * thread to start drops them while the others take blocks. @return 0 when
+ * none are due. */
 static size_t pages_due(struct la_csv *s, char **from)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -1207,7 +1208,7 @@ struct blocks {
     int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
     const struct la_csv *s;       /* whose step: its filter's rules */
     const char *from, *to;        /* the step's bytes, cut into n stretches */
-    char *give_from;              /* parsed pages (pages_due) to drop on the way out */
+    char *give_from;              /* parsed pages (pages_due) the step drops first */
     size_t give_len;
     atomic_int give_taken;        /* a thread has taken them */
     atomic_int next;              /* the next block a thread takes */
