@@ -3,9 +3,9 @@
  * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) goes
  * to the backend whole when it can take it (the CPU backend: each thread maps
  * its own share a window at a time, scan.h); else it is mapped a window at a
- * time and scanned in place by the backend's threads. Every other input is read by a
- * reader thread that copies each chunk into a small ring, while this thread
- * scans the previous one. */
+ * time and scanned in place by the backend's threads. Every other input is
+ * read by a reader thread that copies each chunk into a small ring, while
+ * this thread scans the previous one. */
 #include "audit.h"
 #include "dataset.h"
 #include "merge.h"
@@ -17,11 +17,10 @@
 #include <string.h>   /* memset, memcpy, strerror */
 #include <errno.h>    /* errno */
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>   /* pread */
 
 #include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
 #include "msg.h"
-#include "util.h"   /* la_mul_overflow, la_grow */
+#include "util.h"   /* la_mul_overflow, la_grow, la_pread_full */
 #include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
@@ -114,14 +113,11 @@ static const char *window_open(struct window *w, int fd, uint64_t off, size_t le
         snprintf(r->error, sizeof r->error, "out of memory");
         return NULL;
     }
-    for (size_t got = 0; got < len;) {
-        ssize_t k = pread(fd, w->buf + got, len - got, (off_t)(off + got));
-        if (k <= 0) {
-            snprintf(r->error, sizeof r->error, "byte %llu: read error: %s",
-                     (unsigned long long)(off + got), k < 0 ? strerror(errno) : "end of file");
-            return NULL;
-        }
-        got += (size_t)k;
+    size_t got = la_pread_full(fd, w->buf, len, off);
+    if (got < len) {
+        snprintf(r->error, sizeof r->error, "byte %llu: read error: %s",
+                 (unsigned long long)(off + got), errno ? strerror(errno) : "end of file");
+        return NULL;
     }
     return w->buf;
 }

@@ -14,14 +14,14 @@
 #include "scan.h"
 #include "pool.h"    /* the threads a chunk's parts are folded on */
 
-#include <errno.h>   /* EINTR */
+#include <errno.h>   /* errno, ENOMEM */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* calloc, free */
 #include <string.h>  /* memset, strerror */
-#include <unistd.h>  /* pread */
 
 #include "fatal.h"   /* la_map_guarded: a file run's windows */
 #include "msg.h"     /* la_progress_update */
+#include "util.h"    /* la_pread_full */
 
 // ---- folding one value ------------------------------------------------------
 
@@ -904,11 +904,12 @@ static void reset_part(struct la_stats *ps)
 //
 // A file run (reader.h: a plain .npy, raw, a tensor stored whole) is cut into
 // one contiguous share per thread, and each thread maps its share a window
-// (run_window: 8 MiB with up to 4 threads) at a time and folds the values where
-// they lie: the threads never wait on each other until the end. A window costs
-// one mmap and one munmap and no copy: on 10^8 int64 in the page cache it took 45 to
-// 55 ms where pread into a 1 MiB buffer took 63 to 68 (two threads; smaller
-// windows lose it to mapping and unmapping, 1 MiB ones were slower than pread).
+// (run_window: 8 MiB with up to 4 threads) at a time and folds the values
+// where they lie: the threads never wait on each other until the end. A
+// window costs one mmap and one munmap and no copy: on 10^8 int64 in the page
+// cache it took 45 to 55 ms where pread into a 1 MiB buffer took 63 to 68 (two
+// threads; smaller windows lose it to mapping and unmapping, 1 MiB ones were
+// slower than pread).
 // The windows are guarded (fatal.h): a file that shrinks under them reads
 // zeros and is reported as shrunk. Where a window cannot be mapped or guarded,
 // that window is read with pread instead, RUN_BUF at a time.
@@ -935,17 +936,10 @@ static int run_read(const struct la_file_run *run, uint64_t i, size_t n, char *b
 {
     size_t esz = la_dtype_info(run->dtype)->size, len = n * esz;
     uint64_t off = run->offset + i * esz;
-    for (size_t got = 0; got < len;) {
-        ssize_t k = pread(run->fd, buf + got, len - got, (off_t)(off + got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            *f = (struct read_failure){ 1, off + got, k < 0 ? errno : 0 };
-            return -1;
-        }
-        got += (size_t)k;
-    }
-    return 0;
+    size_t got = la_pread_full(run->fd, buf, len, off);
+    if (got < len)
+        *f = (struct read_failure){ 1, off + got, errno };
+    return got < len ? -1 : 0;
 }
 
 typedef void fold_fn(struct cpu *, struct part *, const struct la_chunk *, void *);

@@ -2,10 +2,11 @@
 #include "util.h"
 
 #include <ctype.h>   /* isspace */
+#include <errno.h>   /* errno, EINTR */
 #include <stdint.h>  /* SIZE_MAX */
 #include <stdlib.h>  /* strtod, realloc */
 #include <string.h>  /* memcpy */
-#include <unistd.h>  /* sysconf */
+#include <unistd.h>  /* sysconf, pread */
 
 /* Digits-only integer with optional sign; no locale, no overflow. */
 static int parse_int64(const char *s, size_t len, int64_t *out)
@@ -111,4 +112,21 @@ int la_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;
+}
+
+size_t la_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, (unsigned char *)buf + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = 0;
+            break;
+        }
+        got += (size_t)k;
+    }
+    return got;
 }

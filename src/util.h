@@ -38,6 +38,11 @@ int la_grow(void *bufp, size_t *cap, size_t need, size_t min);
  *  @return 0, or -1 when out of memory (then the buffer and *cap are unchanged). */
 int la_grow_n(void *bufp, size_t *cap, size_t need, size_t size, size_t min);
 
+/** la_pread_full() : n bytes of fd at off, read again where a read comes back
+ *  short or interrupted. @return the bytes read: n, or fewer when the file
+ *  ends first (errno 0) or a read fails (errno says why). */
+size_t la_pread_full(int fd, void *buf, size_t n, uint64_t off);
+
 /** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
 int la_online_cpus(void);
 

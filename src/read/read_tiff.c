@@ -19,7 +19,8 @@
 #include <string.h>  /* memcpy, strlen, strncmp */
 #include <tiffio.h>
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>  /* pread */
+
+#include "util.h"    /* la_pread_full */
 
 #define TIFF_BAND_BYTES ((size_t)1 << 20)      /* values per chunk, about */
 #define TIFF_ALLOC_MAX ((tmsize_t)64 << 20)    /* libtiff's largest single allocation */
@@ -103,13 +104,7 @@ static int sample_dtype(uint16_t format, uint16_t bits)
 static tmsize_t io_read(thandle_t h, void *buf, tmsize_t n)
 {
     struct tiff_io *io = (struct tiff_io *)h;
-    tmsize_t got = 0;
-    while (got < n) {
-        ssize_t k = pread(io->fd, (char *)buf + got, (size_t)(n - got), (off_t)(io->off + (uint64_t)got));
-        if (k <= 0)
-            break;
-        got += k;
-    }
+    tmsize_t got = n > 0 ? (tmsize_t)la_pread_full(io->fd, buf, (size_t)n, io->off) : 0;
     io->off += (uint64_t)got;
     return got;
 }

@@ -9,7 +9,9 @@
 #include <stdlib.h>   /* malloc, realloc, free, getenv, mkstemp */
 #include <string.h>   /* memcmp, strlen, strerror */
 #include <sys/stat.h> /* fstat */
-#include <unistd.h>   /* pread, write, close, unlink */
+#include <unistd.h>   /* write, close, unlink */
+
+#include "util.h"     /* la_pread_full */
 
 #define ZIP_IO (1u << 20)         /* spool and CRC buffers */
 #define ZIP_INBUF (256u << 10)    /* compressed input buffer */
@@ -26,19 +28,7 @@ static uint64_t u64(const unsigned char *p) { return u32(p) | (uint64_t)u32(p + 
 /* Exactly n bytes at off. @return 0, or -1 (short or failed) with errno, 0 for short. */
 int la_zip_read_at(int fd, void *buf, size_t n, uint64_t off)
 {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = pread(fd, (unsigned char *)buf + got, n - got, (off_t)(off + got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (k == 0)
-                errno = 0;
-            return -1;
-        }
-        got += (size_t)k;
-    }
-    return 0;
+    return la_pread_full(fd, buf, n, off) == n ? 0 : -1;
 }
 
 static int io_error(struct la_reader *r, uint64_t off, const char *what)
