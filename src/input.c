@@ -107,7 +107,6 @@ struct la_source {
     int fd;
     enum codec codec;
     int64_t file_size;          /* regular files only, else -1 */
-    off_t start;                /* where fd stood when opened (a regular file), else -1 */
     uint64_t raw_offset;        /* bytes read from fd */
     uint64_t offset;            /* decoded bytes handed out */
     unsigned char *raw;         /* compressed input buffer */
@@ -292,12 +291,15 @@ static int start_isal(struct la_source *s)
  * in words, so neither its byte nor its codes are zlib's. A regular file
  * (standard input too, when it is one) is inflated again from where it
  * started by read_gzip, so the message is the same on either path, byte and
- * all. A pipe cannot be read twice: ISA-L's message then.
+ * all (every byte of fd went through read_fd, so it started raw_offset
+ * before where it stands). A pipe cannot be read twice: ISA-L's message then.
  * @return -1 with s->err set. */
 static ssize_t zlib_diagnosis(struct la_source *s, int rc)
 {
     unsigned char *sink = NULL;
-    if (s->start >= 0 && lseek(s->fd, s->start, SEEK_SET) == s->start
+    off_t now = s->file_size >= 0 ? lseek(s->fd, 0, SEEK_CUR) : -1;
+    off_t start = now - (off_t)s->raw_offset;
+    if (now >= 0 && start >= 0 && lseek(s->fd, start, SEEK_SET) == start
         && inflateInit2(&s->z, 15 + 16) == Z_OK) {
         s->raw_offset = 0;
         s->z.avail_in = 0;
@@ -876,7 +878,6 @@ int la_source_open(const char *path, struct la_source **out, char *err, size_t e
         if (S_ISREG(st.st_mode))
             s->file_size = (int64_t)st.st_size;
     }
-    s->start = s->file_size >= 0 ? lseek(s->fd, 0, SEEK_CUR) : -1;
     if (detect_compression(s) != 0 || fill_peek(s) != 0) {
         snprintf(err, errlen, "%s", s->err);
         la_source_close(s);

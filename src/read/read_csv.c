@@ -1599,13 +1599,14 @@ static void map_input(struct la_csv *s)
 static ssize_t more_mapped(struct la_csv *s)
 {
     char *from;
-    size_t due = steps_in_blocks(s) ? 0 : pages_due(s, &from);   /* else the next step's */
+    int in_blocks = steps_in_blocks(s);
+    size_t due = in_blocks ? 0 : pages_due(s, &from);   /* else the next step's */
     if (due)
         madvise(from, due, MADV_DONTNEED);
     int64_t fault = la_guard_fault(s->map.base);
     if (fault >= 0)
         return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
-    size_t step = steps_in_blocks(s) ? MAP_BLOCKS * s->block : s->block;
+    size_t step = in_blocks ? MAP_BLOCKS * s->block : s->block;
     size_t n = s->map_len - s->len < step ? s->map_len - s->len : step;
     la_source_read_in_place(s->r->src, s->map_base + s->len + n);
     return (ssize_t)n;
