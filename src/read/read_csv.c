@@ -39,6 +39,9 @@
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
+#ifdef __SSE2__
+#include <emmintrin.h> /* quote_or_lf: 16 bytes a compare */
+#endif
 #include <stdatomic.h> /* the next block a thread takes */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* malloc, free, getenv */
@@ -1131,17 +1134,136 @@ static int requote_text(struct la_csv *s, const char *p, size_t n)
     return 0;
 }
 
+/* The first '"' or LF in p..end, or end: 16 bytes at a time where SSE2 is
+ * (every x86-64), else 8 (SWAR). A text cell is a few words, where two
+ * memchr calls a cell (quote, then newlines) cost more than this one scan. */
+static const char *quote_or_lf(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), lf = _mm_set1_epi8('\n');
+    for (; end - p >= 16; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned hits = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, lf)));
+        if (hits)
+            return p + __builtin_ctz(hits);
+    }
+#else
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    for (; end - p >= 8; p += 8) {
+        uint64_t w, a, b;
+        memcpy(&w, p, 8);
+        a = w ^ (ones * '"');
+        b = w ^ (ones * '\n');
+        if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))
+            break;                       /* one of these 8 bytes: found below */
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\n')
+        p++;
+    return p;
+}
+
+/* Where the cell at p ends (at its delimiter, LF or CR), for requote_row;
+ * *lf counts the newlines inside it. @return NULL where requote_byte must
+ * read it: a quote that closes the cell early, padding after it, or its end
+ * not in p..end. */
+static const char *usual_cell_end(const struct la_csv *s, const char *p, const char *end,
+                                  uint64_t *lf)
+{
+    *lf = 0;
+    if (p == end || *p != '"') {
+        while (p < end && (unsigned char)*p != s->delim && *p != '\n' && *p != '\r')
+            p++;
+        return p < end ? p : NULL;
+    }
+    for (p++;;) {
+        p = quote_or_lf(p, end);
+        if (p == end)
+            return NULL;
+        if (*p++ == '\n') {
+            ++*lf;
+            continue;
+        }
+        if (p < end && *p == '"') {      /* a doubled quote */
+            p++;
+            continue;
+        }
+        int ends = p < end && ((unsigned char)*p == s->delim || *p == '\n' || *p == '\r');
+        return ends ? p : NULL;
+    }
+}
+
+/* requote_span's lane for the usual row, once the label column is known
+ * (elide): every cell plain, or quoted with only doubled quotes inside and
+ * closed right at its end. Its output is then simple: each other cell's
+ * stand-in (requote_elided) and the label cell and the delimiters as they
+ * are, so it is written here without requote_byte's per-byte steps. Anything
+ * else (a stray quote, a lone CR, padding after a quote, a row that runs past
+ * end or past the room in out) writes nothing and @return NULL: requote_byte
+ * reads that row. @return the byte after the row's LF. */
+static const char *requote_row(struct la_csv *s, const char *p, const char *end)
+{
+    struct requote *q = &s->rq;
+    size_t n0 = q->n;
+
+    for (size_t field = 0;; field++) {
+        const char *cell = p;
+        while (p < end && is_pad(s, (unsigned char)*p))
+            p++;                         /* padding before a cell */
+        const char *text = p;
+        uint64_t lf;
+        if (!(p = usual_cell_end(s, p, end, &lf)) || (size_t)(p - cell) > FIELD_MAX)
+            break;
+        int crlf = *p == '\r';
+        if (crlf && (p + 1 == end || p[1] != '\n'))
+            break;                       /* a CR that ends a line alone */
+        size_t sep = 1 + (size_t)crlf;   /* the delimiter, LF or CR LF after it */
+        size_t len = field == s->col ? (size_t)(p - cell) : text == p ? 0 : 2 + lf;
+        if (OUT_CAP - q->n < len + sep)
+            break;
+        char *out = q->out + q->n;
+        if (field == s->col) {
+            memcpy(out, cell, len);      /* the label cell as it is */
+        } else if (len) {
+            out[0] = '"';                /* a stand-in: the cell's LF, quoted */
+            memset(out + 1, '\n', len - 2);
+            out[len - 1] = '"';
+        }
+        memcpy(out + len, p, sep);
+        q->n += len + sep;
+        p += sep;
+        if (p[-1] == '\n') {
+            q->field = 0;
+            q->el = s->col != 0;
+            return p;
+        }
+    }
+    q->n = n0;
+    return NULL;
+}
+
 /* Filter *pp..end through requote_byte up to the first newline that ends a
  * row, moving *pp past what was read. Inside a quoted field and inside an
  * unquoted one no byte is rewritten until a quote or a field's end, so those
  * runs are copied whole: most bytes of a text column go by memchr and memcpy.
+ * A row of the usual shape that starts at *pp goes whole by requote_row.
  * @return 1 when a row ended, 0 at end, -1 with the error set. */
 static int requote_span(struct la_csv *s, const char **pp, const char *end)
 {
     const char *p = *pp;
-    int ended = 0;
+    int ended = 0, row_lane = 1;
 
     while (p < end && !ended) {
+        struct requote *q = &s->rq;
+        if (row_lane && q->elide && q->state == RQ_START && q->field == 0 && !q->open && !q->pads) {
+            const char *next = requote_row(s, p, end);
+            if (next) {
+                *pp = next;
+                return 1;
+            }
+            row_lane = 0;                /* requote_byte reads this row */
+        }
         const char *run = p;
         if (s->rq.state == RQ_QUOTED) {
             run = memchr(p, '"', (size_t)(end - p));
