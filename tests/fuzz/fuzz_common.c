@@ -59,6 +59,13 @@ static int valid_utf8(const unsigned char *s, size_t n)
     return 1;
 }
 
+static char *last_json;   /* the JSON report of the last fuzz_audit */
+
+const char *fuzz_last_json(void)
+{
+    return last_json;
+}
+
 /* Both reports render; the JSON one parses and is valid UTF-8. */
 static void check_reports(const struct la_file_report *r, const struct la_config *cfg)
 {
@@ -78,7 +85,8 @@ static void check_reports(const struct la_file_report *r, const struct la_config
     if (!doc)
         FAIL("the JSON report does not parse");
     cJSON_Delete(doc);
-    free(text);
+    free(last_json);
+    last_json = text;                  /* kept for fuzz_last_json */
     out = open_memstream(&text, &len);
     if (!out)
         abort();

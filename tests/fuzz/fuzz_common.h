@@ -19,6 +19,10 @@
  *  @return 0 when the file was read, 1 when it was refused with a message. */
 int fuzz_audit(const uint8_t *data, size_t size, const char *const *args, int as_stdin);
 
+/** fuzz_last_json() : the JSON report the last fuzz_audit() rendered (valid
+ *  until the next call), for targets that compare two ways of reading. */
+const char *fuzz_last_json(void);
+
 /* The entry point every target defines (libFuzzer's, or replay.c's main). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
