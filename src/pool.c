@@ -72,14 +72,12 @@ int la_pool_size(const struct la_pool *p)
     return p->size;
 }
 
-void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
+void la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
 {
     if (nparts > p->size)
         nparts = p->size;
-    if (nparts <= 1) {
-        fn(ctx, 0);
+    if (nparts <= 1)
         return;
-    }
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
@@ -88,11 +86,22 @@ void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    fn(ctx, 0);
+}
+
+void la_pool_wait(struct la_pool *p)
+{
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0)
         pthread_cond_wait(&p->idle, &p->mu);
     pthread_mutex_unlock(&p->mu);
+}
+
+void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
+{
+    la_pool_start(p, nparts, fn, ctx);
+    fn(ctx, 0);
+    if (nparts > 1 && p->size > 1)
+        la_pool_wait(p);
 }
 
 void la_pool_close(struct la_pool *p)

@@ -39,6 +39,7 @@
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
+#include <pthread.h> /* the steps the pool's workers take blocks of */
 #ifdef __SSE2__
 #include <emmintrin.h> /* quote_or_lf: 16 bytes a compare */
 #endif
@@ -60,12 +61,13 @@
 #define SAMPLE_BYTES ((size_t)64 << 10) /* bytes estimate_lines counts lines in, */
 #define SAMPLES 16                      /* in this many pieces */
 #define SURE_MAX 4096                  /* bytes sure_row_start reads before a block speculates */
-#define GIVE_BACK ((size_t)2 << 20)  /* mapped bytes parsed before their pages are dropped */
-#define MAP_BLOCKS 4                   /* blocks a mapped file moves on by for libcsv: a
-                                          step in blocks parses what was mapped, and each
-                                          step costs a wake-up and a wait for the last block
-                                          (the fast path splits a step in two halves, whose
-                                          imbalance grows with it: one block there) */
+#define GIVE_BACK ((size_t)1 << 20)  /* mapped bytes parsed before their pages are dropped */
+#define MAP_BLOCKS 2                   /* blocks a mapped file moves on by for libcsv: a
+                                          step in blocks parses what was mapped, and two
+                                          steps are in flight (step_ahead), so the resident
+                                          pages stay what one 4 MiB step had (the fast path
+                                          splits a step in two halves, whose imbalance grows
+                                          with it: one block there) */
 #define FIELD_MAX ((size_t)16 << 20)   /* longest cell libcsv may buffer */
 #define FIRST_ROW_MAX ((size_t)16 << 20)
 #define SNIFF_ROWS 20                  /* data rows the header guess compares the first row with */
@@ -1324,18 +1326,40 @@ struct block_part {
  * not by half of it while the other thread idles at the step's end. */
 #define BLOCKS_PER_THREAD 4
 
-struct blocks {
-    struct la_pool *pool;
-    int threads;                  /* the pool's */
-    int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
+/* A step: the rows from..to, cut into n blocks, each parsed into its part.
+ * Threads take blocks by next; the reader thread closes the step (next = n)
+ * once it takes none, waits until every block handed out is finished, and
+ * merges the parts. */
+struct step {
     const struct la_csv *s;       /* whose step: its filter's rules */
     const char *from, *to;        /* the step's bytes, cut into n stretches */
     char *give_from;              /* parsed pages (pages_due) the step drops first */
     size_t give_len;
     atomic_int give_taken;        /* a thread has taken them */
-    atomic_int next;              /* the next block a thread takes */
+    atomic_int next;              /* the next block a thread takes; n: closed */
     atomic_int stopped;           /* the first block that stopped short, or n */
+    int finished;                 /* blocks handed out and done (under blocks.mu) */
+    uint64_t lines;               /* the step's lines, estimated */
+    int whole;                    /* step_merge took every block */
     struct block_part *parts;
+};
+
+/* The pool's workers, each in take_steps for as long as the CSV is open, and
+ * the two steps they take blocks of: step k (counted from 0) lies in
+ * steps[k % 2]. The reader thread publishes a step, takes blocks of it too,
+ * and on a mapped file publishes the one after it before it waits for the
+ * first (step_ahead): a worker that runs out of blocks goes on to the next
+ * step instead of idling at the step's end and through the merge. */
+struct blocks {
+    struct la_pool *pool;
+    int threads;                  /* the pool's */
+    int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;            /* a step published, a block finished, or quit */
+    uint64_t published;           /* steps published */
+    uint64_t merged;              /* steps merged (or dropped) */
+    int quit;
+    struct step steps[2];
 };
 
 static int blocks_wanted(const struct la_csv *s)
@@ -1360,27 +1384,41 @@ static int parser_init(struct la_csv *s)
     return 0;
 }
 
+static void take_steps(void *ctx, int t);
+
 static void blocks_free(struct blocks *b)
 {
     if (!b)
         return;
-    la_pool_close(b->pool);
-    for (int t = 0; b->parts && t < b->n; t++) {
-        struct la_csv *ps = &b->parts[t].s;
-        if (ps->parser_live)
-            csv_free(&ps->parser);
-        free(ps->vals);
-        free(ps->kinds);
+    if (b->pool) {
+        pthread_mutex_lock(&b->mu);
+        b->quit = 1;                     /* a worker finishes its block, then returns */
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+        la_pool_wait(b->pool);
+        la_pool_close(b->pool);
     }
-    free(b->parts);
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+    for (int k = 0; k < 2; k++) {
+        struct step *st = &b->steps[k];
+        for (int t = 0; st->parts && t < b->n; t++) {
+            struct la_csv *ps = &st->parts[t].s;
+            if (ps->parser_live)
+                csv_free(&ps->parser);
+            free(ps->vals);
+            free(ps->kinds);
+        }
+        free(st->parts);
+    }
     free(b);
 }
 
-/* A part per block, its rows a share of CHUNK: the merged rows of a step fit
- * in PENDING, and the memory is the same for any -j. Compressed input is
- * inflated on a thread of its own (input.c), so the parse takes one thread
- * fewer. @return 0, or -1 when fewer than two threads can run (libcsv stays
- * on this thread). */
+/* A part per block of each step, its rows a share of CHUNK: the merged rows
+ * of a step fit in PENDING, and the memory is the same for any -j. Compressed
+ * input is inflated on a thread of its own (input.c), so the parse takes one
+ * thread fewer. The workers start in take_steps. @return 0, or -1 when fewer
+ * than two threads can run (libcsv stays on this thread). */
 static int blocks_start(struct la_csv *s)
 {
     struct blocks *b = calloc(1, sizeof *b);
@@ -1388,6 +1426,8 @@ static int blocks_start(struct la_csv *s)
     if (!b)
         return -1;
     s->blocks = b;
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->cv, NULL);
     b->pool = la_pool_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
     b->threads = b->pool ? la_pool_size(b->pool) : 0;
     b->n = b->threads * BLOCKS_PER_THREAD;
@@ -1398,16 +1438,21 @@ static int blocks_start(struct la_csv *s)
     }
     la_verbose(s->r->path, "csv: libcsv in blocks on %d threads from line %llu", b->threads,
                (unsigned long long)s->line);
-    if (!(b->parts = calloc((size_t)b->n, sizeof *b->parts)))
-        return -1;
-    for (int t = 0; t < b->n; t++) {
-        struct la_csv *ps = &b->parts[t].s;
-        ps->cap = CHUNK / (size_t)b->n;
-        ps->vals = malloc(ps->cap * sizeof(int64_t));
-        ps->kinds = malloc(ps->cap);
-        if (!ps->vals || !ps->kinds)
+    for (int k = 0; k < 2; k++) {
+        struct step *st = &b->steps[k];
+        atomic_store(&st->next, b->n);   /* closed until published */
+        if (!(st->parts = calloc((size_t)b->n, sizeof *st->parts)))
             return -1;
+        for (int t = 0; t < b->n; t++) {
+            struct la_csv *ps = &st->parts[t].s;
+            ps->cap = CHUNK / (size_t)b->n;
+            ps->vals = malloc(ps->cap * sizeof(int64_t));
+            ps->kinds = malloc(ps->cap);
+            if (!ps->vals || !ps->kinds)
+                return -1;
+        }
     }
+    la_pool_start(b->pool, b->threads, take_steps, b);
     return 0;
 }
 
@@ -1458,43 +1503,69 @@ static void parse_part(struct block_part *bp)
     bp->stop = unit;
 }
 
-static const char *block_start(struct blocks *b, int t);
+static const char *block_start(const struct blocks *b, struct step *st, int t);
 
 /* Where block t ends: where the next block starts, or the step's end. */
-static const char *block_end(struct blocks *b, int t)
+static const char *block_end(const struct blocks *b, struct step *st, int t)
 {
     for (int j = t + 1; j < b->n; j++) {
-        const char *start = block_start(b, j);
+        const char *start = block_start(b, st, j);
         if (start)
             return start;
     }
-    return b->to;
+    return st->to;
 }
 
-/* A pool thread's share of a step: the next block, until none is left or
- * one before it stopped short (the rows after a stop are this thread's). A
- * block runs from its start to the next block's (block_start): a stretch
- * with no row start belongs to the block before it. */
-static void parse_blocks(void *ctx, int t)
+/* Take blocks of step st until it has none left. A block after one that
+ * stopped short is not parsed (its rows are the reader thread's), only
+ * counted: every block handed out is counted finished, which step_finish
+ * waits for. A block runs from its start to the next block's (block_start):
+ * a stretch with no row start belongs to the block before it. */
+static void take_blocks(struct blocks *b, struct step *st)
+{
+    for (int i; (i = atomic_fetch_add(&st->next, 1)) < b->n;) {
+        struct block_part *bp = &st->parts[i];
+        /* read only once a block is handed out: the step may be published
+         * anew while a worker comes late to it */
+        if (st->give_len && !atomic_exchange(&st->give_taken, 1))
+            madvise(st->give_from, st->give_len, MADV_DONTNEED);   /* the others parse */
+        if (i <= atomic_load(&st->stopped) && (bp->p = block_start(b, st, i)) != NULL) {
+            bp->end = block_end(b, st, i);
+            parse_part(bp);
+            if (bp->stop != bp->end) {
+                int first = atomic_load(&st->stopped);
+                while (i < first && !atomic_compare_exchange_weak(&st->stopped, &first, i))
+                    ;
+            }
+        }
+        pthread_mutex_lock(&b->mu);
+        st->finished++;
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+/* A pool worker, for as long as the CSV is open: the blocks of each step as
+ * it is published, in order; a step merged without it is skipped. */
+static void take_steps(void *ctx, int t)
 {
     struct blocks *b = ctx;
+    uint64_t k = 0;
     (void)t;
-    if (b->give_len && !atomic_exchange(&b->give_taken, 1))
-        madvise(b->give_from, b->give_len, MADV_DONTNEED);   /* the other takes more blocks */
-    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;) {
-        if (i > atomic_load(&b->stopped))
-            break;
-        struct block_part *bp = &b->parts[i];
-        if (!(bp->p = block_start(b, i)))
+    pthread_mutex_lock(&b->mu);
+    while (!b->quit) {
+        if (k < b->merged)
+            k = b->merged;
+        if (k >= b->published) {
+            pthread_cond_wait(&b->cv, &b->mu);
             continue;
-        bp->end = block_end(b, i);
-        parse_part(bp);
-        if (bp->stop != bp->end) {
-            int first = atomic_load(&b->stopped);
-            while (i < first && !atomic_compare_exchange_weak(&b->stopped, &first, i))
-                ;
         }
+        pthread_mutex_unlock(&b->mu);
+        take_blocks(b, &b->steps[k % 2]);
+        k++;
+        pthread_mutex_lock(&b->mu);
     }
+    pthread_mutex_unlock(&b->mu);
 }
 
 /* Where a row surely starts at or after p, whatever the filter's state at p
@@ -1524,30 +1595,30 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
     return NULL;
 }
 
-/* Where block t of the step starts, NULL when its stretch (the step's
- * bytes cut into b->n) holds none: a row surely starts there
- * (sure_row_start, within SURE_MAX bytes), or else after its first newline,
- * a speculation that the newline is not inside a quoted field. The block
- * before confirms or refutes it: it parses exactly up to it, and stops short
- * unless a row ends there (blocks_parse then drops the blocks after it).
- * Found on the pool threads, by whichever asks first (the parser of block t
- * or of the one before); the answer is the same for any, and kept. */
-static const char *block_start(struct blocks *b, int t)
+/* Where block t of step st starts, NULL when its stretch (the step's bytes
+ * cut into b->n) holds none: a row surely starts there (sure_row_start,
+ * within SURE_MAX bytes), or else after its first newline, a speculation that
+ * the newline is not inside a quoted field. The block before confirms or
+ * refutes it: it parses exactly up to it, and stops short unless a row ends
+ * there (step_merge then drops the blocks after it). Found on the threads
+ * that parse, by whichever asks first (the parser of block t or of the one
+ * before); the answer is the same for any, and kept. */
+static const char *block_start(const struct blocks *b, struct step *st, int t)
 {
     if (t == 0)
-        return b->from;
-    uintptr_t known = atomic_load_explicit(&b->parts[t].start, memory_order_acquire);
+        return st->from;
+    uintptr_t known = atomic_load_explicit(&st->parts[t].start, memory_order_acquire);
     if (known)
         return known == NO_START ? NULL : (const char *)known;
-    size_t len = (size_t)(b->to - b->from);
-    const char *guess = b->from + len * (size_t)t / (size_t)b->n;
-    const char *lim = b->from + len * (size_t)(t + 1) / (size_t)b->n;
-    const char *cut = sure_row_start(b->s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
+    size_t len = (size_t)(st->to - st->from);
+    const char *guess = st->from + len * (size_t)t / (size_t)b->n;
+    const char *lim = st->from + len * (size_t)(t + 1) / (size_t)b->n;
+    const char *cut = sure_row_start(st->s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
     if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
         cut++;
-    if (cut && cut >= b->to)
+    if (cut && cut >= st->to)
         cut = NULL;                 /* at or past the end: the block before ends there */
-    atomic_store_explicit(&b->parts[t].start, cut ? (uintptr_t)cut : NO_START,
+    atomic_store_explicit(&st->parts[t].start, cut ? (uintptr_t)cut : NO_START,
                           memory_order_release);
     return cut;
 }
@@ -1568,51 +1639,72 @@ static uint64_t estimate_lines(const char *p, const char *end)
     return (seen + 1) * (uint64_t)len / SAMPLE_BYTES + 1;
 }
 
-/* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
- * blocks at proved row starts, parse each block with its own libcsv behind
- * its own requote filter, then append their rows in file order, so the rows
- * and their numbers are those of a one-thread parse. A block stops at a row
- * that needs this thread (an unparsable cell, the first float, a short or
- * wide row, an error); the blocks after it are dropped and this thread goes
- * on from that row. libcsv on this thread must be between rows (at_row_start).
- * @return 1 when rows were taken, 0 when more bytes are wanted first, -1 when
- * no block can be parsed now (the caller parses a PIECE). */
-static int blocks_parse(struct la_csv *s)
+/* Publish a step over the rows from p to last's newline (as many of them as
+ * the parts hold), in the slot of the step two before it, which is merged:
+ * the workers begin on it at once. */
+static void step_publish(struct la_csv *s, const char *p, const char *last)
 {
-    const char *p = s->buf + s->pos, *end = s->buf + s->len;
-    const char *last = (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p))
-                                                         : NULL;
-    if (!last)
-        return 0;
-    if (!s->blocks && blocks_start(s) < 0) {
-        s->no_blocks = 1;
-        return -1;
-    }
     struct blocks *b = s->blocks;
-    size_t want = (size_t)b->n * b->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
+    struct step *st = &b->steps[b->published % 2];
+    size_t want = (size_t)b->n * st->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
     uint64_t lines = estimate_lines(p, last + 1);
-    end = last + 1;
+    const char *end = last + 1;
     if (lines > want) {                  /* fewer bytes, as many lines as the parts hold */
         const char *lim = p + (size_t)((uint64_t)(end - p) * want / lines);
         end = (const char *)memchr(lim, '\n', (size_t)(last + 1 - lim)) + 1;
     }
     for (int t = 0; t < b->n; t++) {
-        part_begin(&b->parts[t].s, s);
-        atomic_store(&b->parts[t].start, 0);
+        part_begin(&st->parts[t].s, s);
+        atomic_store(&st->parts[t].start, 0);
     }
-    b->s = s;
-    b->from = p;
-    b->to = end;
-    b->give_len = pages_due(s, &b->give_from);
-    atomic_store(&b->give_taken, 0);
-    atomic_store(&b->next, 0);
-    atomic_store(&b->stopped, b->n);
-    la_pool_run(b->pool, b->threads, parse_blocks, b);
+    st->s = s;
+    st->from = p;
+    st->to = end;
+    st->lines = lines;
+    st->give_len = pages_due(s, &st->give_from);
+    atomic_store(&st->give_taken, 0);
+    atomic_store(&st->stopped, b->n);
+    pthread_mutex_lock(&b->mu);
+    st->finished = 0;
+    b->published++;
+    atomic_store_explicit(&st->next, 0, memory_order_release);   /* open: all above is seen */
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
 
-    const char *stop = p;
+/* Wait until the blocks of the oldest step in flight that were handed out
+ * are finished, and count it merged: its parts are then this thread's. */
+static struct step *step_wait(struct blocks *b, int handed)
+{
+    struct step *st = &b->steps[b->merged % 2];
+    pthread_mutex_lock(&b->mu);
+    while (st->finished < handed)
+        pthread_cond_wait(&b->cv, &b->mu);
+    b->merged++;
+    pthread_mutex_unlock(&b->mu);
+    return st;
+}
+
+/* Drop the oldest step in flight unparsed: close it, so that no block more
+ * is handed out, and wait for those that were. */
+static void step_drop(struct blocks *b)
+{
+    struct step *st = &b->steps[b->merged % 2];
+    int handed = atomic_exchange(&st->next, b->n);
+    step_wait(b, handed < b->n ? handed : b->n);
+}
+
+/* Append the parsed step's rows in file order, up to the first block that
+ * stopped short, and move pos to where the step stopped. @return 1 when rows
+ * were taken, -1 when none (the first block stopped at its first row). */
+static int step_merge(struct la_csv *s, struct step *st)
+{
+    struct blocks *b = s->blocks;
+    const char *p = st->from, *stop = p;
+    st->whole = 1;
     for (int t = 0; t < b->n; t++) {
-        const struct block_part *bp = &b->parts[t];
-        if (!block_start(b, t))
+        const struct block_part *bp = &st->parts[t];
+        if (!block_start(b, st, t))
             continue;                    /* its stretch is the block before's */
         const struct la_csv *ps = &bp->s;
         if (s->tail + ps->tail > PENDING)
@@ -1622,13 +1714,75 @@ static int blocks_parse(struct la_csv *s)
         s->tail += ps->tail;
         s->line += ps->line;
         stop = bp->stop;
-        if (bp->stop != bp->end)
+        if (bp->stop != bp->end) {
+            st->whole = 0;
             break;
+        }
     }
-    if ((size_t)(stop - p) < (size_t)(b->parts[0].end - p) / 16)
-        s->split_after = s->line + lines;    /* rows that need this thread are dense here */
+    if ((size_t)(stop - p) < (size_t)(st->parts[0].end - p) / 16)
+        s->split_after = s->line + st->lines;   /* rows that need this thread are dense here */
     s->pos = (size_t)(stop - s->buf);
     return stop > p ? 1 : -1;
+}
+
+static int fill(struct la_csv *s);
+
+/* On a mapped file, publish the step after st (the only one in flight), from
+ * where st ends, before this thread waits for st: a worker that runs out of
+ * st's blocks goes on to it, and parses on while this thread merges st and
+ * hands its rows to the scan. Waiting for each step whole, the workers idled
+ * through the last block and the merge (7 of a 55 ms parse on two threads).
+ * Only a mapping is read ahead: its bytes stay where they are, where a read
+ * buffer moves them. When st stops short, the step after it is dropped. */
+static void step_ahead(struct la_csv *s, const struct step *st)
+{
+    struct blocks *b = s->blocks;
+    if (!s->map.base || b->published - b->merged != 1 || s->failed)
+        return;
+    if (!s->eof && (size_t)(s->buf + s->len - st->to) < s->block && fill(s) < 0)
+        return;
+    const char *p = st->to, *end = s->buf + s->len;
+    const char *last = (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p))
+                                                         : NULL;
+    if (last)
+        step_publish(s, p, last);
+}
+
+/* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
+ * blocks at proved row starts, parse each block with its own libcsv behind
+ * its own requote filter, then append their rows in file order, so the rows
+ * and their numbers are those of a one-thread parse. A block stops at a row
+ * that needs this thread (an unparsable cell, the first float, a short or
+ * wide row, an error); the blocks after it are dropped and this thread goes
+ * on from that row. libcsv on this thread must be between rows (at_row_start).
+ * A step published ahead (step_ahead) starts at pos: this thread joins it.
+ * @return 1 when rows were taken, 0 when more bytes are wanted first, -1 when
+ * no block can be parsed now (the caller parses a PIECE). */
+static int blocks_parse(struct la_csv *s)
+{
+    struct blocks *b = s->blocks;
+    if (!b || b->published == b->merged) {
+        const char *p = s->buf + s->pos, *end = s->buf + s->len;
+        const char *last = (size_t)(end - p) >= s->split_min
+                               ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (!last)
+            return 0;
+        if (!b && blocks_start(s) < 0) {
+            s->no_blocks = 1;
+            return -1;
+        }
+        b = s->blocks;
+        step_publish(s, p, last);
+    }
+    struct step *st = &b->steps[b->merged % 2];
+    step_ahead(s, st);
+    take_blocks(b, st);                  /* until none is left: next >= n */
+    step_wait(b, b->n);
+    int got = step_merge(s, st);
+    if (b->published != b->merged
+        && (!st->whole || b->steps[b->merged % 2].from != s->buf + s->pos))
+        step_drop(b);                    /* it began where this step was to end */
+    return got;
 }
 
 /* Feed up to a PIECE of buf[pos..len) to libcsv on this thread; when blocks
@@ -1653,7 +1807,7 @@ static void slow_piece(struct la_csv *s)
  * thread where it may, else a PIECE at a time. */
 static void slow_parse(struct la_csv *s)
 {
-    while (s->pos < s->len && !run_complete(s)) {
+    while (s->pos < s->len && !run_complete(s) && !s->failed) {
         if (blocks_wanted(s)) {
             int got = s->at_row_start ? blocks_parse(s) : -1;
             if (got > 0)
