@@ -1,0 +1,45 @@
+#!/bin/sh
+# tsan-csv.sh - the CSV reader's threads under ThreadSanitizer: .ci/run builds
+# labelaudit with -fsanitize=thread and runs this, which reads the quoted
+# fixtures and a generated text CSV at -j2 and -j3, with reads of 7, 64 and
+# 65536 bytes (so that a few KB cross hundreds of blocks and steps, and the
+# steps published ahead are dropped and taken), from the file and from a
+# pipe. A race makes ThreadSanitizer exit 66; any exit but 0, 1 (findings) or
+# 3 (a file refused) fails. Prints "tsan-csv: N runs, N failed".
+#
+#   LABELAUDIT=build-tsan/labelaudit sh tests/tsan-csv.sh
+set -u
+LA=${LABELAUDIT:?LABELAUDIT=path of a -fsanitize=thread labelaudit}
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
+export TSAN_OPTIONS
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+# 20000 rows of a text column with quotes doubled and stray, and 1 in 500
+# labels not a number (a block stops there: the step after it is dropped)
+awk 'BEGIN {
+    print "id,text,label"
+    for (i = 0; i < 20000; i++)
+        printf "%d,\"w%d, \"\"q\"\" %s\",%s\n", i, i, (i % 7 ? "x" : "\"y\" z"), (i % 500 ? i % 10 : "n/a")
+}' >"$d/text.csv"
+runs=0 failed=0
+for f in "${srcdir:-.}"/tests/data/quoted/*.csv "$d/text.csv"; do
+    for j in -j2 -j3; do
+        for block in 7 64 65536; do
+            for how in file pipe; do
+                if [ $how = pipe ]; then
+                    LABELAUDIT_CSV_BLOCK=$block "$LA" $j -n 10 -q - <"$f" >/dev/null 2>"$d/err"
+                else
+                    LABELAUDIT_CSV_BLOCK=$block "$LA" $j -n 10 -q "$f" >/dev/null 2>"$d/err"
+                fi
+                rc=$?
+                runs=$((runs + 1))
+                case $rc in 0|1|3) continue ;; esac
+                failed=$((failed + 1))
+                echo "tsan-csv: $f $j, reads of $block bytes, $how: exit $rc"
+                head -20 "$d/err"
+            done
+        done
+    done
+done
+echo "tsan-csv: $runs runs, $failed failed"
+[ "$failed" -eq 0 ]
