@@ -146,16 +146,12 @@ while IFS=$'\t' read -r -u 3 name file offset want; do
     esac
     mapfile -t tools < <(tools_for "$name" "$file" "$offset")
     declare -A times=() rss=() found=()
-    # labelaudit and the C limit take turns; Python's runs come after them. A
-    # run just after Python's (which frees 1.6 GB) took up to twice as long on
-    # a VM, so taking turns with Python made every labelaudit run the slow one;
-    # the last container's Python runs are given two seconds to settle.
-    sleep 2
+    sleep 2                                     # the last container's Python runs settle
     cat "$file" >/dev/null                      # every tool reads from the page cache
-    for pass in c python; do
+    for pass in c python; do                    # lib.sh: in_pass
         for _ in $(seq "$RUNS"); do
             for tool in "${tools[@]}"; do
-                case ${tool%%|*} in Python*) [ $pass = python ] ;; *) [ $pass = c ] ;; esac || continue
+                in_pass $pass "${tool%%|*}" || continue
                 measure "${tool%%|*}" "${tool#*|}" </dev/null
                 times[${tool%%|*}]+="$secs "
                 r=${rss[${tool%%|*}]:-0}

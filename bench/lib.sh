@@ -29,6 +29,14 @@ harness_secs() {
     printf '%s\n' "${runs[@]}" | median
 }
 
+# in_pass PASS NAME : whether tool NAME is timed in PASS. The C tools (pass c)
+# take turns, to share any noise; Python's (pass python) run after them all:
+# a run just after a Python process that freed hundreds of MB took up to
+# twice as long on a VM, and taking turns with Python made it labelaudit's.
+in_pass() {
+    case $2 in Python*|numpy*|pandas*) [ "$1" = python ] ;; *) [ "$1" = c ] ;; esac
+}
+
 # median : of the numbers on standard input, one a line
 median() {
     sort -g | awk '{ v[NR] = $1 }

@@ -186,17 +186,12 @@ for f in $inputs; do
     for tool in "${tools[@]}"; do            # one untimed run warms the tool too
         bash -c "${tool#*|}" >/dev/null 2>&1 || true
     done
-    # The C tools' runs take turns, to share any noise; numpy's and pandas'
-    # come after them. A run just after a Python process that freed hundreds
-    # of MB took up to 1.4 times as long on a VM, and taking turns with pandas
-    # made every labelaudit run that one. Python's last runs get 2 s to settle.
-    sleep 2
-    for pass in c python; do
+    sleep 2                                  # the last input's Python runs settle
+    for pass in c python; do                 # lib.sh: in_pass
         for run in $(seq "$RUNS"); do
             for tool in "${tools[@]}"; do
                 name=${tool%%|*} cmd=${tool#*|}
-                case $name in numpy*|pandas*) [ $pass = python ] ;; *) [ $pass = c ] ;; esac ||
-                    continue
+                in_pass $pass "$name" || continue
                 measure "$name" "$cmd" </dev/null
                 times[$f|$name]+="$secs "
                 rss[$f|$name]=$(( ${rss[$f|$name]:-0} > rss_kb ? ${rss[$f|$name]:-0} : rss_kb ))

@@ -1293,8 +1293,8 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
 /* The parsed pages of a mapped file that are not given back yet, once
  * GIVE_BACK bytes of them have gathered: *from and the length, which the
  * caller drops (MADV_DONTNEED). Dropping them costs a system call and a TLB
- * flush on every core, so blocks_parse hands them to its step, whose first
- * thread to start drops them while the others take blocks. @return 0 when
+ * flush on every core, so step_publish hands them to the step, whose first
+ * thread to take a block drops them while the others parse. @return 0 when
  * none are due. */
 static size_t pages_due(struct la_csv *s, char **from)
 {
@@ -1518,7 +1518,7 @@ static const char *block_end(const struct blocks *b, struct step *st, int t)
 
 /* Take blocks of step st until it has none left. A block after one that
  * stopped short is not parsed (its rows are the reader thread's), only
- * counted: every block handed out is counted finished, which step_finish
+ * counted: every block handed out is counted finished, which step_wait
  * waits for. A block runs from its start to the next block's (block_start):
  * a stretch with no row start belongs to the block before it. */
 static void take_blocks(struct blocks *b, struct step *st)
@@ -1674,7 +1674,7 @@ static void step_publish(struct la_csv *s, const char *p, const char *last)
 
 /* Wait until the blocks of the oldest step in flight that were handed out
  * are finished, and count it merged: its parts are then this thread's. */
-static struct step *step_wait(struct blocks *b, int handed)
+static void step_wait(struct blocks *b, int handed)
 {
     struct step *st = &b->steps[b->merged % 2];
     pthread_mutex_lock(&b->mu);
@@ -1682,7 +1682,6 @@ static struct step *step_wait(struct blocks *b, int handed)
         pthread_cond_wait(&b->cv, &b->mu);
     b->merged++;
     pthread_mutex_unlock(&b->mu);
-    return st;
 }
 
 /* Drop the oldest step in flight unparsed: close it, so that no block more
@@ -1695,7 +1694,8 @@ static void step_drop(struct blocks *b)
 }
 
 /* Append the parsed step's rows in file order, up to the first block that
- * stopped short, and move pos to where the step stopped. @return 1 when rows
+ * stopped short, and move pos to where the step stopped: its end when whole
+ * (where a step published ahead begins). @return 1 when rows
  * were taken, -1 when none (the first block stopped at its first row). */
 static int step_merge(struct la_csv *s, struct step *st)
 {
@@ -1707,8 +1707,10 @@ static int step_merge(struct la_csv *s, struct step *st)
         if (!block_start(b, st, t))
             continue;                    /* its stretch is the block before's */
         const struct la_csv *ps = &bp->s;
-        if (s->tail + ps->tail > PENDING)
-            break;                       /* never: the parts hold CHUNK rows in all */
+        if (s->tail + ps->tail > PENDING) {
+            st->whole = 0;               /* never: the parts hold CHUNK rows in all */
+            break;
+        }
         memcpy((char *)s->vals + s->tail * sizeof(int64_t), ps->vals, ps->tail * sizeof(int64_t));
         memcpy(s->kinds + s->tail, ps->kinds, ps->tail);
         s->tail += ps->tail;
@@ -1723,6 +1725,14 @@ static int step_merge(struct la_csv *s, struct step *st)
         s->split_after = s->line + st->lines;   /* rows that need this thread are dense here */
     s->pos = (size_t)(stop - s->buf);
     return stop > p ? 1 : -1;
+}
+
+/* The last LF in p..buf+len, when split_min bytes or more lie there: where
+ * a step over them ends. NULL when fewer, or no row ends in them. */
+static const char *last_row_end(const struct la_csv *s, const char *p)
+{
+    const char *end = s->buf + s->len;
+    return (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
 }
 
 static int fill(struct la_csv *s);
@@ -1741,11 +1751,9 @@ static void step_ahead(struct la_csv *s, const struct step *st)
         return;
     if (!s->eof && (size_t)(s->buf + s->len - st->to) < s->block && fill(s) < 0)
         return;
-    const char *p = st->to, *end = s->buf + s->len;
-    const char *last = (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p))
-                                                         : NULL;
+    const char *last = last_row_end(s, st->to);
     if (last)
-        step_publish(s, p, last);
+        step_publish(s, st->to, last);
 }
 
 /* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
@@ -1762,9 +1770,7 @@ static int blocks_parse(struct la_csv *s)
 {
     struct blocks *b = s->blocks;
     if (!b || b->published == b->merged) {
-        const char *p = s->buf + s->pos, *end = s->buf + s->len;
-        const char *last = (size_t)(end - p) >= s->split_min
-                               ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+        const char *p = s->buf + s->pos, *last = last_row_end(s, p);
         if (!last)
             return 0;
         if (!b && blocks_start(s) < 0) {
@@ -1779,8 +1785,7 @@ static int blocks_parse(struct la_csv *s)
     take_blocks(b, st);                  /* until none is left: next >= n */
     step_wait(b, b->n);
     int got = step_merge(s, st);
-    if (b->published != b->merged
-        && (!st->whole || b->steps[b->merged % 2].from != s->buf + s->pos))
+    if (b->published != b->merged && !st->whole)
         step_drop(b);                    /* it began where this step was to end */
     return got;
 }
