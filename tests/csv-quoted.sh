@@ -58,6 +58,22 @@ for j in -j1 -j2 -j3; do
     cmp -s "$d/got" "$d/dense.want"
     ok $? "dense.csv ($j): rows 500 times denser in places read as by the reference"
 done
+# 200000 rows of a quoted text column, a label that is not a number every
+# 20011 rows: the block that meets one stops there, the step it lies in stops
+# short, and the step published ahead of it is dropped, with whatever blocks
+# of it the worker and the reader thread (take_ahead) had taken. Read five
+# times on several threads, each must match the reference.
+awk -v rows=200000 -v every=20011 -f "$srcdir/tests/text-csv.awk" >"$d/stops.csv"
+LABELAUDIT_CSV_SLOW=1 got -j1 "$d/stops.csv" >"$d/stops.want"
+test "$(grep -c 'n/a' "$d/stops.want")" -eq 10
+ok $? "stops.csv: the reference reports the 10 labels that are not numbers"
+stops_bad=0
+for j in -j2 -j2 -j2 -j3 -j3; do
+    got "$j" "$d/stops.csv" >"$d/got"
+    cmp -s "$d/got" "$d/stops.want" || stops_bad=$((stops_bad + 1))
+done
+test $stops_bad -eq 0
+ok $? "stops.csv, read 5 times at -j2 and -j3: steps dropped after a stop read as the reference ($stops_bad differ)"
 # Random rows at the edges of requote_row, the lane that writes a usual row
 # (plain cells, or quoted ones closed right at their end) to libcsv whole:
 # padding before and after quotes, quotes that close a cell early, doubled

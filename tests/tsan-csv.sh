@@ -4,8 +4,9 @@
 # fixtures and a generated text CSV at -j2 and -j3, with reads of 7, 64 and
 # 65536 bytes (so that a few KB cross hundreds of blocks and steps, and the
 # steps published ahead are dropped and taken), from the file and from a
-# pipe. A race makes ThreadSanitizer exit 66; any exit but 0, 1 (findings) or
-# 3 (a file refused) fails. Prints "tsan-csv: N runs, N failed".
+# pipe, and a 5 MB one whose steps are of full size. A race makes
+# ThreadSanitizer exit 66; any exit but 0, 1 (findings) or 3 (a file
+# refused) fails. Prints "tsan-csv: N runs, N failed".
 #
 #   LABELAUDIT=build-tsan/labelaudit sh tests/tsan-csv.sh
 set -u
@@ -16,11 +17,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 # 20000 rows of a text column with quotes doubled and stray, and 1 in 500
 # labels not a number (a block stops there: the step after it is dropped)
-awk 'BEGIN {
-    print "id,text,label"
-    for (i = 0; i < 20000; i++)
-        printf "%d,\"w%d, \"\"q\"\" %s\",%s\n", i, i, (i % 7 ? "x" : "\"y\" z"), (i % 500 ? i % 10 : "n/a")
-}' >"$d/text.csv"
+awk -v rows=20000 -v every=500 -f "${srcdir:-.}/tests/text-csv.awk" >"$d/text.csv"
 runs=0 failed=0
 for f in "${srcdir:-.}"/tests/data/quoted/*.csv "$d/text.csv"; do
     for j in -j2 -j3; do
@@ -40,6 +37,19 @@ for f in "${srcdir:-.}"/tests/data/quoted/*.csv "$d/text.csv"; do
             done
         done
     done
+done
+# Ten times as many rows, in steps of full size: the reader thread takes
+# blocks of the step ahead while the last of its own finish (take_ahead),
+# and that step is dropped at each label that is not a number.
+awk -v rows=200000 -v every=20011 -f "${srcdir:-.}/tests/text-csv.awk" >"$d/big.csv"
+for j in -j2 -j2 -j3 -j3; do
+    "$LA" $j -n 10 -q "$d/big.csv" >/dev/null 2>"$d/err"
+    rc=$?
+    runs=$((runs + 1))
+    case $rc in 0|1) continue ;; esac
+    failed=$((failed + 1))
+    echo "tsan-csv: big.csv $j: exit $rc"
+    head -20 "$d/err"
 done
 echo "tsan-csv: $runs runs, $failed failed"
 [ "$failed" -eq 0 ]
