@@ -6,12 +6,18 @@
  *   limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS [COUNT]
  *   limit csv PATH CLASSES THREADS        label = the last cell; first line is a header
  *   limit csvgz PATH CLASSES              one thread inflates, one parses
+ *   limit spin N THREADS                  N steps of a loop, shared by THREADS
  *
  * Prints the number of values outside [0, CLASSES). Binary and CSV inputs are
  * split into THREADS contiguous ranges, each read with pread() into a 1 MiB
  * buffer of its own, checked and histogrammed; the counts are summed. A binary
  * array runs from OFFSET to the end of the file, or for COUNT elements (an
  * array inside a container: a zip member, an HDF5 file; issue 15).
+ *
+ * spin touches no memory and shares nothing: the speed-up its THREADS get
+ * over one is what this machine gives a perfectly parallel program at the
+ * time (a shared VM's slow minutes hit a run on two CPUs harder than one on
+ * one). Prints "-".
  *
  * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files (issue 13):
  *
@@ -279,6 +285,31 @@ static uint64_t run_csvgz(int fd, struct job *j)
 #include "limit_hdf5.h"
 #endif
 
+// ---- the machine's own parallel speed-up ----------------------------------
+
+static void *spin(void *arg)
+{
+    uint64_t n = *(const uint64_t *)arg;
+    volatile uint64_t x = 0;   /* kept in memory: the loop is not folded away */
+    for (uint64_t i = 0; i < n; i++)
+        x += i * 2654435761u;
+    return NULL;
+}
+
+static int run_spin(uint64_t steps, int threads)
+{
+    pthread_t tids[MAX_THREADS];
+    uint64_t share = steps / (uint64_t)threads;
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tids[t], NULL, spin, &share) != 0)
+            return 1;
+    spin(&share);
+    for (int t = 1; t < threads; t++)
+        pthread_join(tids[t], NULL);
+    printf("-\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef LIMIT_MASKS
@@ -289,9 +320,14 @@ int main(int argc, char **argv)
     if (argc == 5 && strcmp(argv[1], "h5") == 0)
         return run_h5(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 #endif
+    if (argc == 4 && strcmp(argv[1], "spin") == 0) {
+        int threads = atoi(argv[3]);
+        return threads < 1 || threads > MAX_THREADS ? 2 : run_spin(strtoull(argv[2], NULL, 10), threads);
+    }
     if (argc < 4) {
         fprintf(stderr, "usage: limit bin int64|int32|uint8 PATH OFFSET CLASSES THREADS [COUNT]\n"
-                        "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n");
+                        "       limit csv PATH CLASSES THREADS | limit csvgz PATH CLASSES\n"
+                        "       limit spin N THREADS\n");
         return 2;
     }
     int bin = strcmp(argv[1], "bin") == 0;
