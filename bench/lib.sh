@@ -1,6 +1,6 @@
 # lib.sh - what run.sh, masks.sh and containers.sh share; sourced, not run:
 # strict mode, the C locale, the binary's absolute path (LABELAUDIT, default
-# ./labelaudit), and the two helpers every table is made with.
+# ./labelaudit), and the helpers every table is made with.
 set -euo pipefail
 export LC_ALL=C
 LABELAUDIT=${LABELAUDIT:-./labelaudit}
@@ -35,6 +35,12 @@ harness_secs() {
 # twice as long on a VM, and taking turns with Python made it labelaudit's.
 in_pass() {
     case $2 in Python*|numpy*|pandas*) [ "$1" = python ] ;; *) [ "$1" = c ] ;; esac
+}
+
+# fastest : the least of the numbers on standard input, one a line (blank
+# lines skipped)
+fastest() {
+    grep . | sort -g | head -1
 }
 
 # median : of the numbers on standard input, one a line

@@ -30,8 +30,8 @@ for _ in $(seq "$n"); do
 done
 ma=$(printf '%s\n' "${ta[@]}" | median)
 mb=$(printf '%s\n' "${tb[@]}" | median)
-fa=$(printf '%s\n' "${ta[@]}" | sort -g | head -1)
-fb=$(printf '%s\n' "${tb[@]}" | sort -g | head -1)
+fa=$(printf '%s\n' "${ta[@]}" | fastest)
+fb=$(printf '%s\n' "${tb[@]}" | fastest)
 awk -v ma="$ma" -v mb="$mb" -v fa="$fa" -v fb="$fb" -v n="$n" 'BEGIN {
     printf "A: median %.1f ms, fastest %.1f ms (%d runs)\n", ma, fa, n
     printf "B: median %.1f ms, fastest %.1f ms\n", mb, fb

@@ -223,8 +223,8 @@ text_verdict() {
     j1=$(echo "${times[$f|labelaudit -j1]}" | tr ' ' '\n' | median)
     # the fastest runs too: a shared VM's slow minutes hit a run on both CPUs
     # harder than one on one, and only slow a run down (the verdict: medians)
-    fj1=$(echo "${times[$f|labelaudit -j1]}" | tr ' ' '\n' | grep . | sort -g | head -1)
-    fj=$(echo "${times[$f|labelaudit]}" | tr ' ' '\n' | grep . | sort -g | head -1)
+    fj1=$(echo "${times[$f|labelaudit -j1]}" | tr ' ' '\n' | fastest)
+    fj=$(echo "${times[$f|labelaudit]}" | tr ' ' '\n' | fastest)
     local s1 s2
     s1=$(echo "${times[$f|spin, 1 thread]:-}" | tr ' ' '\n' | median)
     s2=$(echo "${times[$f|spin, 2 threads]:-}" | tr ' ' '\n' | median)

@@ -72,12 +72,12 @@ int la_pool_size(const struct la_pool *p)
     return p->size;
 }
 
-void la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
+int la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
 {
     if (nparts > p->size)
         nparts = p->size;
     if (nparts <= 1)
-        return;
+        return 0;
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
@@ -86,6 +86,7 @@ void la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
+    return 1;
 }
 
 void la_pool_wait(struct la_pool *p)
@@ -98,9 +99,9 @@ void la_pool_wait(struct la_pool *p)
 
 void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
 {
-    la_pool_start(p, nparts, fn, ctx);
+    int started = la_pool_start(p, nparts, fn, ctx);
     fn(ctx, 0);
-    if (nparts > 1 && p->size > 1)
+    if (started)
         la_pool_wait(p);
 }
 

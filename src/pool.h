@@ -32,8 +32,9 @@ void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx);
 /** la_pool_start() : la_pool_run()'s parts 1 .. nparts - 1 on the workers,
  *  begun without waiting; part 0 is not run. la_pool_wait() returns when they
  *  have; until then the pool takes no other job. The CSV reader's workers
- *  run one such job for as long as the file is read. */
-void la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx);
+ *  run one such job for as long as the file is read. @return 1 when parts
+ *  were begun, 0 when there are none (nparts or the pool below 2). */
+int la_pool_start(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx);
 void la_pool_wait(struct la_pool *p);
 
 void la_pool_close(struct la_pool *p);

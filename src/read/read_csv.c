@@ -1255,9 +1255,9 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
 {
     const char *p = *pp;
     int ended = 0, row_lane = 1;
+    struct requote *q = &s->rq;
 
     while (p < end && !ended) {
-        struct requote *q = &s->rq;
         if (row_lane && q->elide && q->state == RQ_START && q->field == 0 && !q->open && !q->pads) {
             const char *next = requote_row(s, p, end);
             if (next) {
@@ -1267,11 +1267,11 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
             row_lane = 0;                /* requote_byte reads this row */
         }
         const char *run = p;
-        if (s->rq.state == RQ_QUOTED) {
+        if (q->state == RQ_QUOTED) {
             run = memchr(p, '"', (size_t)(end - p));
             if (!run)
                 run = end;
-        } else if (s->rq.state == RQ_PLAIN) {
+        } else if (q->state == RQ_PLAIN) {
             while (run < end && (unsigned char)*run != s->delim && *run != '\n' && *run != '\r')
                 run++;
         }
@@ -1282,7 +1282,7 @@ static int requote_span(struct la_csv *s, const char **pp, const char *end)
             break;
         if (requote_byte(s, *p) < 0)
             return -1;
-        ended = *p++ == '\n' && s->rq.state == RQ_START;
+        ended = *p++ == '\n' && q->state == RQ_START;
     }
     *pp = p;
     return ended;
