@@ -92,13 +92,20 @@ static const char *prevents_range(const struct la_config *cfg)
 
 static int one_based(const struct la_file_report *r, const struct la_config *cfg);
 
+/* COCO's category ids rightly start at 1: torchvision's detection models keep
+ * class 0 for the background, so N = max + 1 and subtracting 1 would be wrong. */
+static int ids_start_by_convention(const struct la_file_report *r)
+{
+    return r->info.format == LA_FMT_COCO;
+}
+
 /* Labels exported 1..N with a few strays: N itself is as common as a class. */
 static void hint_shifted_labels(struct la_file_report *r, const struct la_config *cfg,
                                 struct la_finding *f)
 {
     const struct la_stats *s = &r->stats;
     uint64_t at_n = s->outlier_above[0], out = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
-    if (one_based(r, cfg) || at_n * 2 <= out ||
+    if (one_based(r, cfg) || ids_start_by_convention(r) || at_n * 2 <= out ||
         at_n * (uint64_t)cfg->num_classes * 2 < s->count)
         return;
     snprintf(f->hint, sizeof f->hint,
@@ -161,13 +168,45 @@ static int64_t num_as_int(struct la_num v, int *ok)
     return 0;
 }
 
+/* Integer labels that run from 1. With -n: up to N itself, the one class id
+ * out of range. Without it: up to any max of 2 or more, and class 0 never
+ * occurs (min == 1 covers every finite label read), so the N that max + 1
+ * would suggest is one too many and the suggestion would hide the shift. A
+ * single value (all labels 1) says nothing about where counting starts. */
 static int one_based(const struct la_file_report *r, const struct la_config *cfg)
 {
     int ok_min, ok_max;
-    if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->stats.has_minmax)
+    if (!is_class_loss(cfg) || !r->stats.has_minmax || ids_start_by_convention(r))
         return 0;
     int64_t lo = num_as_int(r->stats.min, &ok_min), hi = num_as_int(r->stats.max, &ok_max);
-    return ok_min && ok_max && lo == 1 && hi == cfg->num_classes;
+    if (!ok_min || !ok_max || lo != 1)
+        return 0;
+    return cfg->has_num_classes ? hi == cfg->num_classes : hi >= 2;
+}
+
+/* The N of 1-based labels once shifted: -n, or else their max. */
+static int64_t one_based_n(const struct la_file_report *r, const struct la_config *cfg)
+{
+    int ok;
+    return cfg->has_num_classes ? cfg->num_classes : num_as_int(r->stats.max, &ok);
+}
+
+static void diagnose_one_based(struct la_file_report *r, const struct la_config *cfg)
+{
+    int64_t n = one_based_n(r, cfg);
+    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_ONE_BASED, PREVENTS_NLL,
+                               "labels run from 1 to %lld%s: they look 1-based", (long long)n,
+                               cfg->has_num_classes ? "" : " and class 0 never occurs");
+    /* without -n, say which N goes with the shifted labels: max + 1 would not */
+    char then_n[96] = "";
+    if (!cfg->has_num_classes)
+        snprintf(then_n, sizeof then_n, ", then -n %lld (not %lld)", (long long)n,
+                 (long long)n + 1);
+    snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1%s", then_n);
+    if (r->info.format == LA_FMT_MAT)     /* MATLAB counts from 1 (issue 15) */
+        snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s%s", then_n,
+                 n == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
+                           "then use y % 10" : "");
 }
 
 /* Values that datasets use to mean "no label". */
@@ -229,16 +268,8 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         snprintf(f->hint, sizeof f->hint, "store them as int64 (y.astype(np.int64)), or convert "
                  "in the Dataset (torch.as_tensor(y, dtype=torch.long))");
     }
-    if (one_based(r, cfg)) {
-        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_ONE_BASED, PREVENTS_NLL,
-                                   "labels run from 1 to %lld: they look 1-based",
-                                   (long long)cfg->num_classes);
-        snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1");
-        if (r->info.format == LA_FMT_MAT)     /* MATLAB counts from 1 (issue 15) */
-            snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s",
-                     cfg->num_classes == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
-                                              "then use y % 10" : "");
-    }
+    if (one_based(r, cfg))
+        diagnose_one_based(r, cfg);
     int64_t v = 0;
     uint64_t n = 0;
     if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&

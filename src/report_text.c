@@ -293,6 +293,27 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
         fprintf(out, "    prevents: %s\n", f->prevents);
 }
 
+static int has_finding(const struct la_file_report *r, enum la_code code)
+{
+    for (size_t i = 0; i < r->n_findings; i++)
+        if (r->findings[i].code == code)
+            return 1;
+    return 0;
+}
+
+/* Without -n, the N to check with: max + 1, or max for labels that look
+ * 1-based (diagnose.c found them), where max + 1 would hide the shift. */
+static void print_classes_hint(FILE *out, const struct la_file_report *r)
+{
+    unsigned long long top = (unsigned long long)r->hist_n - 1;
+    if (has_finding(r, LA_F_ONE_BASED))
+        fprintf(out, "  classes: labels span 1..%llu and look 1-based; subtract 1, then pass "
+                "-n %llu (or the model's class count) to check them\n", top, top);
+    else
+        fprintf(out, "  classes: labels span 0..%llu; pass -n %llu (or the model's class "
+                "count) to check them\n", top, top + 1);
+}
+
 static void print_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
     if (!r->read_ok) {
@@ -318,9 +339,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
-        fprintf(out, "  classes: labels span 0..%llu; pass -n %llu (or the model's class count) "
-                "to check them\n", (unsigned long long)r->hist_n - 1,
-                (unsigned long long)r->hist_n);
+        print_classes_hint(out, r);
     if (r->hist_skipped)
         fprintf(out, "  classes: -n %lld is above %lu: no histogram, and missing classes "
                 "were not checked\n", (long long)cfg->num_classes, (unsigned long)LA_HIST_MAX);

@@ -83,6 +83,27 @@ expect_json '[.files[0].findings[].code] | join(",")' "out-of-range,one-based,mi
     "one-based"
 run -n 10 "$s/matlab-1based.txt"
 expect_out "fix: labels look 1-based: subtract 1" "the 1-based fix is in the text"
+# without -n, labels 1..10 are one-based too: max + 1 = 11 would hide the shift
+run --json "$s/matlab-1based.txt"
+expect_json '[.files[0].findings[].code] | join(",")' "one-based,missing-classes" \
+    "one-based without -n"
+expect_json '.files[0].findings[0].message | test("then -n 10 \\(not 11\\)")' true \
+    "without -n the one-based fix names N = max"
+expect_json '.files[0].histogram | length' 11 "the histogram still covers 0..max"
+expect_json '.files[0].missing_classes | join(",")' 0 "class 0 is the missing one"
+run "$s/matlab-1based.txt"
+expect_out "classes: labels span 1..10 and look 1-based; subtract 1, then pass -n 10" \
+    "the class-count suggestion is max for 1-based labels"
+printf '1\n1\n1\n' >"$d/ones.txt"
+run --json "$d/ones.txt"
+expect_json '[.files[0].findings[].code] | join(",")' "missing-classes" \
+    "one value, 1, says nothing about where counting starts"
+printf '1\n2\n1.5\n' >"$d/frac.txt"
+run --json "$d/frac.txt"
+expect_json '[.files[0].findings[].code] | index("one-based") != null' true \
+    "a fractional label does not hide the 1-based integer range"
+run --json --loss bce "$s/matlab-1based.txt"
+expect_json '[.files[0].findings[].code] | index("one-based")' null "no one-based for bce"
 run --json -n 21 "$s/masks.npy"
 expect_json '[.files[0].findings[].code] | join(",")' "out-of-range,ignore-like-value" \
     "ignore-like-value"

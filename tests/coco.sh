@@ -63,6 +63,17 @@ run --json --format=coco -n 91 "$d/ok.json"
 expect_json '[.files[0].findings[] | select(.severity == "error")] | length' 0 "id 90 < 91"
 run --json --format=coco -n 90 "$d/ok.json"
 expect_json '.files[0].invalid.above' 1 "id 90 with -n 90 (80 classes + the gaps forgotten)"
+# category ids from 1 are torchvision's convention (0 is the background), not
+# MATLAB's: no one-based finding, with -n or without, and N = max + 1 suggested
+printf '{"images":[{"id":1}],"categories":[{"id":1},{"id":2},{"id":3}],"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":1,"category_id":3,"bbox":[0,0,1,1]}]}' >"$d/from1.json"
+for n in "" "-n 3"; do
+    # shellcheck disable=SC2086 # $n is empty or two words
+    run --json --format=coco $n "$d/from1.json"
+    expect_json '[.files[0].findings[].code] | index("one-based")' null \
+        "COCO ids from 1 ${n:-without -n}: not one-based"
+done
+run --format=coco "$d/from1.json"
+expect_out "classes: labels span 0..3; pass -n 4" "COCO: N = max + 1 counts the background"
 gzip -c "$d/ok.json" >"$d/ok.json.gz"
 run --json --format=coco -n 91 "$d/ok.json.gz"
 expect_json '.files[0].count' 1 "gzip'd: both passes decompress"

@@ -53,6 +53,12 @@ expect_json '.files[0].invalid.above' "1" "one bfloat16 value above 1"
 run -n 10 "$c/pt-labels.pt"
 expect_status 1 "1..10 with -n 10 is an error"
 expect_out "one-based" "and the one-based hint"
+# Flowers-102's imagelabels.mat without -n: 1..102 suggests 102 classes, not 103
+run --json "$srcdir/samples/imagelabels.mat"
+expect_json '[.files[0].findings[].code] | join(",")' "float-labels,one-based,missing-classes" \
+    "imagelabels.mat without -n: one-based"
+expect_json '.files[0].findings[1].message | test("use y - 1, then -n 102 \\(not 103\\)")' true \
+    "the MATLAB fix names N = max"
 run -n 10 "$c/pt-two-tensors.pt"
 expect_status 3 "two tensors and no --array"
 expect_err "several tensors (a, b): choose one with --array" "names them"
