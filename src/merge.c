@@ -217,7 +217,9 @@ static int rebuild_groups(struct la_stats *t, const cJSON *e, const struct la_da
         for (size_t i = 0; i < t->n_bad; i++) {
             const struct la_bad *b = &t->bad[i];
             t->groups[i] = (struct la_bad_group){ b->sample, 1, b->index, b->value, b->verdict,
-                                                  0, 1, { b->value } };
+                                                  0, 1, { b->value }, { NULL } };
+            if (b->text && !(t->groups[i].texts[0] = strdup(b->text)))
+                return -1;
         }
         t->n_groups = t->groups_alloc = t->n_bad;
         return 0;
@@ -243,11 +245,15 @@ static int rebuild_groups(struct la_stats *t, const cJSON *e, const struct la_da
                              : 0;
         cJSON_ArrayForEach(a, get(g, "values")) {
             const char *text;
-            if (h->n_values < LA_GROUP_VALUES)
-                h->values[h->n_values++] = json_value(a, &text);
+            if (h->n_values >= LA_GROUP_VALUES)
+                break;
+            h->values[h->n_values] = json_value(a, &text);
+            if (text && !(h->texts[h->n_values] = strdup(text)))
+                return -1;
+            h->n_values++;
         }
         h->first_value = h->values[0];
-        h->first_verdict = verdict_of(h->first_value, NULL, rule);
+        h->first_verdict = verdict_of(h->first_value, h->texts[0], rule);
         h->mixed = h->n_values > 1;
     }
     t->groups_alloc = n;

@@ -231,8 +231,9 @@ static cJSON *bad_sample_list(const struct la_file_report *r, uint64_t max_repor
         cJSON_AddItemToObject(e, "count", json_u64(g->count));
         cJSON_AddItemToObject(e, "first_at", at_array(src, g->first_index));
         cJSON *values = cJSON_AddArrayToObject(e, "values");
-        for (int k = 0; k < g->n_values; k++)
-            cJSON_AddItemToArray(values, json_num(g->values[k], src->dtype));
+        for (int k = 0; k < g->n_values; k++)    /* as bad[].value writes them */
+            cJSON_AddItemToArray(values, g->texts[k] ? json_text(g->texts[k])
+                                                     : json_num(g->values[k], src->dtype));
         cJSON_AddItemToArray(a, e);
     }
     return a;

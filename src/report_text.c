@@ -101,6 +101,27 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
     }
 }
 
+/* A cell from the input, quoted for a terminal: its control bytes (an escape
+ * sequence, a carriage return) would otherwise act on the terminal or break
+ * the line, so they are shown as \xNN. Cut to fit cap. */
+static void quote_cell(char *dst, size_t cap, const char *text)
+{
+    size_t n = 0;
+    dst[n++] = '"';
+    n += la_escape_ctl(dst + n, cap - n - 1, text);
+    dst[n++] = '"';
+    dst[n] = '\0';
+}
+
+/* A bad value as the report shows it: an unparsable cell quoted, else the number. */
+static void format_value(struct la_num v, const char *text, int dtype, char *buf, size_t len)
+{
+    if (text)
+        quote_cell(buf, len, text);
+    else
+        la_format_num(v, dtype, buf, len);
+}
+
 /* A dataset's bad samples: the file (an image), how many bad entries, the
  * first one's position and the distinct bad values. */
 static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
@@ -116,7 +137,7 @@ static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint
         fprintf(out, ": %llu invalid, values ", (unsigned long long)g->count);
         for (int k = 0; k < g->n_values; k++) {
             char val[64];
-            la_format_num(g->values[k], src->dtype, val, sizeof val);
+            format_value(g->values[k], g->texts[k], src->dtype, val, sizeof val);
             fprintf(out, "%s%s", k ? ", " : "", val);
         }
         fprintf(out, "%s\n", g->mixed && g->n_values < 2 ? ", ..." : "");
@@ -139,7 +160,8 @@ static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max
         const struct la_bad_group *g = &s->groups[i];
         char at[256], val[64];
         format_inner(r, g->first_index, at, sizeof at);
-        la_format_num(g->first_value, r->info.dtype, val, sizeof val);
+        format_value(g->first_value, g->n_values ? g->texts[0] : NULL, r->info.dtype, val,
+                     sizeof val);
         if (g->mixed)
             fprintf(out, "      sample %llu: %llu invalid, the first at %s: %s\n",
                     (unsigned long long)g->sample, (unsigned long long)g->count, at, val);
@@ -195,18 +217,6 @@ static uint64_t entries_of(const struct la_stats *s, enum la_code code)
     }
 }
 
-/* A cell from the input, quoted for a terminal: its control bytes (an escape
- * sequence, a carriage return) would otherwise act on the terminal or break
- * the line, so they are shown as \xNN. Cut to fit cap. */
-static void quote_cell(char *dst, size_t cap, const char *text)
-{
-    size_t n = 0;
-    dst[n++] = '"';
-    n += la_escape_ctl(dst + n, cap - n - 1, text);
-    dst[n++] = '"';
-    dst[n] = '\0';
-}
-
 /* The finding's own bad entries, as many as --max-report allows. */
 static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
                           uint64_t max_report)
@@ -219,10 +229,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         char pos[320], val[64];
         const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
                                                       : NULL;
-        if (b->text)
-            quote_cell(val, sizeof val, b->text);
-        else
-            la_format_num(b->value, src ? src->dtype : r->info.dtype, val, sizeof val);
+        format_value(b->value, b->text, src ? src->dtype : r->info.dtype, val, sizeof val);
         if (src) {
             print_dataset_position(out, r, b);
             fprintf(out, ": %s\n", val);

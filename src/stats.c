@@ -64,10 +64,18 @@ int la_stats_map_samples(struct la_stats *s, la_sample_of sample_of, void *ctx,
     return s->seen ? 0 : -1;
 }
 
+static void free_group_texts(struct la_bad_group *g)
+{
+    for (int k = 0; k < g->n_values; k++)
+        free(g->texts[k]);
+}
+
 void la_stats_free(struct la_stats *s)
 {
     for (size_t i = 0; i < s->n_bad; i++)
         free(s->bad[i].text);
+    for (size_t i = 0; i < s->n_groups; i++)
+        free_group_texts(&s->groups[i]);
     free(s->bad);
     free(s->groups);
     free(s->hist);
@@ -110,21 +118,49 @@ void la_stats_note_minmax(struct la_stats *s, struct la_num v)
         s->max = v;
 }
 
+static int is_nan(struct la_num a) { return a.kind == LA_NUM_F64 && a.v.f != a.v.f; }
+
+/* NaN is one value here, equal to NaN only: la_num_cmp finds NaN neither
+ * below nor above any number, which is not "equal". */
 static int same_value(struct la_num a, struct la_num b)
 {
-    if (a.kind == LA_NUM_F64 && b.kind == LA_NUM_F64 && a.v.f != a.v.f)
-        return b.v.f != b.v.f;                      /* NaN == NaN here */
+    if (is_nan(a) || is_nan(b))
+        return is_nan(a) && is_nan(b);
     return a.kind == b.kind && la_num_cmp(a, b) == 0;
 }
 
-/* Add v to g's distinct values while there is room. */
-static void group_note_value(struct la_bad_group *g, struct la_num v)
+/* A bad value with its cell: unparsable cells (all read as 0) are told apart
+ * by their text, and never equal a number. */
+static int same_entry(struct la_num a, const char *a_text, struct la_num b, const char *b_text)
+{
+    if (a_text || b_text)
+        return a_text && b_text && strcmp(a_text, b_text) == 0;
+    return same_value(a, b);
+}
+
+/* Add v (and text, copied) to g's distinct values while there is room; out
+ * of memory for the text, the value is left out rather than shown as 0. */
+static void group_note_value(struct la_bad_group *g, struct la_num v, const char *text)
 {
     for (int i = 0; i < g->n_values; i++)
-        if (same_value(g->values[i], v))
+        if (same_entry(g->values[i], g->texts[i], v, text))
             return;
-    if (g->n_values < LA_GROUP_VALUES)
-        g->values[g->n_values++] = v;
+    if (g->n_values >= LA_GROUP_VALUES)
+        return;
+    char *copy = text ? strdup(text) : NULL;
+    if (text && !copy)
+        return;
+    g->texts[g->n_values] = copy;
+    g->values[g->n_values++] = v;
+}
+
+/* dst = src, with copies of its texts (src's stats keep theirs). */
+static void copy_group(struct la_bad_group *dst, const struct la_bad_group *src)
+{
+    *dst = *src;
+    dst->n_values = 0;
+    for (int k = 0; k < src->n_values; k++)
+        group_note_value(dst, src->values[k], src->texts[k]);
 }
 
 /* The group of the last bad sample, when it is in the list. */
@@ -139,15 +175,24 @@ static struct la_bad_group *last_group(struct la_stats *s)
  * arrive in index order, so a new sample shows as a change of sample. */
 static struct la_bad_group new_group(const struct la_bad *b)
 {
-    return (struct la_bad_group){ b->sample, 1, b->index, b->value, b->verdict, 0, 1,
-                                  { b->value } };
+    struct la_bad_group g = { b->sample, 1, b->index, b->value, b->verdict, 0, 0, { { 0 } },
+                              { NULL } };
+    group_note_value(&g, b->value, b->text);
+    return g;
+}
+
+/* The first value's text: the group's first distinct value is its first entry's. */
+static const char *first_text(const struct la_bad_group *g)
+{
+    return g->n_values ? g->texts[0] : NULL;
 }
 
 static void extend_group(struct la_bad_group *g, const struct la_bad *b)
 {
     g->count++;
-    g->mixed |= !same_value(g->first_value, b->value) || g->first_verdict != b->verdict;
-    group_note_value(g, b->value);
+    g->mixed |= !same_entry(g->first_value, first_text(g), b->value, b->text) ||
+                g->first_verdict != b->verdict;
+    group_note_value(g, b->value, b->text);
 }
 
 static void note_bad_sample(struct la_stats *s, const struct la_bad *b)
@@ -188,7 +233,7 @@ static void note_unordered_group(struct la_stats *s, const struct la_bad *b, int
         return;
     }
     if (s->n_groups >= s->bad_cap && lo < s->n_groups)
-        s->n_groups--;   /* the largest kept makes room */
+        free_group_texts(&s->groups[--s->n_groups]);   /* the largest kept makes room */
     if (!room_for_group(s))
         return;
     memmove(&s->groups[lo + 1], &s->groups[lo], (s->n_groups - lo) * sizeof *s->groups);
@@ -218,14 +263,14 @@ void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
                       struct la_num value, const char *text)
 {
     uint64_t sample = s->sample_of ? s->sample_of(s->sample_ctx, index) : index / s->sample_stride;
-    struct la_bad b = { index, sample, verdict, value, NULL };
+    struct la_bad b = { index, sample, verdict, value, (char *)text };   /* text: borrowed */
     s->bad_total++;
     if (s->seen)
         note_unordered_sample(s, &b);
     else if (sample != LA_NO_SAMPLE)
         note_bad_sample(s, &b);
     if (s->sink)
-        s->sink(s->sink_ctx, &(struct la_bad){ b.index, b.sample, verdict, value, (char *)text });
+        s->sink(s->sink_ctx, &b);
     if (room_for_bad(s)) {
         b.text = text ? strdup(text) : NULL;
         s->bad[s->n_bad++] = b;
@@ -248,15 +293,16 @@ static void merge_groups(struct la_stats *dst, const struct la_stats *src, int c
         if (g) {
             const struct la_bad_group *h = &src->groups[0];
             g->count += h->count;
-            g->mixed |= h->mixed || !same_value(g->first_value, h->first_value) ||
+            g->mixed |= h->mixed ||
+                        !same_entry(g->first_value, first_text(g), h->first_value, first_text(h)) ||
                         g->first_verdict != h->first_verdict;
             for (int k = 0; k < h->n_values; k++)
-                group_note_value(g, h->values[k]);
+                group_note_value(g, h->values[k], h->texts[k]);
         }
         i = 1;
     }
     for (; i < src->n_groups && room_for_group(dst); i++)
-        dst->groups[dst->n_groups++] = src->groups[i];
+        copy_group(&dst->groups[dst->n_groups++], &src->groups[i]);
 }
 
 static void merge_bad(struct la_stats *dst, const struct la_stats *src)
@@ -348,7 +394,7 @@ void la_stats_note_group_value(struct la_stats *s, struct la_num v)
 {
     struct la_bad_group *g = last_group(s);
     if (g)
-        group_note_value(g, v);
+        group_note_value(g, v, NULL);
 }
 
 int la_stats_keeps_group(const struct la_stats *s, uint64_t sample)

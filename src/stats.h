@@ -40,6 +40,9 @@ struct la_bad_group {
      * of them (the CPU scan's runs add theirs: la_stats_note_group_value). */
     int n_values;
     struct la_num values[LA_GROUP_VALUES];
+    /* An unparsable value's cell, as bad[].text holds it (owned by the
+     * stats); NULL for a number. Two cells are one value when their texts are. */
+    char *texts[LA_GROUP_VALUES];
 };
 
 /* Counts of integer out-of-range values near the valid range, exact and

@@ -74,6 +74,11 @@ for n in "" "-n 3"; do
 done
 run --format=coco "$d/from1.json"
 expect_out "classes: labels span 0..3; pass -n 4" "COCO: N = max + 1 counts the background"
+# an image's annotations come in any order: its bad values, cells by their text
+printf '{"images":[{"id":10}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":10,"category_id":"zz","bbox":[0,0,1,1]},{"id":2,"image_id":10,"category_id":91,"bbox":[0,0,1,1]},{"id":3,"image_id":10,"category_id":"3","bbox":[0,0,1,1]}]}' >"$d/texts.json"
+run --json --format=coco -n 91 --max-report 1 "$d/texts.json"
+expect_json '.files[0].bad_sample_list[0].values | tojson' '["zz",91,"3"]' \
+    "bad_sample_list values as bad[].value writes them (a category_id string is its text)"
 gzip -c "$d/ok.json" >"$d/ok.json.gz"
 run --json --format=coco -n 91 "$d/ok.json.gz"
 expect_json '.files[0].count' 1 "gzip'd: both passes decompress"

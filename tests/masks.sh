@@ -151,4 +151,40 @@ if has png; then
     run -n 21 "$s/voc-masks/2007_000032.png"
     expect_out "sample 0: 80 invalid, all = 255, the first at (1, 44)$" "one PNG: the first bad pixel at (y, x)"
 fi
+echo "# --- bad_sample_list values are bad[].value's, NaN included, in every N-D reader"
+# float32 masks (2, 2, 3): sample 0 holds NaN then 7; sample 1 inf, NaN, -inf
+# (NaN compares neither below nor above inf: it used to count as inf's value)
+f32() { for v in "$@"; do case $v in
+    0) printf '\000\000\000\000' ;; nan) printf '\000\000\300\177' ;; 7) printf '\000\000\340\100' ;;
+    inf) printf '\000\000\200\177' ;; -inf) printf '\000\000\200\377' ;; esac; done; }
+nan_mask() { f32 0 nan 7 nan 0 0  inf 0 nan -inf nan 0; }
+mkdir "$d/nan"
+{ npy_head '<f4' '(2, 2, 3)'; nan_mask; } >"$d/nan/a.npy"
+cp "$d/nan/a.npy" "$d/nan/b.npy"
+hdr='{"y":{"dtype":"F32","shape":[2,2,3],"data_offsets":[0,48]}}'
+{ printf "\\$(printf %03o ${#hdr})\\000\\000\\000\\000\\000\\000\\000%s" "$hdr"; nan_mask; } \
+    >"$d/nan.safetensors"
+# consistent FILE... : every bad_sample_list entry's values are its sample's
+# distinct bad[].value, in order, the first 4
+consistent='.files[0] as $f | [$f.bad_sample_list[] | . as $g | .values == ([$f.bad[] |
+    select(.sample == $g.sample) | .value] | reduce .[] as $v ([]; if any(.[]; . == $v) then .
+    else . + [$v] end) | .[:4])] | all'
+for args in "$d/nan/a.npy" "$d/nan" "--concat $d/nan/a.npy $d/nan/b.npy" "-j 3 $d/nan" \
+            "$d/nan.safetensors"; do
+    # shellcheck disable=SC2086 # $args holds options and paths
+    run --json -n 5 $args
+    expect_json '[.files[0].bad_sample_list[].values | map(tostring) | join(",")] | join(" ")' \
+        "$(case $args in *nan/a.npy|*safetensors) echo "nan,7 inf,nan,-inf" ;;
+                         *) echo "nan,7 inf,nan,-inf nan,7 inf,nan,-inf" ;; esac)" \
+        "NaN in bad_sample_list values: $args"
+    expect_json "$consistent" true "bad_sample_list values are bad[].value's: $args"
+done
+"$LABELAUDIT" --json -n 5 "$d/nan/a.npy" >"$d/nan-a.json"
+"$LABELAUDIT" --json -n 5 "$d/nan/b.npy" >"$d/nan-b.json"
+run --json --merge "$d/nan-a.json" "$d/nan-b.json"
+expect_json '[.files[0].bad_sample_list[].values | map(tostring) | join(",")] | join(" ")' \
+    "nan,7 inf,nan,-inf nan,7 inf,nan,-inf" "--merge keeps NaN in bad_sample_list values"
+run -n 5 "$d/nan"
+expect_out "b.npy sample 1 at (0, 0): 4 invalid, values inf, nan, -inf" \
+    "the text report lists NaN among a sample's values"
 finish

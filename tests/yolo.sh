@@ -62,6 +62,18 @@ echo "# --- a class of nan or inf (UBSan: no float-to-int cast out of range)"
 printf 'nan 0.5 0.5 0.1 0.1\ninf 0.5 0.5 0.1 0.1\n' >"$d/nan.txt"
 run --json --format=yolo -n 2 "$d/nan.txt"
 expect_json '[.files[0].bad[].value] | join(",")' "nan,inf" "nan and inf classes are unparsable"
+expect_json '.files[0].bad_sample_list[0].values | tojson' '["nan","inf"]' \
+    "bad_sample_list: those cells as bad[] writes them"
+
+echo "# --- bad_sample_list values are bad[].value's: a cell's text, not 0"
+for j in 1 3; do
+    run --json -j$j --format=yolo -n 5 "$l"
+    expect_json '[.files[0].bad_sample_list[] | .values | tojson] | join(" ")' \
+        '[5,"1 2 3","abc","1.5"]' "-j$j: unparsable cells by their text"
+    expect_json '[.files[0].bad[].value] | tojson' '[5,"1 2 3","abc","1.5"]' \
+        "-j$j: as bad[] writes them"
+done
+run --format=yolo -n 5 "$l"
 
 echo "# --- bad input"
 run --format=yolo "$d/missing"

@@ -79,6 +79,37 @@ static void test_samples(void)
     la_stats_free(&s);
 }
 
+/* A sample's distinct bad values: NaN is one (la_num_cmp calls it neither
+ * below nor above inf), and unparsable cells differ by their text. */
+static void test_group_values(void)
+{
+    struct la_stats s;
+    la_stats_init(&s, 4, 10, 10, 10);
+    struct la_num inf = { LA_NUM_F64, { .f = INFINITY } }, nan = { LA_NUM_F64, { .f = NAN } };
+    la_stats_add_bad(&s, 0, LA_V_NON_FINITE, inf, NULL);
+    la_stats_add_bad(&s, 1, LA_V_NON_FINITE, nan, NULL);
+    la_stats_add_bad(&s, 2, LA_V_NON_FINITE, nan, NULL);
+    la_stats_add_unparsable(&s, 4, "x");
+    la_stats_add_unparsable(&s, 5, "abc");
+    la_stats_add_unparsable(&s, 6, "x");
+    const struct la_bad_group *g = s.groups, *h = s.groups + 1;
+    TAP_OK(s.n_groups == 2 && g->n_values == 2 && g->values[1].v.f != g->values[1].v.f,
+           "inf then NaN: two values, NaN kept once (%d)", g->n_values);
+    TAP_OK(h->n_values == 2 && h->texts[0] && !strcmp(h->texts[0], "x") && h->texts[1] &&
+           !strcmp(h->texts[1], "abc") && h->mixed, "cells x, abc, x: two values, by their text");
+    /* a later part whose first sample continues the last one: its texts are copied */
+    struct la_stats t;
+    la_stats_init(&t, 4, 10, 10, 10);
+    la_stats_add_unparsable(&t, 7, "y");
+    la_stats_add_unparsable(&t, 8, "z");
+    la_stats_merge(&s, &t);
+    la_stats_free(&t);
+    TAP_OK(s.n_groups == 3 && h->n_values == 3 && !strcmp(h->texts[2], "y") &&
+           s.groups[2].n_values == 1 && !strcmp(s.groups[2].texts[0], "z"),
+           "merged: the continued sample gains y, the next keeps its own copy of z");
+    la_stats_free(&s);
+}
+
 /* Random labels with bad ones everywhere, scanned in uneven chunks with 1 and 4 threads. */
 static void fill_random(int64_t *v, size_t n, unsigned seed)
 {
@@ -175,6 +206,7 @@ int main(void)
     test_verdicts();
     test_reference_scan();
     test_samples();
+    test_group_values();
     test_threads_identical();
     test_float_dtypes();
     test_unparsable();
