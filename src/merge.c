@@ -199,9 +199,13 @@ static int add_source(struct la_file_report *r, const cJSON *o, const cJSON *sha
     int skip = file_shape && nd >= 1 && dims[0] == s.samples ? 1 : 0;
     for (int k = skip; k < nd && k - skip < LA_MAX_DIMS; k++)
         inner[s.ndim++] = dims[k];
+    /* a YOLO file's lines, a COCO image's annotations: not the samples' shape */
+    const cJSON *count = get(o, "count");
     s.count = s.samples;
     for (int k = 0; k < s.ndim; k++)
         s.count *= inner[k];
+    if (cJSON_IsNumber(count))
+        s.count = get_u64(o, "count");
     return la_dataset_add_source(r, &s);
 }
 
@@ -378,8 +382,10 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
             r->samples += d->src[d->n_src - 1].samples;
         }
         carry_skipped(d, e, max_report);
-    } else if (add_source(r, e, get(e, "shape"), 1) != 0) {
-        return -1;
+    } else {
+        const cJSON *sample_shape = get(e, "sample_shape");   /* N-D inputs */
+        if (add_source(r, e, sample_shape ? sample_shape : get(e, "shape"), !sample_shape) != 0)
+            return -1;
     }
     r->stats.count = base_index;
     r->samples = base_sample;
@@ -392,10 +398,13 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     rebuild_counts(&t, e, is_float);
     int rc = rebuild_hist(&t, e) == 0 && rebuild_bad(&t, e, base_index, base_sample, rule) == 0 &&
              rebuild_groups(&t, e, d, base_sample, rule) == 0 ? 0 : -1;
-    if (rc == 0 && t.n_groups) {
+    /* An entry's samples are its own: its first bad sample never continues the
+     * last one before it, also where it lists none (--max-report=0). */
+    if (rc == 0 && t.bad_samples) {
         t.has_last_bad = 1;
-        t.first_bad_sample = t.groups[0].sample;
-        t.last_bad_sample = t.groups[t.n_groups - 1].sample;
+        t.first_bad_sample = t.n_groups ? t.groups[0].sample : base_sample;
+        t.last_bad_sample = t.n_groups ? t.groups[t.n_groups - 1].sample
+                                       : base_sample + (samples ? samples - 1 : 0);
     }
     if (rc == 0)
         la_stats_merge(&r->stats, &t);

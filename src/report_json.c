@@ -123,11 +123,14 @@ static int put_source(FILE *out, const struct la_source_info *s)
     if (!quoted)
         return -1;
     const char *ind = "\n\t\t\t\t\t";
+    /* count: --merge needs it where a sample's values are not its shape's
+     * (a YOLO file's lines, a COCO image's annotations) */
     int rc = fprintf(out, "%s\"path\":\t%s,%s\"format\":\t\"%s\",%s\"dtype\":\t\"%s\","
-                          "%s\"samples\":\t%llu,%s\"first_sample\":\t%llu,%s\"sample_shape\":\t[",
+                          "%s\"samples\":\t%llu,%s\"first_sample\":\t%llu,%s\"count\":\t%llu,"
+                          "%s\"sample_shape\":\t[",
                      ind, quoted, ind, la_format_name(s->format), ind,
                      la_dtype_info(s->dtype)->name, ind, (unsigned long long)s->samples, ind,
-                     (unsigned long long)s->first_sample, ind);
+                     (unsigned long long)s->first_sample, ind, (unsigned long long)s->count, ind);
     free(quoted);
     for (int k = 0; k < s->ndim && rc >= 0; k++)     /* --merge needs it for `at` */
         rc = fprintf(out, "%s%llu", k ? ", " : "", (unsigned long long)s->inner[k]);
@@ -213,6 +216,19 @@ static int has_sample_shape(const struct la_file_report *r)
         if (r->dataset->src[i].ndim > 0)
             return 1;
     return 0;
+}
+
+/* One sample's shape, as a dataset's sources give theirs: --merge cannot tell
+ * it from "shape" where the file is one sample (an image, a volume) whose
+ * first axis has length 1, as a (1, H, W) array's has. */
+static cJSON *sample_shape_array(const struct la_file_report *r)
+{
+    uint64_t inner[LA_MAX_DIMS];
+    struct la_source_info whole = file_as_source(r, inner);
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < whole.ndim; k++)
+        cJSON_AddItemToArray(a, json_u64(inner[k]));
+    return a;
 }
 
 static cJSON *bad_sample_list(const struct la_file_report *r, uint64_t max_report)
@@ -475,6 +491,8 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
     for (int d = 0; d < r->info.ndim; d++)
         cJSON_AddItemToArray(shape, json_u64(r->info.shape[d]));
     cJSON_AddItemToObject(o, "shape", null_or(ok, shape));
+    if (ok && !r->dataset && has_sample_shape(r))
+        cJSON_AddItemToObject(o, "sample_shape", sample_shape_array(r));
     cJSON_AddItemToObject(o, "samples", null_or(ok, json_u64(r->samples)));
     cJSON_AddItemToObject(o, "count", null_or(ok, json_u64(r->stats.count)));
 }

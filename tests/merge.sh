@@ -44,7 +44,7 @@ while [ $trial -lt 30 ]; do
         srand(seed)
         k = 2 + int(rand() * 6)
         printf "-n %d -b %d --world-size %d --max-report %d\n", k, 1 + int(rand() * 5),
-               1 + int(rand() * 3), 1 + int(rand() * 6)
+               1 + int(rand() * 3), int(rand() * 7)
         files = 1 + int(rand() * 6); shard = 0
         for (f = 0; f < files; f++) {
             fmt = rand() < 0.34 ? "csv" : rand() < 0.5 ? "text" : "npy"
@@ -116,6 +116,98 @@ cmp -s "$d/concat.s" "$d/merge.s"
 ok $? "two mask files: --merge == --concat"
 expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.source):\(.first_at | map(tostring) | join(","))"] | join(" ")' \
     "0:0:1,3 2:1:1,3" "bad samples renumbered, each in its source"
+
+# same_as_concat DESCRIPTION [OPTION...] -- SHARD... : each SHARD (a FILE, or
+# FILE,FILE... audited as a --concat) audited with the options, the reports
+# merged; the merge's JSON and text reports must be --concat's over all the
+# files (paths aside)
+same_as_concat() {
+    what=$1
+    shift
+    opts=
+    while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+    shift
+    reports= i=0 files=
+    for shard in "$@"; do
+        members=$(echo "$shard" | tr ',' ' ')
+        files="$files $members"
+        case $shard in *,*) concat=--concat ;; *) concat= ;; esac
+        # shellcheck disable=SC2086 # $opts holds options, $members paths
+        "$LABELAUDIT" --json $opts $concat $members >"$d/part.$i.json"
+        reports="$reports $d/part.$i.json"
+        i=$((i + 1))
+    done
+    # shellcheck disable=SC2086 # the paths, one by one
+    set -- $files
+    # the checks come from the reports; the format option is the shards'
+    mopts=$(echo "$opts" | sed -e 's/-n [0-9]*//' -e 's/--format=[a-z]*//')
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --json $opts --concat "$@" >"$d/concat.json"
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --json $mopts --merge $reports >"$d/merge.json"
+    strip_paths "$d/concat.json" >"$d/concat.s"
+    strip_paths "$d/merge.json" >"$d/merge.s"
+    cmp -s "$d/concat.s" "$d/merge.s"
+    ok $? "$what: --merge == --concat"
+    cmp -s "$d/concat.s" "$d/merge.s" || diff "$d/concat.s" "$d/merge.s" | head -10 | sed 's/^/# /'
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --color=never $opts --concat "$@" | sed "s|^$1+|ARGS|" >"$d/concat.txt"
+    # shellcheck disable=SC2086
+    "$LABELAUDIT" --color=never $mopts --merge $reports | sed "s|^$d/part.0.json+|ARGS|" \
+        >"$d/merge.txt"
+    cmp -s "$d/concat.txt" "$d/merge.txt"
+    ok $? "$what: the text reports are the same"
+    cmp -s "$d/concat.txt" "$d/merge.txt" || diff "$d/concat.txt" "$d/merge.txt" | head -10 |
+        sed 's/^/# /'
+}
+
+echo "# --- one-sample files whose first axis has length 1: their shape is kept"
+formats=$("$LABELAUDIT" --version | sed -n 's/^Formats: \([^(]*\).*/\1/p')
+m="$srcdir/tests/data/masks"
+for f in scaled.nii deflate-i8.tif; do
+    fmt=$(case $f in *.nii) echo nifti ;; *) echo tiff ;; esac)
+    if ! case " $formats " in *" $fmt "*) true ;; *) false ;; esac; then
+        echo "ok $((n_tests += 1)) # SKIP built without $fmt"
+        continue
+    fi
+    cp "$m/$f" "$d/a.$f"
+    cp "$m/$f" "$d/b.$f"
+    same_as_concat "two copies of $f" -n 5 -- "$d/a.$f" "$d/b.$f"
+    shape=$(jq -r '.files[0].shape | map(tostring) | join("x")' "$d/part.0.json")
+    cp "$d/merge.json" "$d/out"
+    expect_json '[.files[0].sources[].sample_shape | map(tostring) | join("x")] | join(" ")' \
+        "$shape $shape" "$f: each source's sample shape is the whole file's"
+done
+
+echo "# --- --max-report=0: every bad sample counted, none listed"
+printf '7\n0\n' >"$d/z1.txt"
+printf '7\n7\n' >"$d/z2.txt"
+{ npy_head '<i8' '(1, 2)'; printf '\007\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'; } >"$d/z3.npy"
+same_as_concat "--max-report=0" -n 5 --max-report=0 -- "$d/z1.txt" "$d/z2.txt" "$d/z3.npy"
+cp "$d/merge.json" "$d/out"
+expect_json '.files[0].bad_samples' 4 "--max-report=0: 4 bad samples in 3 shards"
+
+echo "# --- YOLO folders and COCO files: a sample of several lines or annotations"
+mkdir -p "$d/y1" "$d/y2"
+printf '0 0.5 0.5 0.1 0.1\n1 0.5 0.5 0.1 0.1\n' >"$d/y1/a.txt"
+printf '0 0.5 0.5 0.1 0.1\nx 0.5 0.5 0.1 0.1\n7 0.5 0.5 0.1 0.1\n' >"$d/y1/b.txt"
+printf '1 0.5 0.5 0.1 0.1\n1 0.4 0.5 0.1 0.1\n9 0.5 0.5 0.1 0.1\n' >"$d/y2/c.txt"
+mkdir -p "$d/y3"
+printf '5 0.5 0.5 0.1 0.1\n' >"$d/y3/d.txt"
+for mr in 0 1 1000; do
+    same_as_concat "YOLO folders, --max-report=$mr" --format=yolo -n 5 --max-report=$mr -- \
+        "$d/y1,$d/y2" "$d/y3"
+done
+cp "$d/part.0.json" "$d/out"
+expect_json '[.files[0].sources[].count | tostring] | join(",")' 5,3 "each source's count: its lines"
+if case " $formats " in *" coco "*) true ;; *) false ;; esac; then
+    printf '{"images":[{"id":1},{"id":2}],"categories":[{"id":1},{"id":2}],"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":2,"category_id":"zz","bbox":[0,0,1,1]},{"id":3,"image_id":1,"category_id":5,"bbox":[0,0,1,1]}]}' >"$d/c1.json"
+    printf '{"images":[{"id":7}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":7,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":7,"category_id":9,"bbox":[0,0,1,1]}]}' >"$d/c2.json"
+    cp "$d/c1.json" "$d/c3.json"
+    same_as_concat "COCO files" --format=coco -n 3 -- "$d/c1.json" "$d/c2.json,$d/c3.json"
+else
+    echo "ok $((n_tests += 1)) # SKIP built without coco"
+fi
 
 echo "# --- refused and unreadable reports"
 printf '1\n2\n' >"$d/a.txt"
