@@ -164,8 +164,9 @@ cp "$d/nan/a.npy" "$d/nan/b.npy"
 hdr='{"y":{"dtype":"F32","shape":[2,2,3],"data_offsets":[0,48]}}'
 { printf "\\$(printf %03o ${#hdr})\\000\\000\\000\\000\\000\\000\\000%s" "$hdr"; nan_mask; } \
     >"$d/nan.safetensors"
-# consistent FILE... : every bad_sample_list entry's values are its sample's
+# $consistent, a jq filter: every bad_sample_list entry's values are its sample's
 # distinct bad[].value, in order, the first 4
+# shellcheck disable=SC2016 # jq variables, not the shell's
 consistent='.files[0] as $f | [$f.bad_sample_list[] | . as $g | .values == ([$f.bad[] |
     select(.sample == $g.sample) | .value] | reduce .[] as $v ([]; if any(.[]; . == $v) then .
     else . + [$v] end) | .[:4])] | all'

@@ -127,7 +127,7 @@ same_as_concat() {
     opts=
     while [ "$1" != -- ]; do opts="$opts $1"; shift; done
     shift
-    reports= i=0 files=
+    reports="" i=0 files=""
     for shard in "$@"; do
         members=$(echo "$shard" | tr ',' ' ')
         files="$files $members"
