@@ -42,7 +42,7 @@ struct la_note_finding {
 struct la_notes {
     size_t cap;                        /* keep at most this many problems */
     struct la_note *problems;
-    size_t n_problems;
+    size_t n_problems, cap_problems;
     size_t n_own;                      /* kept problems other than "at" places */
     uint64_t problems_total;
     struct { const char *code; uint64_t count; } tally[LA_NOTES_MAX_FINDINGS];

@@ -140,4 +140,9 @@ done
 run --format=coco -n 3 "$d/scattered.json"
 expect_out "2 of 3 samples hold invalid entries" "the text report counts the images"
 
+echo "# --- --max-report is a limit, not an allocation"
+run --json --format=coco -n 91 --max-report=1000000000 "$d/mixed.json"
+expect_status 1 "--max-report=1000000000: audited, not out of memory"
+expect_json '.files[0].bad | length' 2 "its bad entries listed"
+
 finish

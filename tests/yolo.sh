@@ -118,4 +118,10 @@ expect_json '[.files[0].yolo.problems[] | select(.file | test("mixed-")) | .what
 run --format=yolo -n 5 "$srcdir/tests/data/yolo/labels"
 expect_out "mixed-box-first.txt: labels mix segment and detection rows" "the text report names the file"
 
+echo "# --- --max-report is a limit, not an allocation"
+run --json --format=yolo -n 5 --max-report=1000000000 "$srcdir/tests/data/yolo/labels"
+expect_status 1 "--max-report=1000000000: audited, not out of memory"
+expect_json '[.files[0].invalid.count, (.files[0].bad | length), .files[0].yolo.problems_total,
+    (.files[0].yolo.problems | length)] | tojson' "[23,23,35,35]" "every entry and problem listed"
+
 finish
