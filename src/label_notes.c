@@ -1,5 +1,6 @@
 /* label_notes.c - the findings and problems a reader reports beside its values. */
 #include "label_notes.h"
+#include "dataset.h" /* la_dataset_free */
 #include "msg.h"   /* la_fputs_escaped */
 #include "util.h"  /* la_grow_n */
 
@@ -28,6 +29,7 @@ void la_notes_free(struct la_notes *n)
     free(n->lines);
     free(n->problems);
     cJSON_Delete(n->json);
+    la_dataset_free(n->sources);
     if (n->free_ctx)
         n->free_ctx(n->ctx);
     free(n);

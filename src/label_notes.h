@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 #include "stats.h"   /* la_sample_of */
 
+struct la_dataset;
+
 #define LA_NOTES_MAX_FINDINGS 8
 #define LA_NOTE_LEN 256
 
@@ -69,6 +71,10 @@ struct la_notes {
     la_sample_of sample_of;
     void *sample_ctx;
     int samples_ordered;
+    /* Optional, set by a reader of a folder of files (yolo): its files as a
+     * dataset's sources, which the JSON lists as it lists any dataset's, each
+     * bad entry with its "source" and "at". Freed with the notes. */
+    struct la_dataset *sources;
 };
 
 /** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */

@@ -33,6 +33,19 @@ expect_json '[.files[0].yolo.problems[] | select(.code == "duplicate-label") | .
 expect_json '[.files[0].bad[] | select(.value == "1 2 3 4") | .line] | tojson' "[2]" \
     "a line of 4 fields is unparsable, named by its line"
 
+echo "# --- a folder is a dataset of its files: sources, and each bad entry's source and at"
+expect_json '[.files[0].sources[] | "\(.path | sub(".*/labels/"; "")):\(.format):\(.samples):\(.first_sample):\(.sample_shape | tojson)"] | join(" ")' \
+    "train/a.txt:yolo:1:0:[2] train/b.txt:yolo:1:1:[4] val/c.txt:yolo:1:2:[4] val/empty.txt:yolo:1:3:[0]" \
+    "sources: each label file, one sample of its non-blank lines"
+expect_json '.files[0] as $f | [$f.bad[] | $f.sources[.source].path == .file and .sample == $f.sources[.source].first_sample] | all' \
+    true "each bad entry's source is its file"
+expect_json '[.files[0].bad[] | select(.file | endswith("c.txt")) | "\(.line):\(.at | tojson)"] | join(" ")' \
+    "1:[0] 2:[1] 3:[2] 4:[3]" "at: the line's place among the file's lines; line: its number"
+expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.source):\(.first_at | tojson)"] | join(" ")' \
+    "2:2:[0]" "bad_sample_list: each file with its source and first_at"
+run --json --format=yolo -n 5 "$l/val/c.txt"
+expect_json '.files[0] | has("sources")' false "one file is no dataset: no sources"
+
 echo "# --- the text report names file and line"
 run --format=yolo -n 6 "$l"
 expect_out "index 7, .*val/c.txt line 2: \"1 2 3 4\"" "an unparsable line"

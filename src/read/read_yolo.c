@@ -17,6 +17,7 @@
  *
  * The folder is walked as torchvision walks one (walk.h); files not ending in
  * .txt are not label files: they are counted and named in the report. */
+#include "dataset.h"     /* la_dataset_append: the files as sources */
 #include "label_items.h"
 #include "label_notes.h"
 #include "reader.h"
@@ -537,11 +538,27 @@ static int find_duplicates(struct line_ctx *c)
     return 0;
 }
 
+/* A folder's file as a source of the dataset the JSON describes: one
+ * sample of as many elements as it has lines (a bad entry's "at" is [its
+ * line's ordinal among them]). */
+static int add_source(struct la_dataset *d, const char *path, uint64_t f, uint64_t first,
+                      uint64_t end)
+{
+    if (!d)
+        return 0;   /* one file, not a folder */
+    uint64_t lines = end - first;
+    struct la_source_info s = { .path = (char *)path, .format = LA_FMT_YOLO, .dtype = LA_DT_INT64,
+                                .samples = 1, .first_sample = f, .first_index = first,
+                                .count = lines, .ndim = 1, .inner = &lines };
+    return la_dataset_append(d, &s);
+}
+
 /* Read the next label file into the items. @return 0, or -1 with r->err. */
 static int read_file(struct la_reader *r, struct yolo_state *t)
 {
     struct yolo_places *p = t->places;
     size_t f = t->next_file++;
+    uint64_t first = t->index;
     atomic_store_explicit(&p->first_index[f], t->index, memory_order_relaxed);
     free(t->buf);
     t->buf = NULL;
@@ -558,7 +575,8 @@ static int read_file(struct la_reader *r, struct yolo_state *t)
         t->index++;
         t->lines++;
     }
-    if (find_duplicates(&c) != 0)
+    if (find_duplicates(&c) != 0 ||
+        add_source(r->notes->sources, p->files[f], f, first, t->index) != 0)
         return la_reader_set_error(r, "out of memory");
     return 0;
 }
@@ -656,6 +674,8 @@ static int yolo_open(struct la_reader *r)
         return la_reader_set_error(r, "%s", strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         t->skipped_json = cJSON_AddArrayToObject(r->notes->json, "not_label_files_named");
+        if (!(r->notes->sources = calloc(1, sizeof *r->notes->sources)))
+            return la_reader_set_error(r, "out of memory");
         if (list_folder(r, t) != 0)
             return -1;
     } else if (!(p->files = calloc(1, sizeof *p->files)) || !(p->files[0] = strdup(r->path))) {
