@@ -161,9 +161,8 @@ static int list_directory(const char *root, const struct la_config *cfg, struct 
 
 // ---- folding one file's report into the dataset's ------------------------------
 
-int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *from)
+int la_dataset_append(struct la_dataset *d, const struct la_source_info *from)
 {
-    struct la_dataset *d = r->dataset;
     if (la_grow_n(&d->src, &d->cap_src, d->n_src + 1, sizeof *d->src, 16) != 0)
         return -1;
     struct la_source_info *s = &d->src[d->n_src];
@@ -176,9 +175,18 @@ int la_dataset_add_source(struct la_file_report *r, const struct la_source_info 
     }
     if (s->ndim)                /* memcpy from NULL is undefined, even of 0 bytes */
         memcpy(s->inner, from->inner, (size_t)s->ndim * sizeof *s->inner);
+    d->n_src++;
+    return 0;
+}
+
+int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *from)
+{
+    struct la_dataset *d = r->dataset;
+    if (la_dataset_append(d, from) != 0)
+        return -1;
+    struct la_source_info *s = &d->src[d->n_src - 1];
     s->first_sample = r->samples;
     s->first_index = r->stats.count;
-    d->n_src++;
     if (d->n_src == 1)
         r->info.dtype = s->dtype;
     else if (s->dtype != r->info.dtype && !d->mixed_dtype) {

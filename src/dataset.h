@@ -70,6 +70,11 @@ int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
  *  r->samples. @return 0, or -1 when out of memory. */
 int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *s);
 
+/** la_dataset_append() : append a source as it is (s->path and s->inner are
+ *  copied; its first_sample and first_index as given): the YOLO reader's
+ *  label files. @return 0, or -1 when out of memory. */
+int la_dataset_append(struct la_dataset *d, const struct la_source_info *s);
+
 /** la_dataset_note_skipped() / la_dataset_note_unreadable() : a file that is
  *  not a source, and why; an unreadable one is also said on standard error
  *  and makes the exit status 3. */

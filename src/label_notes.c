@@ -1,6 +1,8 @@
 /* label_notes.c - the findings and problems a reader reports beside its values. */
 #include "label_notes.h"
+#include "dataset.h" /* la_dataset_free */
 #include "msg.h"   /* la_fputs_escaped */
+#include "util.h"  /* la_grow_n */
 
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* vsnprintf */
@@ -12,13 +14,7 @@ struct la_notes *la_notes_new(size_t cap)
     struct la_notes *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
-    n->cap = cap;
-    /* cap problems of the reader's own and cap places of the scan's bad entries */
-    n->problems = calloc(cap ? 2 * cap : 1, sizeof *n->problems);
-    if (!n->problems) {
-        free(n);
-        return NULL;
-    }
+    n->cap = cap;   /* a limit, not a size: the list grows as problems come */
     return n;
 }
 
@@ -33,6 +29,7 @@ void la_notes_free(struct la_notes *n)
     free(n->lines);
     free(n->problems);
     cJSON_Delete(n->json);
+    la_dataset_free(n->sources);
     if (n->free_ctx)
         n->free_ctx(n->ctx);
     free(n);
@@ -81,9 +78,14 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
         n->problems_total++;
         tally(n, code);
     }
-    if (place ? n->n_problems >= 2 * n->cap : n->n_own >= n->cap) {
+    /* up to cap problems of the reader's own and cap places of the scan's bad entries */
+    if ((place ? n->n_problems - n->n_own : n->n_own) >= n->cap) {
         cJSON_Delete(json);
         return 0;
+    }
+    if (la_grow_n(&n->problems, &n->cap_problems, n->n_problems + 1, sizeof *n->problems, 16) != 0) {
+        cJSON_Delete(json);
+        return -1;
     }
     n->n_own += !place;
     struct la_note *p = &n->problems[n->n_problems];

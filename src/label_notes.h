@@ -17,6 +17,8 @@
 #include <cjson/cJSON.h>
 #include "stats.h"   /* la_sample_of */
 
+struct la_dataset;
+
 #define LA_NOTES_MAX_FINDINGS 8
 #define LA_NOTE_LEN 256
 
@@ -42,7 +44,7 @@ struct la_note_finding {
 struct la_notes {
     size_t cap;                        /* keep at most this many problems */
     struct la_note *problems;
-    size_t n_problems;
+    size_t n_problems, cap_problems;
     size_t n_own;                      /* kept problems other than "at" places */
     uint64_t problems_total;
     struct { const char *code; uint64_t count; } tally[LA_NOTES_MAX_FINDINGS];
@@ -69,6 +71,10 @@ struct la_notes {
     la_sample_of sample_of;
     void *sample_ctx;
     int samples_ordered;
+    /* Optional, set by a reader of a folder of files (yolo): its files as a
+     * dataset's sources, which the JSON lists as it lists any dataset's, each
+     * bad entry with its "source" and "at". Freed with the notes. */
+    struct la_dataset *sources;
 };
 
 /** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */

@@ -109,6 +109,13 @@ static struct la_source_info file_as_source(const struct la_file_report *r, uint
     return s;
 }
 
+/* The sources a file entry lists: a dataset's, or the files of a folder
+ * that one reader reads (yolo), which are listed the same way. */
+static const struct la_dataset *sources_of(const struct la_file_report *r)
+{
+    return r->dataset ? r->dataset : r->notes ? r->notes->sources : NULL;
+}
+
 /* A dataset's sources are written to the output one by one, as cJSON would
  * lay them out inside a file entry: 100,000 files as cJSON items, then as one
  * printed document, took over 100 MB (issue 16). */
@@ -169,12 +176,12 @@ static int write_file(FILE *out, cJSON *o, const struct la_file_report *r)
     if (!text)
         return -1;
     size_t len = strlen(text);
-    const char *mark = r->dataset ? strstr(text, "\n\t\"sources\":\t" SOURCES_MARK) : NULL;
+    const char *mark = sources_of(r) ? strstr(text, "\n\t\"sources\":\t" SOURCES_MARK) : NULL;
     size_t head = mark ? (size_t)(mark - text) + strlen("\n\t\"sources\":\t") : len - 1;
     int rc = put_indented(out, text + 1, head - 1, "\t\t");
     if (rc == 0 && mark) {
         const char *tail = mark + strlen("\n\t\"sources\":\t" SOURCES_MARK);
-        rc = put_sources(out, r->dataset) != 0 ||
+        rc = put_sources(out, sources_of(r)) != 0 ||
              put_indented(out, tail, (size_t)(text + len - 1 - tail), "\t\t") != 0 ? -1 : 0;
     }
     free(text);
@@ -236,14 +243,14 @@ static cJSON *bad_sample_list(const struct la_file_report *r, uint64_t max_repor
     cJSON *a = cJSON_CreateArray();
     uint64_t inner[LA_MAX_DIMS];
     struct la_source_info whole = file_as_source(r, inner);
+    const struct la_dataset *d = sources_of(r);
     for (size_t i = 0; i < r->stats.n_groups && i < max_report; i++) {
         const struct la_bad_group *g = &r->stats.groups[i];
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, g->sample)
-                                                      : &whole;
+        const struct la_source_info *src = d ? la_dataset_source_of(d, g->sample) : &whole;
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "sample", json_u64(g->sample));
-        if (r->dataset)
-            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - r->dataset->src)));
+        if (d)
+            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - d->src)));
         cJSON_AddItemToObject(e, "count", json_u64(g->count));
         cJSON_AddItemToObject(e, "first_at", at_array(src, g->first_index));
         cJSON *values = cJSON_AddArrayToObject(e, "values");
@@ -258,18 +265,18 @@ static cJSON *bad_sample_list(const struct la_file_report *r, uint64_t max_repor
 static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
 {
     cJSON *a = cJSON_CreateArray();
+    const struct la_dataset *d = sources_of(r);
     for (size_t i = 0; i < r->stats.n_bad && i < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "index", json_u64(b->index));
         cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
-                                                      : NULL;
+        const struct la_source_info *src = d ? la_dataset_source_of(d, b->sample) : NULL;
         cJSON_AddItemToObject(e, "value", b->text ? json_text(b->text)
                                                   : json_num(b->value, src ? src->dtype
                                                                            : r->info.dtype));
         if (src) {
-            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - r->dataset->src)));
+            cJSON_AddItemToObject(e, "source", json_u64((uint64_t)(src - d->src)));
             cJSON_AddItemToObject(e, "at", at_array(src, b->index));
         }
         la_notes_json_bad(r->notes, b->index, e);   /* yolo: file, line; coco: id, image_id */
@@ -504,8 +511,9 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "path", json_text(r->path));
     add_layout(o, r);
-    if (r->dataset) {       /* written straight to the output: see write_file */
+    if (sources_of(r))      /* written straight to the output: see write_file */
         cJSON_AddItemToObject(o, "sources", cJSON_CreateRaw(SOURCES_MARK));
+    if (r->dataset) {
         cJSON_AddItemToObject(o, "skipped", skipped_array(r->dataset));
         cJSON_AddItemToObject(o, "skipped_count", json_u64(r->dataset->skipped_total));
     }

@@ -287,4 +287,9 @@ if built mat; then
 else
     ok 0 "# SKIP built without libmatio"
 fi
+echo "# --- a WebDataset shard: --max-report is a limit, not an allocation"
+run --json -n 3 --max-report=1000000000 "$data/wds/clean-10.tar"
+expect_status 1 "--max-report=1000000000: audited, not out of memory"
+expect_json '.files[0].samples' 10 "its 10 samples read"
+
 finish

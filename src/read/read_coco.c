@@ -9,7 +9,10 @@
  * so it is read twice: open() keeps the images and categories, next() streams
  * the annotations and checks each against them. Hence a path that can be read
  * twice: not standard input (compressed files are fine: each pass
- * decompresses again).
+ * decompresses again). A top-level key given twice is read as Python's json
+ * reads it: the last value counts (pass 1 reads the whole top level, so pass 2
+ * knows which "annotations" list is the last); a last value that is not a
+ * list is refused by name, as pycocotools fails on it.
  *
  * Checked per annotation, each problem named by the annotation's ordinal, id
  * and image_id: a category_id or image_id that `categories` or `images` lack
@@ -81,8 +84,9 @@ struct coco_state {
     size_t n_images, cap_images;
     struct category *cats;
     size_t n_cats, cap_cats;
-    int has_annotations;
-    int seen_images, seen_categories;   /* their lists were read whole already */
+    uint64_t annotation_lists;    /* "annotations" keys: pass 1 counts them all */
+    uint64_t annotation_key;      /* passes 2 and 3: the ordinal of the one being read */
+    char kind[4];                 /* per section, its last value's first byte: '[' a list */
     uint64_t index;               /* annotations so far */
     struct la_items items;
     struct sample_map *samples;
@@ -100,6 +104,7 @@ struct coco_state {
     struct skip {                 /* pass 1 steps over "annotations" without yajl */
         int active, started, in_string, escape;
         uint64_t depth;
+        char first;               /* the value's first byte */
     } skip;
     size_t base;                  /* where in buf the current handle's bytes start */
     const uint64_t *wanted;       /* pass 3: the scan's bad entries, ascending */
@@ -337,9 +342,17 @@ static void number_field(struct coco_state *t, const char *s, size_t n)
     }
 }
 
+/* What a top-level section's value is: its first byte ('[' a list). */
+static void note_kind(struct coco_state *t, char first)
+{
+    if (t->depth == 1 && t->section != S_OTHER)
+        t->kind[t->section] = first;
+}
+
 static int on_number(void *ctx, const char *s, size_t n)
 {
     struct coco_state *t = ctx;
+    note_kind(t, '0');
     if (in_record(t))
         number_field(t, s, n);
     else if (t->depth == 4 && t->field == F_BBOX) {
@@ -373,12 +386,18 @@ static void not_a_number(struct coco_state *t, const char *text, size_t n)
     }
 }
 
-static int on_null(void *ctx) { not_a_number(ctx, "null", 4); return 1; }
-static int on_bool(void *ctx, int b) { not_a_number(ctx, b ? "true" : "false", b ? 4 : 5); return 1; }
+static int on_null(void *ctx) { note_kind(ctx, 'n'); not_a_number(ctx, "null", 4); return 1; }
+static int on_bool(void *ctx, int b)
+{
+    note_kind(ctx, b ? 't' : 'f');
+    not_a_number(ctx, b ? "true" : "false", b ? 4 : 5);
+    return 1;
+}
 
 static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct coco_state *t = ctx;
+    note_kind(t, '"');
     if (in_record(t) && t->field == F_NAME && t->section == S_CATEGORIES && t->pass == 1) {
         free(t->rec.name);
         t->rec.name = strndup((const char *)s, n > 200 ? 200 : n);
@@ -411,6 +430,19 @@ static void sort_ids(struct coco_state *t)
         qsort(t->cats, t->n_cats, sizeof *t->cats, by_category_id);
 }
 
+/* Pass 1 meets a section's key again: the earlier value is not the one
+ * Python's json keeps. */
+static void forget_earlier(struct coco_state *t)
+{
+    if (t->section == S_IMAGES)
+        t->n_images = 0;
+    if (t->section == S_CATEGORIES) {
+        for (size_t i = 0; i < t->n_cats; i++)
+            free(t->cats[i].name);
+        t->n_cats = 0;
+    }
+}
+
 static int on_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct coco_state *t = ctx;
@@ -418,18 +450,16 @@ static int on_key(void *ctx, const unsigned char *k, size_t n)
         t->section = n == 6 && !memcmp(k, "images", 6) ? S_IMAGES
                    : n == 10 && !memcmp(k, "categories", 10) ? S_CATEGORIES
                    : n == 11 && !memcmp(k, "annotations", 11) ? S_ANNOTATIONS : S_OTHER;
-        t->has_annotations |= t->section == S_ANNOTATIONS;
-        t->seen_images |= t->section == S_IMAGES;
-        t->seen_categories |= t->section == S_CATEGORIES;
+        if (t->pass == 1)
+            forget_earlier(t);
         if (t->pass == 1 && t->section == S_ANNOTATIONS) {
-            if (t->seen_images && t->seen_categories) {
-                sort_ids(t);     /* COCO's own order: one pass does it all */
-                t->pass = 2;
-                return 1;
-            }
+            t->annotation_lists++;
             t->skip = (struct skip){ .active = 1 };   /* feed() steps over the value */
             return 0;
         }
+        /* passes 2 and 3 read the last "annotations" only, as json keeps it */
+        if (t->section == S_ANNOTATIONS && ++t->annotation_key != t->annotation_lists)
+            t->section = S_OTHER;
     } else if (t->depth == 3) {
         t->field = field_of(k, n);
     }
@@ -440,6 +470,7 @@ static int open_container(struct coco_state *t, int is_map)
 {
     if (t->depth == 0 && !is_map)
         return set_why(t, "the top level is an array, not a COCO object");
+    note_kind(t, is_map ? '{' : '[');
     if (++t->depth > MAX_DEPTH)
         return set_why(t, "nested deeper than %d levels", MAX_DEPTH);
     if (t->depth == 2 && t->section != S_OTHER && is_map)
@@ -561,6 +592,7 @@ static int start_pass(struct la_reader *r, struct coco_state *t, int pass)
     t->in_string = t->escape = 0;
     t->skip.active = 0;
     t->base = 0;
+    t->annotation_key = 0;
     if (la_source_open(r->path, &t->src, r->err, sizeof r->err) != 0)
         return -1;
     if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
@@ -600,16 +632,17 @@ static int skip_value(struct skip *k, const unsigned char *b, size_t n, size_t *
             k->in_string = !closed;
             continue;
         }
+        if (!k->started) {   /* the ':' and spaces between the key and the value */
+            if (byte_class[b[i]] & (C_COLON | C_SPACE))
+                continue;
+            k->started = 1;
+            k->first = (char)b[i];
+        }
         while (i < n && !byte_class[b[i]])
             i++;
         if (i == n)
             break;
         unsigned char c = b[i], cls = byte_class[c];
-        if (!k->started) {   /* the ':' and spaces between the key and the value */
-            if (cls & (C_COLON | C_SPACE))
-                continue;
-            k->started = 1;
-        }
         if (cls & C_QUOTE) {
             k->in_string = 1;
         } else if (cls & C_OPEN) {
@@ -638,6 +671,7 @@ static int skip_annotations(struct la_reader *r, struct coco_state *t, size_t fr
     if (!skip_value(&t->skip, t->buf + from, n - from, &end))
         return 0;
     t->skip.active = 0;
+    t->kind[S_ANNOTATIONS] = t->skip.first;
     t->in_string = t->escape = 0;   /* the guard goes on outside any token */
     t->string_len = 0;
     yajl_free(t->h);
@@ -758,6 +792,24 @@ static int coco_locate(struct la_notes *n, const uint64_t *index, size_t count);
 static int third_pass(struct la_reader *r, struct coco_state *t, const uint64_t *index,
                       size_t count);
 
+/* After pass 1: each section's last value is a list, as pycocotools
+ * iterates it (over an object's keys it fails: TypeError). */
+static int check_sections(struct la_reader *r, struct coco_state *t)
+{
+    static const char *const name[] = { "", "images", "categories", "annotations" };
+    if (!t->annotation_lists)
+        return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
+    for (int sec = S_IMAGES; sec <= S_ANNOTATIONS; sec++) {
+        char k = t->kind[sec];
+        if (k && k != '[')
+            return la_reader_set_error(r, "\"%s\" is not a list but %s", name[sec],
+                                       k == '{' ? "an object" : k == '"' ? "a string"
+                                       : k == 'n' ? "null" : k == 't' || k == 'f' ? "a boolean"
+                                       : "a number");
+    }
+    return 0;
+}
+
 static int coco_open(struct la_reader *r)
 {
     struct coco_state *t = calloc(1, sizeof *t);
@@ -772,17 +824,13 @@ static int coco_open(struct la_reader *r)
     if (start_pass(r, t, 1) != 0)
         return -1;
     int rc;
-    while (t->pass == 1 && (rc = feed(r, t)) == 1)
+    while ((rc = feed(r, t)) == 1)
         ;
-    if (t->pass == 1) {   /* the annotations came first, or none: read again */
-        if (rc < 0)
-            return -1;
-        if (!t->has_annotations)
-            return la_reader_set_error(r, "no \"annotations\" list: not a COCO instances file");
-        sort_ids(t);
-        if (start_pass(r, t, 2) != 0)
-            return -1;
-    }
+    if (rc < 0 || check_sections(r, t) != 0)
+        return -1;
+    sort_ids(t);
+    if (start_pass(r, t, 2) != 0)
+        return -1;
     r->notes->ctx = r;           /* locate() runs before close(), on this state */
     r->notes->locate = coco_locate;
     r->notes->sample_of = coco_sample_of;   /* bad_samples counts images, not annotations */

@@ -6,7 +6,10 @@
  * The header is parsed with cJSON and checked as the safetensors library
  * checks it: offsets that tile the data exactly, in order, each tensor's size
  * its shape times its dtype's, and a file that ends where the data does. A
- * header that lies is refused. The chosen tensor is then read like a .npy:
+ * header that lies is refused, and so is one that the library's serde_json
+ * refuses: a dimension or offset spelled as a float ([2.0]) or negative, a
+ * field given twice; a tensor name given twice counts once, its last entry,
+ * as serde's map keeps it. The chosen tensor is then read like a .npy:
  * from a plain file it is offered to audit.c as a run to map in place, else
  * pulled through the source in bounded chunks (gzip and stdin too).
  * bfloat16 is widened to float32 exactly. */
@@ -24,6 +27,7 @@
 
 struct st_tensor {
     const char *name;             /* in the parsed header */
+    size_t ordinal;               /* its entry's place in the header */
     enum la_dtype dtype;
     int bf16;
     int ndim;
@@ -62,17 +66,106 @@ static const struct {
     { "F64", LA_DT_FLOAT64, 0 },
 };
 
-// ---- the header --------------------------------------------------------------
+// ---- the header's integers, as serde reads them ----------------------------------
 
-/* A JSON number that is a whole number in [0, 2^53]: exact in a double. */
-static int json_u64(const cJSON *n, uint64_t *out)
+/* cJSON keeps a number as a double: "shape": [2.0] is 2 to it, and
+ * 9007199254740993 is not itself. The safetensors library reads dimensions
+ * and offsets with serde_json as usize and refuses any other spelling
+ * ("invalid type: floating point `2.0`, expected usize"), so their tokens
+ * are read here from the header's text: per entry of the top-level object
+ * (in cJSON's order, the text's), the integers of its "shape" and
+ * "data_offsets" arrays, exact. The text is valid JSON (cJSON parsed it
+ * first), so strings, brackets and commas are all that need telling apart. */
+struct st_ints {
+    uint64_t shape[LA_MAX_DIMS], offs[2];
+    const char *bad;              /* a token that is no usize, in the header text */
+    size_t bad_len;
+};
+
+enum st_field { SF_OTHER, SF_SHAPE, SF_OFFSETS };
+
+struct int_scan {
+    struct st_ints *ints;
+    size_t n_entries, entry;      /* entry: the current top-level key's ordinal + 1 */
+    int depth;
+    unsigned char is_object[4];   /* the open containers up to depth 3 */
+    int want_key;
+    enum st_field field;
+    size_t element;               /* in the shape or data_offsets array */
+};
+
+/* The end of the string whose opening quote is at s[i]. */
+static size_t string_close(const char *s, size_t len, size_t i)
 {
-    if (!cJSON_IsNumber(n) || n->valuedouble < 0 || n->valuedouble > 9007199254740992.0
-        || n->valuedouble != (double)(uint64_t)n->valuedouble)
-        return -1;
-    *out = (uint64_t)n->valuedouble;
-    return 0;
+    for (i++; i < len && s[i] != '"'; i++)
+        if (s[i] == '\\')
+            i++;
+    return i;
 }
+
+static void scan_key(struct int_scan *k, const char *key, size_t n)
+{
+    if (k->depth == 1)
+        k->entry++;
+    if (k->depth == 2)
+        k->field = n == 5 && !memcmp(key, "shape", 5) ? SF_SHAPE
+                 : n == 12 && !memcmp(key, "data_offsets", 12) ? SF_OFFSETS : SF_OTHER;
+}
+
+/* A number token at s[0..n): a dimension or offset must be digits only. */
+static void scan_number(struct int_scan *k, const char *s, size_t n)
+{
+    if (k->depth != 3 || k->field == SF_OTHER || k->is_object[3] || !k->entry ||
+        k->entry > k->n_entries)
+        return;
+    struct st_ints *e = &k->ints[k->entry - 1];
+    uint64_t v = 0;
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        ok = s[i] >= '0' && s[i] <= '9' && v <= (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10;
+        v = ok ? v * 10 + (uint64_t)(s[i] - '0') : v;
+    }
+    if (!ok && !e->bad) {
+        e->bad = s;
+        e->bad_len = n;
+    }
+    size_t at = k->element++;
+    if (k->field == SF_SHAPE && at < LA_MAX_DIMS)
+        e->shape[at] = v;
+    else if (k->field == SF_OFFSETS && at < 2)
+        e->offs[at] = v;
+}
+
+static void scan_ints(const char *s, size_t len, struct st_ints *ints, size_t n_entries)
+{
+    struct int_scan k = { .ints = ints, .n_entries = n_entries };
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c == '"') {
+            size_t end = string_close(s, len, i);
+            if (k.want_key)
+                scan_key(&k, s + i + 1, end - i - 1);
+            k.want_key = 0;
+            i = end;
+        } else if (c == '{' || c == '[') {
+            if (++k.depth < 4)
+                k.is_object[k.depth] = c == '{';
+            k.want_key = c == '{';
+            k.element = 0;
+        } else if (c == '}' || c == ']') {
+            k.depth--;
+            k.want_key = 0;
+        } else if (c == ',') {
+            k.want_key = k.depth < 4 && k.is_object[k.depth];
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t n = strspn(s + i, "+-.0123456789eE");
+            scan_number(&k, s + i, n);
+            i += n - 1;
+        }
+    }
+}
+
+// ---- the header --------------------------------------------------------------
 
 static int tensor_dtype(struct la_reader *r, const cJSON *d, struct st_tensor *t)
 {
@@ -88,31 +181,69 @@ static int tensor_dtype(struct la_reader *r, const cJSON *d, struct st_tensor *t
                                "hold labels", t->name, d->valuestring);
 }
 
-/* One tensor's entry: dtype, shape, data_offsets, and its size agreeing. */
-static int parse_tensor(struct la_reader *r, const cJSON *e, struct st_tensor *t)
+/* A field given twice in one object: serde refuses it ("duplicate field"). */
+static const char *duplicate_field(const cJSON *o, const char *const *fields, size_t n)
 {
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (const cJSON *c = o->child; c; c = c->next)
+            seen += !strcmp(c->string, fields[i]);
+        if (seen > 1)
+            return fields[i];
+    }
+    return NULL;
+}
+
+/* An array of count numbers (count -1: at most LA_MAX_DIMS). */
+static int number_array(const cJSON *a, int count)
+{
+    int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
+    if (n < 0 || (count < 0 ? n > LA_MAX_DIMS : n != count))
+        return 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, a)
+        if (!cJSON_IsNumber(d))
+            return 0;
+    return 1;
+}
+
+/* One tensor's entry: dtype, shape, data_offsets, and its size agreeing. */
+static int parse_tensor(struct la_reader *r, const cJSON *e, const struct st_ints *ints,
+                        struct st_tensor *t)
+{
+    static const char *const fields[] = { "dtype", "shape", "data_offsets" };
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+    const char *twice = cJSON_IsObject(e) ? duplicate_field(e, fields, 3) : NULL;
     t->name = e->string;
+    if (twice)
+        return la_reader_set_error(r, "header: tensor '%.100s' gives \"%s\" twice", t->name, twice);
     if (!cJSON_IsObject(e) || tensor_dtype(r, cJSON_GetObjectItemCaseSensitive(e, "dtype"), t) != 0)
         return r->err[0] ? -1 : la_reader_set_error(r, "header: '%.100s' is not a tensor", t->name);
-    if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > LA_MAX_DIMS)
+    if (!number_array(shape, -1))
         return la_reader_set_error(r, "header: tensor '%.100s' has no shape of at most %d "
                                    "dimensions", t->name, LA_MAX_DIMS);
-    uint64_t bytes = t->bf16 ? 2 : la_dtype_info(t->dtype)->size;
-    const cJSON *d;
-    cJSON_ArrayForEach(d, shape) {
-        uint64_t n;
-        if (json_u64(d, &n) != 0)
-            return la_reader_set_error(r, "header: tensor '%.100s' has a bad dimension", t->name);
-        if (n && bytes > UINT64_MAX / n)
-            return la_reader_set_error(r, "header: tensor '%.100s' is over 2^64 bytes", t->name);
-        bytes *= n;
+    if (!number_array(offs, 2))
+        return la_reader_set_error(r, "header: tensor '%.100s' has bad data_offsets", t->name);
+    if (ints->bad)
+        return la_reader_set_error(r, "header: tensor '%.100s' has %.*s in its shape or "
+                                   "data_offsets, not an unsigned integer (safetensors: "
+                                   "expected usize)", t->name,
+                                   (int)(ints->bad_len > 30 ? 30 : ints->bad_len), ints->bad);
+    uint64_t esize = t->bf16 ? 2 : la_dtype_info(t->dtype)->size, elements = 1;
+    int overflow = 0;   /* as the library multiplies: elements first, then bytes */
+    for (int i = 0; i < cJSON_GetArraySize(shape); i++) {
+        uint64_t n = ints->shape[i];
+        overflow |= n && elements > UINT64_MAX / n;
+        elements *= n;
         t->shape[t->ndim++] = n;
     }
-    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != 2
-        || json_u64(cJSON_GetArrayItem(offs, 0), &t->begin) != 0
-        || json_u64(cJSON_GetArrayItem(offs, 1), &t->end) != 0 || t->end < t->begin)
+    if (overflow || elements > UINT64_MAX / esize)
+        return la_reader_set_error(r, "header: tensor '%.100s' is over 2^64 bytes", t->name);
+    uint64_t bytes = elements * esize;
+    t->begin = ints->offs[0];
+    t->end = ints->offs[1];
+    if (t->end < t->begin)
         return la_reader_set_error(r, "header: tensor '%.100s' has bad data_offsets", t->name);
     if (t->end - t->begin != bytes)
         return la_reader_set_error(r, "header: tensor '%.100s' spans %llu bytes, its shape "
@@ -145,6 +276,63 @@ static int check_tiling(struct la_reader *r, struct st_state *st, uint64_t *data
     return 0;
 }
 
+/* "__metadata__": null, or a map of strings (serde: HashMap<String, String>). */
+static int check_metadata(struct la_reader *r, const cJSON *m)
+{
+    const cJSON *v;
+    if (cJSON_IsNull(m))
+        return 0;
+    if (!cJSON_IsObject(m))
+        return la_reader_set_error(r, "header: __metadata__ is not a map of strings");
+    cJSON_ArrayForEach(v, m)
+        if (!cJSON_IsString(v))
+            return la_reader_set_error(r, "header: __metadata__ '%.100s' is not a string",
+                                       v->string);
+    return 0;
+}
+
+static int by_name_then_ordinal(const void *a, const void *b)
+{
+    const struct st_tensor *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+/* A tensor name given twice: the last entry counts, as serde's HashMap
+ * keeps it (the earlier one's bytes then tile nothing). */
+static void keep_last_of_each_name(struct st_state *st)
+{
+    size_t kept = 0;
+    qsort(st->t, st->nt, sizeof *st->t, by_name_then_ordinal);
+    for (size_t i = 0; i < st->nt; i++) {
+        if (kept && !strcmp(st->t[kept - 1].name, st->t[i].name))
+            kept--;
+        st->t[kept++] = st->t[i];
+    }
+    st->nt = kept;
+}
+
+static int parse_entries(struct la_reader *r, struct st_state *st, const struct st_ints *ints)
+{
+    static const char *const metadata[] = { "__metadata__" };
+    const char *twice = duplicate_field(st->json, metadata, 1);
+    if (twice)
+        return la_reader_set_error(r, "header: \"%s\" twice", twice);
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, st->json) {
+        int rc = !strcmp(e->string, "__metadata__") ? check_metadata(r, e)
+               : parse_tensor(r, e, &ints[i], &st->t[st->nt]);
+        if (rc != 0)
+            return -1;
+        if (strcmp(e->string, "__metadata__"))
+            st->t[st->nt++].ordinal = i;
+        i++;
+    }
+    keep_last_of_each_name(st);
+    return 0;
+}
+
 static int parse_header(struct la_reader *r, struct st_state *st, const char *text, size_t len)
 {
     if (len == 0 || text[0] != '{')
@@ -153,17 +341,15 @@ static int parse_header(struct la_reader *r, struct st_state *st, const char *te
     if (!st->json || !cJSON_IsObject(st->json))
         return la_reader_set_error(r, "byte 8: header is not valid JSON");
     size_t n = (size_t)cJSON_GetArraySize(st->json);
-    if (!(st->t = calloc(n ? n : 1, sizeof *st->t)))
+    struct st_ints *ints = calloc(n ? n : 1, sizeof *ints);
+    if (!(st->t = calloc(n ? n : 1, sizeof *st->t)) || !ints) {
+        free(ints);
         return la_reader_set_error(r, "out of memory");
-    const cJSON *e;
-    cJSON_ArrayForEach(e, st->json) {
-        if (!strcmp(e->string, "__metadata__"))
-            continue;
-        if (parse_tensor(r, e, &st->t[st->nt]) != 0)
-            return -1;
-        st->nt++;
     }
-    return 0;
+    scan_ints(text, len, ints, n);
+    int rc = parse_entries(r, st, ints);
+    free(ints);
+    return rc;
 }
 
 /* The 8-byte length and the header, read from the source. */

@@ -316,6 +316,43 @@ put("st-zero-bytes.safetensors", b"")
 # a name with a tab and an escape sequence goes into a one-line message
 put("st-name-control-bytes.safetensors",
     st({"a\tb\x1b[31m": {"dtype": "I64", "shape": [4], "data_offsets": [0, 40]}}, five))
+# what the library's serde_json refuses, though cJSON reads it: a dimension or
+# offset that is not an unsigned integer token, a field given twice; and a
+# tensor name given twice, whose last entry counts
+def st_text(text, data):
+    return st(text.encode(), data)
+
+
+put("st-float-dim.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[5.0],"data_offsets":[0,40]}}', five))
+put("st-exponent-dim.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[5e0],"data_offsets":[0,40]}}', five))
+put("st-float-offset.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[5],"data_offsets":[0,40.0]}}', five))
+put("st-negative-dim.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[-5],"data_offsets":[0,40]}}', five))
+put("st-minus-zero-dim.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[5,-0],"data_offsets":[0,0]}}', b""))
+put("st-dim-over-u64.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[0,18446744073709551616],"data_offsets":[0,0]}}', b""))
+put("st-dim-2p53-plus-1.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[0,9007199254740993],"data_offsets":[0,0]}}', b""))
+put("st-elements-overflow.safetensors",
+    st_text('{"labels":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,0]}}', b""))
+put("st-field-twice.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[4],"shape":[5],"data_offsets":[0,40]}}', five))
+put("st-metadata-twice.safetensors",
+    st_text('{"__metadata__":{},"__metadata__":{},"labels":{"dtype":"I64","shape":[5],'
+            '"data_offsets":[0,40]}}', five))
+put("st-metadata-number.safetensors",
+    st_text('{"__metadata__":{"n":1},"labels":{"dtype":"I64","shape":[5],"data_offsets":[0,40]}}',
+            five))
+put("st-name-twice-last-good.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[4],"data_offsets":[0,32]},'
+            '"labels":{"dtype":"I64","shape":[5],"data_offsets":[0,40]}}', five))
+put("st-name-twice-last-short.safetensors",
+    st_text('{"labels":{"dtype":"I64","shape":[5],"data_offsets":[0,40]},'
+            '"labels":{"dtype":"I64","shape":[4],"data_offsets":[0,32]}}', five))
 
 
 # ---- WebDataset shards (issue 16): tar members, written with tarfile -----------
