@@ -127,6 +127,25 @@ cp "$c/pt-dict.pt" "$d/noext"
 run --json -n 10 "$d/noext"
 expect_json '.files[0].format' "pt" "detected by content (first member PREFIX/data.pkl)"
 
+echo "# --- .pt: expand()ed views, bounded by what the file stores"
+# gathered one by one, (2^40,) over one stored value took an hour and
+# (2^31, 2^31) never ended: timeout is a hang guard, not a timing test
+for f in pt-expand-2p40:1099511627776 pt-expand-2p31-2p31:4611686018427387904 \
+    pt-expand-over-bound:16777473; do
+    timeout 60 "$LABELAUDIT" -n 10 "$c/${f%%:*}.pt" >"$d/out" 2>"$d/err"
+    rc=$?
+    expect_status 3 "${f%%:*}: a view far above its storage is refused"
+    expect_err "the tensor is a view of ${f#*:} elements over a storage of 1 (expand()" \
+        "${f%%:*}: by name, with its count and its storage's"
+done
+run --json -n 5 "$c/pt-expand-at-bound.pt"
+expect_json '[.files[0].count, .files[0].invalid.above] | map(tostring) | join(" ")' \
+    "16777472 16777472" "2^24 + 256 times one stored 7 is audited, each time counted"
+run --json -n 10 --max-report 3 "$c/pt-expand-1000x3.pt"
+expect_json '[.files[0].count, .files[0].invalid.above, .files[0].bad_samples, (.files[0].bad[] | .index)]
+    | map(tostring) | join(" ")' "3000 1000 1000 2 5 8" \
+    "(1000, 3) over 3 values: every repeat counted, the view's flat indices listed"
+
 echo "# --- .pt: lists and tuples of numbers, as torch.tensor(list) reads them"
 l="$c/pt-list-ints.pt"
 run --json -n 10 --max-report 10 "$l"

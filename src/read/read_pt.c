@@ -27,6 +27,8 @@
 #include <string.h>   /* memcpy, strcmp, strlen, strncmp */
 
 #define PT_CHUNK (1u << 20)
+#define PT_MAX_DEPTH 16                       /* levels of containers searched */
+#define PT_PATH_LEN (PT_MAX_DEPTH * 64 + 1)   /* "train/labels": 60 bytes a level */
 /* A pickle of a list of labels is about 2 to 9 bytes a label (1 GiB: some
  * 10^8 labels); a stored one is mapped, a deflated one read whole. */
 #define PT_PICKLE_MAX ((uint64_t)1 << 30)
@@ -42,6 +44,7 @@ struct pt_state {
     const struct la_pv_tensor *t; /* the tensor audited, or NULL for a list: */
     uint32_t list;                /* the list or tuple of numbers audited, */
     uint64_t rows, cols;          /* or of rows of them (rows 0: a vector) */
+    char name[PT_PATH_LEN];       /* its path, "" for the whole file */
     struct la_pv_vector vec;      /* its count and dtype, as torch.tensor(list) makes them */
     enum la_dtype dtype;          /* of the storage's elements */
     int bf16, swap;
@@ -270,8 +273,6 @@ static int is_container(const struct la_pickle *p, uint32_t v)
  * its values), down to PT_MAX_DEPTH levels. The default is the only array,
  * else the one whose last key comes first among preferred[] (the shallowest
  * of them); a tie is ambiguous. */
-#define PT_MAX_DEPTH 16
-#define PT_PATH_LEN (PT_MAX_DEPTH * 64 + 1)
 
 struct search {
     const struct la_pickle *p;
@@ -399,8 +400,8 @@ static uint32_t resolve(struct la_reader *r, const struct la_pickle *p, const ch
 
 static int too_repetitive(uint64_t count, uint64_t stored)
 {
-    return count > PT_REPEAT_SLACK
-           && (count - PT_REPEAT_SLACK) / PT_REPEAT_MAX >= (stored ? stored : 1);
+    return stored > (UINT64_MAX - PT_REPEAT_SLACK) / PT_REPEAT_MAX ? 0
+           : count > PT_REPEAT_SLACK + PT_REPEAT_MAX * stored;
 }
 
 /* The array named name in messages: 'train/labels', or the whole file's "the list". */
@@ -498,6 +499,7 @@ static int take_array(struct la_reader *r, struct pt_state *st, uint32_t v, cons
     if (!is_array(p, v, 1))
         return la_reader_set_error(r, "'%.100s' is a %s, not a tensor or a list of numbers", name,
                                    described(p, v));
+    snprintf(st->name, sizeof st->name, "%s", name);
     if (p->v[v].kind == LA_PV_TENSOR) {
         st->t = &p->t[p->v[v].i];
         return 0;
@@ -572,6 +574,16 @@ static int check_extent(struct la_reader *r, struct pt_state *st, uint64_t numel
         return la_reader_set_error(r, "tensor reaches element %llu of a storage of %llu "
                                    "(the pickle lies)", (unsigned long long)last,
                                    (unsigned long long)numel);
+    if (too_repetitive(count, numel)) {
+        char who[112];
+        return la_reader_set_error(r, "%s%s is a view of %llu elements over a storage of %llu "
+                                   "(expand() or overlapping strides repeat its values over %d "
+                                   "times, beyond 2^24 elements): audit the tensor it was "
+                                   "expanded from", *st->name ? "tensor " : "the tensor",
+                                   *st->name ? shown(st->name, who, sizeof who) : "",
+                                   (unsigned long long)count, (unsigned long long)numel,
+                                   PT_REPEAT_MAX);
+    }
     st->count = count;
     return 0;
 }

@@ -78,7 +78,18 @@ torch.save([i % 10 for i in range(1100000)], buf)
 with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, \
         zipfile.ZipFile(os.path.join(here, "pt-list-1m.pt"), "w", zipfile.ZIP_DEFLATED) as dst:
     for info in src.infolist():
-        dst.writestr(info.filename, src.read(info), zipfile.ZIP_DEFLATED)
+        dst.writestr(zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0)),
+                     src.read(info), zipfile.ZIP_DEFLATED)
+
+# expand() repeats one stored value: (2^40,) and (2^31, 2^31) over a storage
+# of 1 are refused by name (gathered one by one they took hours, or forever);
+# (1000, 3) over 3 is audited, each stored value counted as often as it shows
+save(torch.tensor([7]).expand(2 ** 40), "pt-expand-2p40.pt")
+save(torch.tensor([7]).expand(2 ** 31, 2 ** 31), "pt-expand-2p31-2p31.pt")
+save({"labels": torch.tensor([0, 1, 12]).expand(1000, 3)}, "pt-expand-1000x3.pt")
+# the bound: 256 times the storage plus 2^24 elements
+save(torch.tensor([7]).expand(2 ** 24 + 256), "pt-expand-at-bound.pt")
+save(torch.tensor([7]).expand(2 ** 24 + 257), "pt-expand-over-bound.pt")
 
 # samples/targets.pt: a dict as training scripts save it, one label -1 among 0..9
 y = torch.arange(40) % 10
