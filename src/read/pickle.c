@@ -229,17 +229,16 @@ static unsigned magnitude_byte(const unsigned char *b, uint64_t i, int neg, uint
     return i < low ? 0 : i == low ? (unsigned char)-b[i] : (unsigned char)~b[i];
 }
 
-/* The magnitude bytes [0, hi) and bit length of an integer beyond 64 bits,
- * rounded to a double as Python's float(x) rounds it: to nearest, ties to
- * even, from its top 64 bits and whether any bit below them is set. */
+/* An integer beyond 64 bits (magnitude bytes [0, hi), bit length `bits`)
+ * rounded to a double as Python's float(x) rounds it:
+ * to nearest, ties to even, from its top 64 bits and whether any bit below
+ * them is set. inf beyond a double's range. */
 static double long_to_double(const unsigned char *b, uint64_t hi, uint64_t bits, int neg,
                              uint64_t low)
 {
-    uint64_t w = 0, i = hi;
-    unsigned have = 0;
+    uint64_t i = hi - 1, w = magnitude_byte(b, i, neg, low);
+    unsigned have = (unsigned)(bits - 8 * i);   /* the top byte's bits */
     int sticky = 0;
-    w = magnitude_byte(b, --i, neg, low);
-    have = (unsigned)(bits - 8 * i);
     while (have + 8 <= 64) {
         w = w << 8 | magnitude_byte(b, --i, neg, low);
         have += 8;

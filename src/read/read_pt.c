@@ -2,9 +2,11 @@
  *
  * A .pt file is a zip archive (zip.c) of PREFIX/data.pkl, a pickle of the
  * saved object, and one member PREFIX/data/KEY per storage. The pickle is
- * read by pickle.c, which never runs it. The tensor chosen (the object itself,
- * or one in a dict, list or tuple: --array) is read as torch would see it:
- * the storage's elements at offset + sum(index[k] * stride[k]), in C order.
+ * read by pickle.c, which never runs it. The array chosen (the object itself,
+ * or one in nested dicts, lists and tuples: --array names its path) is a
+ * tensor, read as torch would see it: the storage's elements at offset +
+ * sum(index[k] * stride[k]), in C order; or a list of numbers (or of rows of
+ * them), read as torch.tensor(list) would make it, from the pickle's values.
  *
  * A tensor that is its whole storage, in order, is pulled through the zip
  * member as it is (stored or deflated) with its CRC-32 checked at the end;
