@@ -61,7 +61,7 @@ expect_json '.files[0].findings[1].message | test("use y - 1, then -n 102 \\(not
     "the MATLAB fix names N = max"
 run -n 10 "$c/pt-two-tensors.pt"
 expect_status 3 "two tensors and no --array"
-expect_err "several tensors (a, b): choose one with --array" "names them"
+expect_err "several arrays (a, b): choose one with --array" "names them"
 run -n 10 --array images "$c/pt-dict.pt"
 expect_status 0 "--array picks the dict key"
 run -n 10 --array meta "$c/pt-dict-with-str.pt"
@@ -132,6 +132,76 @@ expect_err "storage: CRC-32 mismatch" "names the CRC-32 mismatch"
 cp "$c/pt-dict.pt" "$d/noext"
 run --json -n 10 "$d/noext"
 expect_json '.files[0].format' "pt" "detected by content (first member PREFIX/data.pkl)"
+
+echo "# --- .pt: expand()ed views, bounded by what the file stores"
+# gathered one by one, (2^40,) over one stored value took an hour and
+# (2^31, 2^31) never ended: timeout is a hang guard, not a timing test
+for f in pt-expand-2p40:1099511627776 pt-expand-2p31-2p31:4611686018427387904 \
+    pt-expand-over-bound:16777473; do
+    timeout 60 "$LABELAUDIT" -n 10 "$c/${f%%:*}.pt" >"$d/out" 2>"$d/err"
+    rc=$?
+    expect_status 3 "${f%%:*}: a view far above its storage is refused"
+    expect_err "the tensor is a view of ${f#*:} elements over a storage of 1 (expand()" \
+        "${f%%:*}: by name, with its count and its storage's"
+done
+run --json -n 5 "$c/pt-expand-at-bound.pt"
+expect_json '[.files[0].count, .files[0].invalid.above] | map(tostring) | join(" ")' \
+    "16777472 16777472" "2^24 + 256 times one stored 7 is audited, each time counted"
+run --json -n 10 --max-report 3 "$c/pt-expand-1000x3.pt"
+expect_json '[.files[0].count, .files[0].invalid.above, .files[0].bad_samples, (.files[0].bad[] | .index)]
+    | map(tostring) | join(" ")' "3000 1000 1000 2 5 8" \
+    "(1000, 3) over 3 values: every repeat counted, the view's flat indices listed"
+
+echo "# --- .pt: lists and tuples of numbers, as torch.tensor(list) reads them"
+l="$c/pt-list-ints.pt"
+run --json -n 10 --max-report 10 "$l"
+expect_json '.files[0].dtype' "int64" "torch.save(list of ints): int64"
+expect_json '.files[0].count' "2500" "every item, over three APPENDS batches"
+expect_json '[.files[0].bad[] | "\(.index):\(.value)"] | join(" ")' "1500:300 2000:-1 2499:1099511627776" \
+    "BININT2, BININT and LONG1 items at their indices"
+expect_values "0.5 1 1 0.1" "floats, an int and a bool: float32 (0.1 as float32 shows as 0.1)" \
+    "$c/pt-list-floats.pt"
+run --json --loss bce "$c/pt-list-floats.pt"
+expect_json '.files[0].dtype' "float32" "a float among them: float32, torch's default dtype"
+run --json -n 2 "$c/pt-tuple-bools.pt"
+expect_json '.files[0].dtype + " " + (.files[0].count | tostring)' "bool 3" "a tuple of bools: bool"
+run --json -n 3 "$c/pt-list-bool-int.pt"
+expect_json '.files[0].dtype' "int64" "[True, 2]: int64"
+run -n 10 "$c/pt-list-int-overflow.pt"
+expect_status 3 "an int beyond int64 in an int64 list is refused"
+expect_err 'item 1 of the list is an int beyond int64: torch.tensor raises "Overflow when unpacking long"' \
+    "as torch.tensor refuses it, naming the item"
+expect_values "0.5 9223372000000000000" "beside a float it is a float32 (2**63)" \
+    "$c/pt-list-big-int-float.pt"
+run -n 10 "$c/pt-list-int-too-large.pt"
+expect_err "item 1 of the list is an int beyond a double's range" "2**1100 beside a float: refused"
+run -n 10 "$c/pt-list-empty.pt"
+expect_status 1 "an empty list: no labels"
+expect_out "error \[empty\]" "the empty finding"
+run --json -n 2 "$c/pt-list-2d.pt"
+expect_json '[.files[0].shape[], .files[0].samples, (.files[0].bad[] | .index)] | map(tostring) | join(",")' \
+    "2,3,2,5" "a list of rows: shape (2, 3), 2 samples, the 3 at flat index 5"
+run -n 10 "$c/pt-list-ragged.pt"
+expect_err 'torch.tensor raises "expected sequence of length 2 at dim 1 (got 1)"' "ragged rows are refused"
+run -n 10 "$c/pt-list-3d.pt"
+expect_err "nested 3 deep" "lists nested deeper than rows are refused, by depth"
+run -n 10 "$c/pt-list-1m.pt"
+expect_status 0 "1.1M ints, over the reader's 2^20 values: packed numbers are no values"
+n="$c/pt-nested.pt"
+run -n 10 "$n"
+expect_err "several arrays (train/images, train/labels, test/labels): choose one with --array" \
+    "nested dicts: the candidates by path"
+expect_values "3 1 12" "--array train/labels (a list in a nested dict)" "$n" --array train/labels
+expect_values "3 1 12" "--array /train/labels (a leading slash, as for HDF5)" "$n" --array /train/labels
+expect_values "1 2" "--array test/labels (a tensor in a nested dict)" "$n" --array test/labels
+run -n 10 --array train/y "$n"
+expect_err "no item 'y' in 'train' (a dict; arrays: train/images, train/labels, test/labels)" \
+    "a wrong path says where it stops and lists the arrays"
+run -n 10 --array train "$n"
+expect_err "'train' is a dict, not a tensor or a list of numbers" "a path to a dict"
+expect_values "3 1 12" "the one list in nested dicts, by default" "$c/pt-nested-one.pt"
+run -n 20 -v "$c/pt-nested-one.pt"
+expect_status 0 "a list of str beside it is not a candidate"
 
 echo "# --- never executed"
 rm -f /tmp/labelaudit-pwned

@@ -5,6 +5,7 @@
  * to by index, so DUP, memo gets and shared containers copy nothing. */
 #include "pickle.h"
 
+#include <math.h>   /* ldexp */
 #include <stdarg.h> /* va_list */
 #include <stdio.h>  /* vsnprintf */
 #include <stdlib.h> /* malloc, realloc, free */
@@ -115,6 +116,13 @@ static int push(struct machine *m, uint32_t v)
     return 0;
 }
 
+/* Push v again (DUP, a memo get): it is then referred to more than once. */
+static int push_shared(struct machine *m, uint32_t v)
+{
+    m->p->v[v].pinned = 1;
+    return push(m, v);
+}
+
 /* The stack's floor: values below the last mark belong to an outer level. */
 static size_t floor_of(const struct machine *m)
 {
@@ -166,6 +174,7 @@ static int memo_put(struct machine *m, uint64_t key)
         m->memocap = cap;
     }
     m->memo[key] = v;
+    m->p->v[v].pinned = 1;
     return 0;
 }
 
@@ -173,7 +182,7 @@ static int memo_get(struct machine *m, uint64_t key)
 {
     if (key >= m->memocap || m->memo[key] == NO_VALUE)
         return fail(m, "pickle gets memo key %llu, never put", (unsigned long long)key);
-    return push(m, m->memo[key]);
+    return push_shared(m, m->memo[key]);
 }
 
 // ---- reading operands ---------------------------------------------------------
@@ -211,21 +220,77 @@ static uint32_t new_int(struct machine *m, int64_t i)
     return v;
 }
 
-/* LONG1: a two's-complement little-endian integer of n bytes, n <= 8. */
-static int op_long1(struct machine *m)
+/* Byte i of the magnitude of the two's-complement integer b[0..n), whose
+ * lowest non-zero byte is b[low]: -x is ~x + 1, whose carry stops there. */
+static unsigned magnitude_byte(const unsigned char *b, uint64_t i, int neg, uint64_t low)
 {
-    uint64_t n = 0, x = 0;
-    if (arg(m, 1, &n) != 0 || need(m, n) != 0)
-        return -1;
-    if (n > 8)
-        return fail(m, "pickle integer of %llu bytes (over 64 bits)", (unsigned long long)n);
-    if (n > 0) {
-        x = le(m->data + m->pos, (unsigned)n);
-        if (n < 8 && (m->data[m->pos + n - 1] & 0x80))
-            x |= ~(uint64_t)0 << (8 * n);       /* sign-extend */
+    if (!neg)
+        return b[i];
+    return i < low ? 0 : i == low ? (unsigned char)-b[i] : (unsigned char)~b[i];
+}
+
+/* An integer beyond 64 bits (magnitude bytes [0, hi), bit length `bits`)
+ * rounded to a double as Python's float(x) rounds it:
+ * to nearest, ties to even, from its top 64 bits and whether any bit below
+ * them is set. inf beyond a double's range. */
+static double long_to_double(const unsigned char *b, uint64_t hi, uint64_t bits, int neg,
+                             uint64_t low)
+{
+    uint64_t i = hi - 1, w = magnitude_byte(b, i, neg, low);
+    unsigned have = (unsigned)(bits - 8 * i);   /* the top byte's bits */
+    int sticky = 0;
+    while (have + 8 <= 64) {
+        w = w << 8 | magnitude_byte(b, --i, neg, low);
+        have += 8;
     }
+    if (have < 64) {                             /* the high bits of one more byte */
+        unsigned r = 64 - have, byte = magnitude_byte(b, --i, neg, low);
+        w = w << r | byte >> (8 - r);
+        sticky = (byte & ((1u << (8 - r)) - 1)) != 0;
+    }
+    while (!sticky && i > 0)
+        sticky = magnitude_byte(b, --i, neg, low) != 0;
+    uint64_t mant = w >> 11, rest = w & 0x7ff;
+    if (rest > 0x400 || (rest == 0x400 && (sticky || (mant & 1))))
+        mant++;
+    double d = ldexp((double)mant, (int)(bits - 53 < 4096 ? bits - 53 : 4096));
+    return neg ? -d : d;
+}
+
+/* LONG1, LONG4: a two's-complement little-endian integer of n bytes. One that
+ * fits in int64 is an int; a larger one (a Python int) is an int marked big,
+ * which only a float32 vector can hold (la_pickle_vector). */
+static int op_long(struct machine *m, unsigned lenbytes)
+{
+    uint64_t n = 0, low = 0, hi = 0;
+    if (arg(m, lenbytes, &n) != 0 || need(m, n) != 0)
+        return -1;
+    const unsigned char *b = m->data + m->pos;
+    int neg = n > 0 && (b[n - 1] & 0x80);
     m->pos += n;
-    return push(m, new_int(m, (int64_t)x));
+    while (low < n && b[low] == 0)
+        low++;
+    for (hi = n; hi > 0 && magnitude_byte(b, hi - 1, neg, low) == 0;)
+        hi--;
+    unsigned top = hi ? magnitude_byte(b, hi - 1, neg, low) : 0, tb = 0;
+    while (top >> tb)
+        tb++;
+    uint64_t bits = hi ? 8 * (hi - 1) + tb : 0;
+    int is_min = neg && bits == 64 && low == hi - 1 && top == 0x80;   /* -2^63 */
+    if (bits <= 63 || is_min) {
+        uint64_t x = 0;
+        for (uint64_t i = hi; i-- > 0;)
+            x = x << 8 | magnitude_byte(b, i, neg, low);
+        return push(m, new_int(m, is_min ? INT64_MIN : neg ? -(int64_t)x : (int64_t)x));
+    }
+    uint32_t v = new_value(m, LA_PV_INT);
+    if (v != NO_VALUE) {
+        double d = long_to_double(b, hi, bits, neg, low);
+        m->p->v[v].f = d;
+        m->p->v[v].i = neg ? INT64_MIN : INT64_MAX;
+        m->p->v[v].big = isinf(d) ? 2 : 1;
+    }
+    return push(m, v);
 }
 
 /* A string operand of n bytes: a str value (bytes with a NUL are refused). */
@@ -331,7 +396,7 @@ static int op_stack_global(struct machine *m)
 
 static int is_int(const struct la_pickle *p, uint32_t v, int64_t min)
 {
-    return p->v[v].kind == LA_PV_INT && p->v[v].i >= min;
+    return p->v[v].kind == LA_PV_INT && !p->v[v].big && p->v[v].i >= min;
 }
 
 /* BINPERSID's ('storage', torch.XStorage, key, location, numel). */
@@ -434,7 +499,7 @@ static int op_reduce(struct machine *m)
 
 // ---- containers -----------------------------------------------------------
 
-/* A tuple or list of stack[from .. sp), which are popped. */
+/* A tuple of stack[from .. sp), which are popped. */
 static int collect(struct machine *m, enum la_pv_kind k, size_t from)
 {
     uint32_t v = new_value(m, k);
@@ -454,6 +519,99 @@ static int op_tuple_n(struct machine *m, size_t n)
     return collect(m, LA_PV_TUPLE, m->sp - n);
 }
 
+static int is_number(const struct la_pv *x)
+{
+    return x->kind == LA_PV_BOOL || x->kind == LA_PV_INT || x->kind == LA_PV_FLOAT;
+}
+
+/* From now on every slot of nums holds a double. */
+static void slots_to_double(struct la_pv_numbers *nums)
+{
+    for (uint64_t i = 0; !nums->as_double && i < nums->n; i++)
+        nums->slot[i].f = (double)nums->slot[i].i;
+    nums->as_double = 1;
+}
+
+/* Number x (a value index) packed at the end of list c: see la_pv_numbers. */
+static int pack_number(struct machine *m, uint32_t c, uint32_t x)
+{
+    struct la_pv_numbers *nums = m->p->v[c].nums;
+    if (!nums) {
+        if (!(nums = m->p->v[c].nums = calloc(1, sizeof *nums)))
+            return fail(m, "out of memory");
+        nums->big_at = nums->huge_at = UINT64_MAX;
+    }
+    if (nums->n == nums->cap) {
+        uint64_t cap = nums->cap ? nums->cap * 2 : 16;
+        union la_pv_slot *slot = cap <= SIZE_MAX / sizeof *slot
+                                     ? realloc(nums->slot, (size_t)cap * sizeof *slot) : NULL;
+        if (!slot)
+            return fail(m, "out of memory");
+        nums->slot = slot;
+        nums->cap = cap;
+    }
+    struct la_pv *v = &m->p->v[x];
+    if (v->kind == LA_PV_FLOAT || v->big)
+        slots_to_double(nums);
+    if (v->big && nums->big_at == UINT64_MAX)
+        nums->big_at = nums->n;
+    if (v->big == 2 && nums->huge_at == UINT64_MAX)
+        nums->huge_at = nums->n;
+    nums->has_int |= v->kind == LA_PV_INT;
+    nums->has_float |= v->kind == LA_PV_FLOAT;
+    union la_pv_slot *slot = &nums->slot[nums->n++];
+    if (nums->as_double)
+        slot->f = v->kind == LA_PV_FLOAT || v->big ? v->f : (double)v->i;
+    else
+        slot->i = v->i;
+    v->dead = !v->pinned;                        /* its one reference was the stack's */
+    return 0;
+}
+
+/* List c holds something besides numbers: its packed numbers become values
+ * again, items before it (their kinds as the packing left them: a float
+ * list's ints are floats now, which only messages could tell). */
+static int unpack_numbers(struct machine *m, uint32_t c)
+{
+    struct la_pv_numbers *nums = m->p->v[c].nums;
+    m->p->v[c].nums = NULL;
+    int rc = 0;
+    for (uint64_t i = 0; nums && rc == 0 && i < nums->n; i++) {
+        enum la_pv_kind k = nums->as_double ? LA_PV_FLOAT : nums->has_int ? LA_PV_INT : LA_PV_BOOL;
+        uint32_t v = new_value(m, k);
+        if (v == NO_VALUE)
+            rc = -1;
+        else {
+            m->p->v[v].i = nums->slot[i].i;
+            m->p->v[v].f = nums->slot[i].f;
+            rc = add_item(m, c, v);
+        }
+    }
+    if (nums)
+        free(nums->slot);
+    free(nums);
+    return rc;
+}
+
+/* Item x at the end of list c: packed while c holds numbers only. */
+static int append(struct machine *m, uint32_t c, uint32_t x)
+{
+    if (is_number(&m->p->v[x]) && m->p->v[c].n == 0)
+        return pack_number(m, c, x);
+    if (m->p->v[c].nums && unpack_numbers(m, c) != 0)
+        return -1;
+    return add_item(m, c, x);
+}
+
+/* Values packed into lists and referred to no more are dropped from the end
+ * of the value array: a list of 10^7 numbers, appended in batches of 1000,
+ * leaves no more than a batch of values behind at a time. */
+static void reclaim(struct la_pickle *p)
+{
+    while (p->nv > 0 && p->v[p->nv - 1].dead)
+        p->nv--;
+}
+
 /* APPEND(S)/SETITEM(S): stack[from .. sp) into the container below from. */
 static int extend(struct machine *m, size_t from, int pairs)
 {
@@ -469,14 +627,15 @@ static int extend(struct machine *m, size_t from, int pairs)
     for (size_t i = from; i < m->sp; i++) {
         if (pairs && !((i - from) % 2)) {
             enum la_pv_kind k = m->p->v[m->stack[i]].kind;
-            if (k != LA_PV_STR && k != LA_PV_INT)
-                return fail(m, "dict key is a %s (only str and int keys are read)",
+            if (k != LA_PV_STR && (k != LA_PV_INT || m->p->v[m->stack[i]].big))
+                return fail(m, "dict key is a %s (only str and 64-bit int keys are read)",
                             la_pickle_kind_name(k));
         }
-        if (add_item(m, c, m->stack[i]) != 0)
+        if ((pairs ? add_item(m, c, m->stack[i]) : append(m, c, m->stack[i])) != 0)
             return -1;
     }
     m->sp = from;
+    reclaim(m->p);
     return 0;
 }
 
@@ -511,15 +670,15 @@ static int op_collect_mark(struct machine *m, enum la_pv_kind k)
     size_t from = 0;
     if (pop_mark(m, &from) != 0)
         return -1;
-    if (k != LA_PV_DICT)
+    if (k == LA_PV_TUPLE)
         return collect(m, k, from);
-    uint32_t d = new_value(m, LA_PV_DICT);
+    uint32_t d = new_value(m, k);
     if (push(m, d) != 0)
         return -1;
-    /* DICT: the dict then its pairs; rotate it below them and extend. */
+    /* DICT, LIST: the container then its items; rotate it below them and extend. */
     memmove(m->stack + from + 1, m->stack + from, (m->sp - 1 - from) * sizeof *m->stack);
     m->stack[from] = d;
-    return extend(m, from + 1, 1);
+    return extend(m, from + 1, k == LA_PV_DICT);
 }
 
 // ---- the loop -----------------------------------------------------------------
@@ -537,7 +696,7 @@ static int step(struct machine *m, unsigned char op, int *stop)
     case '(': return op_mark(m);
     case '0': return pop(m, &v);                              /* POP */
     case '1': return pop_mark(m, &from) != 0 ? -1 : (m->sp = from, 0);   /* POP_MARK */
-    case '2': return top(m, &v) != 0 ? -1 : push(m, v);      /* DUP */
+    case '2': return top(m, &v) != 0 ? -1 : push_shared(m, v);   /* DUP */
     case 'N': return push(m, new_value(m, LA_PV_NONE));
     case 0x88: case 0x89:                                     /* NEWTRUE, NEWFALSE */
         if ((v = new_value(m, LA_PV_BOOL)) != NO_VALUE)
@@ -546,7 +705,8 @@ static int step(struct machine *m, unsigned char op, int *stop)
     case 'J': return arg(m, 4, &x) != 0 ? -1 : push(m, new_int(m, (int32_t)(uint32_t)x));
     case 'K': return arg(m, 1, &x) != 0 ? -1 : push(m, new_int(m, (int64_t)x));
     case 'M': return arg(m, 2, &x) != 0 ? -1 : push(m, new_int(m, (int64_t)x));
-    case 0x8a: return op_long1(m);
+    case 0x8a: return op_long(m, 1);
+    case 0x8b: return op_long(m, 4);
     case 'G': return op_float(m);
     case 'X': return op_string(m, 4);                         /* BINUNICODE */
     case 0x8c: return op_string(m, 1);                        /* SHORT_BINUNICODE */
@@ -611,11 +771,83 @@ int la_pickle_load(struct la_pickle *p, const unsigned char *data, size_t len)
     return rc;
 }
 
+// ---- lists and tuples of numbers -----------------------------------------
+
+/* torch.tensor's dtype for the numbers seen and its first refused item. */
+static void vector_of(struct la_pv_vector *out, uint64_t n, int has_int, int has_float,
+                      uint64_t big_at, uint64_t huge_at)
+{
+    out->n = n;
+    out->dtype = has_float || n == 0 ? LA_DT_FLOAT32 : has_int ? LA_DT_INT64 : LA_DT_BOOL;
+    out->overflow_at = out->dtype == LA_DT_FLOAT32 ? huge_at : big_at;
+    out->big_at = big_at;
+    out->huge_at = huge_at;
+}
+
+int la_pickle_vector(const struct la_pickle *p, uint32_t v, struct la_pv_vector *out)
+{
+    const struct la_pv *c = &p->v[v];
+    if (c->kind != LA_PV_LIST && c->kind != LA_PV_TUPLE)
+        return 0;
+    if (c->nums) {
+        const struct la_pv_numbers *nums = c->nums;
+        vector_of(out, nums->n, nums->has_int, nums->has_float, nums->big_at, nums->huge_at);
+        return 1;
+    }
+    int has_int = 0, has_float = 0;
+    uint64_t big_at = UINT64_MAX, huge_at = UINT64_MAX;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct la_pv *x = &p->v[c->items[i]];
+        if (!is_number(x))
+            return 0;
+        has_int |= x->kind == LA_PV_INT;
+        has_float |= x->kind == LA_PV_FLOAT;
+        if (x->big && big_at == UINT64_MAX)
+            big_at = i;
+        if (x->big == 2 && huge_at == UINT64_MAX)
+            huge_at = i;
+    }
+    vector_of(out, c->n, has_int, has_float, big_at, huge_at);
+    return 1;
+}
+
+/* Item i of vector c as a double or an int64, whichever it holds. */
+static union la_pv_slot vector_item(const struct la_pickle *p, const struct la_pv *c, uint64_t i,
+                                    int *is_double)
+{
+    if (c->nums) {
+        *is_double = c->nums->as_double;
+        return c->nums->slot[i];
+    }
+    const struct la_pv *x = &p->v[c->items[i]];
+    *is_double = x->kind == LA_PV_FLOAT || x->big;
+    return *is_double ? (union la_pv_slot){ .f = x->f } : (union la_pv_slot){ .i = x->i };
+}
+
+void la_pickle_vector_get(const struct la_pickle *p, uint32_t v, const struct la_pv_vector *vec,
+                          uint64_t from, size_t n, void *out)
+{
+    const struct la_pv *c = &p->v[v];
+    for (size_t k = 0; k < n; k++) {
+        int is_double = 0;
+        union la_pv_slot x = vector_item(p, c, from + k, &is_double);
+        if (vec->dtype == LA_DT_FLOAT32)         /* float(x), then rounded to float32 */
+            ((float *)out)[k] = (float)(is_double ? x.f : (double)x.i);
+        else if (vec->dtype == LA_DT_INT64)
+            ((int64_t *)out)[k] = x.i;
+        else
+            ((unsigned char *)out)[k] = x.i != 0;
+    }
+}
+
 void la_pickle_free(struct la_pickle *p)
 {
     for (uint32_t i = 0; i < p->nv; i++) {
         free(p->v[i].s);
         free(p->v[i].items);
+        if (p->v[i].nums)
+            free(p->v[i].nums->slot);
+        free(p->v[i].nums);
     }
     free(p->v);
     free(p->t);

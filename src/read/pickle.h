@@ -7,7 +7,11 @@
  * persistent ids, collections.OrderedDict); it builds a tree of plain values
  * and refuses anything else, naming what it met ("os.system"). Memory is
  * bounded by the pickle's length: values are shared, never copied, so a
- * "billion laughs" pickle costs what its bytes do. */
+ * "billion laughs" pickle costs what its bytes do.
+ *
+ * A list of plain numbers (torch.save(dataset.targets), CIFAR's labels) keeps
+ * them packed, 8 bytes each, while it holds nothing else: a list of 10^7
+ * labels costs a vector of them, not 10^7 values. */
 #ifndef LA_PICKLE_H
 #define LA_PICKLE_H
 
@@ -34,10 +38,44 @@ struct la_pv_tensor {
     uint64_t stride[LA_PICKLE_MAX_DIMS];   /* in elements */
 };
 
+/* A list's numbers, packed (see above). A slot holds an int64 (bools as 0
+ * and 1) until a float, or an int beyond int64, is met; from then on every
+ * slot holds a double, the value float(x) gives in Python. */
+union la_pv_slot {
+    int64_t i;
+    double f;
+};
+
+struct la_pv_numbers {
+    union la_pv_slot *slot;
+    uint64_t n, cap;
+    int has_int, has_float;      /* bools only while both are 0 */
+    int as_double;
+    uint64_t big_at;             /* the first int beyond int64, or UINT64_MAX */
+    uint64_t huge_at;            /* the first int beyond a double's range, or UINT64_MAX */
+};
+
+/* What torch.tensor(x) makes of a list or tuple x of numbers: a vector of
+ * dtype bool (bools only), int64 (an int among them) or float32 (a float
+ * among them: torch's default dtype; an empty list too). */
+struct la_pv_vector {
+    uint64_t n;
+    enum la_dtype dtype;
+    /* The first item torch.tensor refuses, or UINT64_MAX: an int beyond int64
+     * in an int64 vector ("Overflow when unpacking long"), or beyond a
+     * double's range in a float32 one ("int too large to convert to float"). */
+    uint64_t overflow_at;
+    uint64_t big_at, huge_at;    /* the first int beyond int64, beyond a double */
+};
+
 struct la_pv {
     enum la_pv_kind kind;
     int64_t i;                   /* bool, int; global: which callable; tensor: index into tensors */
-    double f;
+    double f;                    /* float; an int beyond int64 (big): its value as a double */
+    unsigned char big;           /* int: beyond int64; 2: beyond a double too (f is inf) */
+    unsigned char pinned;        /* in the memo or DUP'd: referred to more than once */
+    unsigned char dead;          /* a number packed into a list, referred to no more */
+    struct la_pv_numbers *nums;  /* list: its numbers while it holds nothing else */
     char *s;                     /* str; storage: its key ("0") */
     uint32_t *items;             /* tuple, list, dict */
     uint32_t n, cap;
@@ -58,6 +96,17 @@ struct la_pickle {
 /** la_pickle_load() : read the pickle data[0..len) into p (zeroed by the caller).
  *  @return 0, or -1 with p->err ("byte 12: pickle calls os.system ..."). */
 int la_pickle_load(struct la_pickle *p, const unsigned char *data, size_t len);
+
+/** la_pickle_vector() : whether value v is a list or tuple of numbers only
+ *  (bool, int, float; empty included), and if so what torch.tensor makes of
+ *  it. @return 1 with *out filled, or 0. */
+int la_pickle_vector(const struct la_pickle *p, uint32_t v, struct la_pv_vector *out);
+
+/** la_pickle_vector_get() : items [from, from + n) of the vector v (as
+ *  la_pickle_vector described it in *vec) into out, in vec->dtype: bool as
+ *  bytes 0 and 1, int64, float32 (rounded from the double, as torch does). */
+void la_pickle_vector_get(const struct la_pickle *p, uint32_t v, const struct la_pv_vector *vec,
+                          uint64_t from, size_t n, void *out);
 
 /** la_pickle_kind_name() : "tensor", "dict", ... for messages. */
 const char *la_pickle_kind_name(enum la_pv_kind k);

@@ -288,6 +288,19 @@ put("pt-torchscript.pt", pt([("m/data.pkl", b"\x80\x02}."), ("m/constants.pkl", 
 put("pt-not-torch.pt", pt([("labels.txt", b"1\n2\n")]))
 put("pt-legacy.pt", b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.\x80\x02M\xe9\x03.")
 put("pt-truncated.pt", pt([("p/data.pkl", tensor_pkl(5, 0, [5], [1])), ("p/data/0", five)])[:150])
+# lists of numbers by hand, where the pickle reader packs them: a DUP'd and a
+# memo'd int, then an int beyond int64 and a float (float32 in the end, as
+# torch.tensor makes it); LONG4 and LONG1 forms of int64 values; numbers
+# unpacked again when a str joins them, the list of 5 and 6 found inside
+put("pt-pickle-list-shared.pt", pt([("p/data.pkl", b"\x80\x02]q\x00(K\x01K\x022K\x03q\x01eh\x01a"
+                                     + b"\x8a\x09" + (2 ** 64).to_bytes(9, "little") + b"a"
+                                     + b"G" + struct.pack(">d", 0.5) + b"a.")]))
+put("pt-pickle-list-longs.pt", pt([("p/data.pkl", b"\x80\x02](\x8b\x03\x00\x00\x00\x05\x00\x00"
+                                    + b"\x8a\x08" + (-2 ** 63).to_bytes(8, "little", signed=True)
+                                    + b"\x8a\x09" + (-2 ** 63).to_bytes(9, "little", signed=True)
+                                    + b"\x8a\x00e.")]))
+put("pt-pickle-list-mixed.pt",
+    pt([("p/data.pkl", b"\x80\x02](K\x01K\x02X\x01\x00\x00\x00a](K\x05K\x06ee.")]))
 
 
 def st(header, data, length=None):

@@ -3,7 +3,7 @@
 (Debian's python3-torch: `apt-get install python3-torch`; any PyTorch >= 1.6
 writes the same layout). Committed; run it again only to change them:
     /usr/bin/python3 tests/data/containers/make_pt.py"""
-import collections, os, torch
+import collections, io, os, zipfile, torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -50,6 +50,46 @@ save(labels, "pt-legacy.pt", _use_new_zipfile_serialization=False)
 # .format_version, .storage_alignment and .data/serialization_id members):
 # run it once with a PyTorch 2 (pip install torch) and once with Debian's 1.13
 save({"labels": labels}, "pt-torch%s-dict.pt" % torch.__version__.split(".")[0])
+
+# torch.save(dataset.targets): Python lists and tuples of numbers, read as
+# torch.tensor(x) reads them. 2500 ints: APPENDS in batches of 1000, and
+# BININT1, BININT2 (300), BININT (-1) and LONG1 (2**40) among them
+ints = [i % 10 for i in range(2500)]
+ints[1500], ints[2000], ints[2499] = 300, -1, 2 ** 40
+save(ints, "pt-list-ints.pt")
+save([0.5, 1, True, 0.1], "pt-list-floats.pt")          # float32, torch's default dtype
+save((True, False, True), "pt-tuple-bools.pt")           # bool
+save([True, 2], "pt-list-bool-int.pt")                   # int64
+save([1, 2 ** 63], "pt-list-int-overflow.pt")            # torch.tensor: Overflow when unpacking long
+save([0.5, 2 ** 63], "pt-list-big-int-float.pt")         # float32: 9.223372e18
+save([0.5, 2 ** 1100], "pt-list-int-too-large.pt")       # int too large to convert to float
+save([], "pt-list-empty.pt")
+save([[0, 1, 1], [1, 0, 3]], "pt-list-2d.pt")            # multi-label rows: shape (2, 3)
+save([[0, 1], [1]], "pt-list-ragged.pt")
+save([[[0]]], "pt-list-3d.pt")
+# nested dicts: labels found by their path, train/labels
+save({"train": {"images": torch.zeros(4, 2), "labels": [3, 1, 0, 12]},
+      "test": {"labels": torch.tensor([1, 2])}}, "pt-nested.pt")
+save({"train": {"labels": [3, 1, 0, 12]}, "classes": ["a", "b"]}, "pt-nested-one.pt")
+# 1.1M ints, more than the pickle reader's 2^20 values: the packed numbers
+# are no values (deflated here, a few KB; torch.save stores it, 2.2 MB)
+buf = io.BytesIO()
+torch.save([i % 10 for i in range(1100000)], buf)
+with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, \
+        zipfile.ZipFile(os.path.join(here, "pt-list-1m.pt"), "w", zipfile.ZIP_DEFLATED) as dst:
+    for info in src.infolist():
+        dst.writestr(zipfile.ZipInfo(info.filename, date_time=(1980, 1, 1, 0, 0, 0)),
+                     src.read(info), zipfile.ZIP_DEFLATED)
+
+# expand() repeats one stored value: (2^40,) and (2^31, 2^31) over a storage
+# of 1 are refused by name (gathered one by one they took hours, or forever);
+# (1000, 3) over 3 is audited, each stored value counted as often as it shows
+save(torch.tensor([7]).expand(2 ** 40), "pt-expand-2p40.pt")
+save(torch.tensor([7]).expand(2 ** 31, 2 ** 31), "pt-expand-2p31-2p31.pt")
+save({"labels": torch.tensor([0, 1, 12]).expand(1000, 3)}, "pt-expand-1000x3.pt")
+# the bound: 256 times the storage plus 2^24 elements
+save(torch.tensor([7]).expand(2 ** 24 + 256), "pt-expand-at-bound.pt")
+save(torch.tensor([7]).expand(2 ** 24 + 257), "pt-expand-over-bound.pt")
 
 # samples/targets.pt: a dict as training scripts save it, one label -1 among 0..9
 y = torch.arange(40) % 10
