@@ -18,6 +18,7 @@
 
 #include "audit.h"
 #include "msg.h"
+#include "outputs.h"  /* la_output_of_run */
 #include "util.h"     /* la_grow */
 
 #define WINDOW_PER_THREAD 2
@@ -112,8 +113,17 @@ static void walk_dir(struct walk *w, const char *dir)
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         struct stat st, lst;
+        const char *output;
+        int own;
         if (lstat(path, &lst) != 0 || stat(path, &st) != 0)
             la_dataset_note_unreadable(w->d, path, strerror(errno), w->max_report);
+        else if (S_ISREG(st.st_mode) &&
+                 (output = la_output_of_run(path, e->d_name, st.st_ino, &own))) {
+            if (own)                /* gone when the run ends: not in the report */
+                la_verbose(path, "skipped: %s", output);
+            else
+                la_dataset_note_skipped(w->d, path, output, w->max_report);
+        }
         else if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
             walk_dir(w, path);
         else if (S_ISDIR(st.st_mode))

@@ -11,6 +11,7 @@
 #include <unistd.h>   /* fsync, unlink, read, write, readlink */
 
 #include "fatal.h"    /* la_fatal_remove_on_death */
+#include "outputs.h"  /* la_outputs_add_temporary */
 #include "utf8.h"     /* la_escape */
 
 struct la_indices_out {
@@ -209,6 +210,8 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
     if (fd >= 0 ? take_descriptor(io, fd, err, errlen) != 0
                 : plan(io, target, err, errlen) != 0 || create_temporary(io, err, errlen) != 0)
         goto fail;
+    if (io->tmp)                         /* beside the target: a directory walk skips it */
+        la_outputs_add_temporary(fileno(io->fp));
     la_fatal_setup();
     la_fatal_remove_on_death(io->tmp);   /* NULL for a descriptor or device: nothing to remove */
     return io;
