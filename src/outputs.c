@@ -25,7 +25,7 @@ struct output {
     int folder_known;
     dev_t dev;
     ino_t ino;
-    char *name;             /* the last component of one that does not exist yet */
+    const char *name;       /* the last component of one that does not exist yet */
     char why[64];           /* for the walks */
 };
 
@@ -55,7 +55,7 @@ static void identify_new(struct output *o)
         o->folder_known = 1;
         o->dev = st.st_dev;
         o->ino = st.st_ino;
-        o->name = (char *)(slash ? slash + 1 : o->target);
+        o->name = slash ? slash + 1 : o->target;
     }
     free(dir);
 }
