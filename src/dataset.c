@@ -18,6 +18,7 @@
 
 #include "audit.h"
 #include "msg.h"
+#include "outputs.h"  /* la_output_of_run */
 #include "util.h"     /* la_grow */
 
 #define WINDOW_PER_THREAD 2
@@ -91,6 +92,16 @@ struct walk {
     int oom;
 };
 
+/* A file this run writes, never one of its sources: in the report, but for
+ * this run's own temporary file, which is gone when the run ends (-v names it). */
+static void note_output(struct walk *w, const char *path, const char *why, int own)
+{
+    if (own)
+        la_verbose(path, "skipped: %s", why);
+    else
+        la_dataset_note_skipped(w->d, path, why, w->max_report);
+}
+
 /* Every regular file below dir (a path under w->root), unsorted. Links to
  * files count; links to folders are not followed (they could loop). */
 static void walk_dir(struct walk *w, const char *dir)
@@ -112,8 +123,13 @@ static void walk_dir(struct walk *w, const char *dir)
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         struct stat st, lst;
+        const char *output;
+        int own;
         if (lstat(path, &lst) != 0 || stat(path, &st) != 0)
             la_dataset_note_unreadable(w->d, path, strerror(errno), w->max_report);
+        else if (S_ISREG(st.st_mode) &&
+                 (output = la_output_of_run(path, e->d_name, st.st_ino, &own)))
+            note_output(w, path, output, own);
         else if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
             walk_dir(w, path);
         else if (S_ISDIR(st.st_mode))

@@ -11,6 +11,8 @@
 #include <unistd.h>   /* fsync, unlink, read, write, readlink */
 
 #include "fatal.h"    /* la_fatal_remove_on_death */
+#include "outputs.h"  /* la_outputs_add_temporary */
+#include "utf8.h"     /* la_escape */
 
 struct la_indices_out {
     char *target;       /* the regular file renamed into place (a symlink's target) */
@@ -208,6 +210,8 @@ struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t
     if (fd >= 0 ? take_descriptor(io, fd, err, errlen) != 0
                 : plan(io, target, err, errlen) != 0 || create_temporary(io, err, errlen) != 0)
         goto fail;
+    if (io->tmp)                         /* beside the target: a directory walk skips it */
+        la_outputs_add_temporary(fileno(io->fp));
     la_fatal_setup();
     la_fatal_remove_on_death(io->tmp);   /* NULL for a descriptor or device: nothing to remove */
     return io;
@@ -225,29 +229,11 @@ int la_indices_out_streams(const struct la_indices_out *io)
 
 // ---- the entries -------------------------------------------------------------------
 
-/* s with \ tab newline CR as \\ \t \n \r, into dst (at least 2 * strlen(s) + 1). */
-static void escape_tsv(char *dst, const char *s)
-{
-    for (; *s; s++) {
-        const char *e = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n"
-                      : *s == '\r' ? "\\r" : NULL;
-        if (e) {
-            *dst++ = e[0];
-            *dst++ = e[1];
-        } else {
-            *dst++ = *s;
-        }
-    }
-    *dst = '\0';
-}
-
 void la_indices_out_begin_file(struct la_indices_out *io, const char *path, int dtype)
 {
     free(io->path);
-    io->path = malloc(2 * strlen(path) + 1);
-    if (io->path)
-        escape_tsv(io->path, path);
-    else if (!io->failed_errno)
+    io->path = la_escape_dup(path, LA_ESC_TSV);
+    if (!io->path && !io->failed_errno)
         io->failed_errno = ENOMEM;
     io->dtype = dtype;
 }
@@ -261,14 +247,14 @@ void la_indices_out_flush(struct la_indices_out *io)
 void la_indices_out_sink(void *ctx, const struct la_bad *bad)
 {
     struct la_indices_out *io = ctx;
-    char value[64], escaped[2 * sizeof value];
+    char value[64], escaped[LA_ESCAPE_MAX * sizeof value];
     if (!io->path)
         return;                     /* out of memory: already a write error */
     if (bad->text)
         snprintf(value, sizeof value, "%s", bad->text);
     else
         la_format_num(bad->value, io->dtype, value, sizeof value);
-    escape_tsv(escaped, value);
+    la_escape(escaped, sizeof escaped, value, LA_ESC_TSV);
     if (fprintf(io->fp, "%s\t%llu\t%s\n", io->path, (unsigned long long)bad->index,
                 escaped) < 0 && !io->failed_errno)
         io->failed_errno = errno ? errno : EIO;

@@ -1,7 +1,8 @@
 /* indices_out.h - --indices-out: every bad entry of every file as TSV lines
  * PATH<TAB>INDEX<TAB>VALUE (a backslash, tab, newline or carriage return in
  * PATH or VALUE written as \\, \t, \n, \r, so that each entry stays one line of
- * three fields).
+ * three fields, and any other control byte as \xNN, so that none reaches a
+ * terminal that shows the file).
  *
  * Three kinds of target:
  * - a regular file (or a link to one) is written to a temporary file beside it

@@ -16,6 +16,7 @@
 #include "fatal.h"
 #include "msg.h"
 #include "options.h"
+#include "outputs.h"
 #include "report.h"
 #include "util.h"
 
@@ -107,28 +108,6 @@ static int run_streamed(const struct la_config *cfg, struct la_scan_backend *b,
     return st.sum.exit_status;
 }
 
-/* An output file that is one of the inputs would be replaced (or, through a
- * descriptor, written while it is read): refuse, as cat does, before anything
- * is written. @return 1 when refused (the reason is on stderr). */
-static int output_is_input(const struct la_config *cfg)
-{
-    const struct { const char *option, *target; } outputs[] = {
-        { "--indices-out", cfg->indices_out }, { "--junit", cfg->junit },
-        { "--annotations=gitlab:", cfg->annotations_file },
-    };
-    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
-        int same = outputs[i].target ? la_output_is_input(outputs[i].target, cfg->files,
-                                                          cfg->nfiles) : -1;
-        if (same >= 0) {
-            const char *eq = strchr(outputs[i].option, ':') ? "" : "=";
-            la_err(cfg->files[same], "input file is output file (%s%s%s)", outputs[i].option,
-                   eq, outputs[i].target);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Started with standard input, output or error closed (`labelaudit f >&-`),
  * the next open() would take that descriptor, and the report would be written
  * into the --indices-out file or fail on an input. Hold each closed one with
@@ -161,7 +140,7 @@ int main(int argc, char **argv)
     case LA_OPT_OK:      break;
     }
     la_msg_setup(&cfg);
-    if (output_is_input(&cfg))
+    if (la_outputs_check(&cfg) != 0)     /* an output that is an input, or two on one file */
         return LA_EXIT_USAGE;
     int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
     if (merge_rc != 0)

@@ -7,6 +7,8 @@
 #include <time.h>    /* clock_gettime */
 #include <unistd.h>  /* isatty */
 
+#include "utf8.h"    /* la_escape */
+
 static int g_quiet;
 static int g_verbose;        /* -v without -q */
 static int g_color = LA_AUTO;
@@ -20,42 +22,14 @@ void la_msg_setup(const struct la_config *cfg)
     g_color_on = la_use_color(stdout);
 }
 
-/* A control byte as the four bytes \xNN into out[5], any other byte as itself.
- * @return the bytes written (not counting the NUL). */
-static size_t escape_byte(unsigned char c, char out[5])
-{
-    if (c < 0x20 || c == 0x7f)
-        return (size_t)snprintf(out, 5, "\\x%02x", c);
-    out[0] = (char)c;
-    out[1] = '\0';
-    return 1;
-}
-
 size_t la_escape_ctl(char *dst, size_t cap, const char *text)
 {
-    size_t n = 0;
-    char e[5];
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        size_t k = escape_byte(*p, e);
-        if (n + k >= cap)
-            break;
-        memcpy(dst + n, e, k);
-        n += k;
-    }
-    if (cap)
-        dst[n] = '\0';
-    return n;
+    return la_escape(dst, cap, text, LA_ESC_TERMINAL);
 }
 
 int la_fputs_escaped(const char *text, FILE *out)
 {
-    char e[5];
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        escape_byte(*p, e);
-        if (fputs(e, out) == EOF)
-            return EOF;
-    }
-    return 0;
+    return la_fputs_escape(text, out, LA_ESC_TERMINAL);
 }
 
 /* "labelaudit: PATH: message" as one line, built whole: stderr is unbuffered,

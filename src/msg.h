@@ -25,9 +25,10 @@ void la_verbose(const char *path, const char *fmt, ...) __attribute__((format(pr
 int la_verbose_on(void);
 
 /** la_escape_ctl() : text for a terminal, its control bytes (below 0x20, and
- *  0x7f: an escape sequence, a carriage return) as \xNN, so that a file name or
- *  a cell cannot act on the terminal or break the line; into dst[cap], cut
- *  before an escape that would not fit. @return the length written. */
+ *  0x7f: an escape sequence, a carriage return) and its bytes that are not
+ *  UTF-8 as \xNN, so that a file name or a cell cannot act on the terminal or
+ *  break the line (la_escape's LA_ESC_TERMINAL); into dst[cap], cut before an
+ *  escape that would not fit. @return the length written. */
 size_t la_escape_ctl(char *dst, size_t cap, const char *text);
 
 /** la_fputs_escaped() : text to out, escaped as by la_escape_ctl(), uncut. @return as fputs. */

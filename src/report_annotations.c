@@ -156,22 +156,12 @@ static int note_all(const struct la_file_report *files, int n, const struct la_c
 // ---- GitHub workflow commands ---------------------------------------------------
 
 /* GitHub's escaping: %, CR and LF in the message; also ':' and ',' in a
- * property, where they would end the value. Text from the input is made valid
- * UTF-8 first. */
+ * property, where they would end the value; the other control bytes as \xNN
+ * (GitHub decodes no other %XX, and its log would obey an escape sequence).
+ * Text from the input is made valid UTF-8. */
 static void put_escaped(FILE *out, const char *s, int property)
 {
-    char *clean = la_utf8_clean(s);
-    for (const char *p = clean ? clean : ""; *p; p++) {
-        switch (*p) {
-        case '%':  fputs("%25", out); break;
-        case '\r': fputs("%0D", out); break;
-        case '\n': fputs("%0A", out); break;
-        case ':':  fputs(property ? "%3A" : ":", out); break;
-        case ',':  fputs(property ? "%2C" : ",", out); break;
-        default:   fputc(*p, out);
-        }
-    }
-    free(clean);
+    la_fputs_escape(s, out, property ? LA_ESC_GITHUB_PROPERTY : LA_ESC_GITHUB_MESSAGE);
 }
 
 static int github_note(void *ctx, const struct note *n)
@@ -238,8 +228,10 @@ static int write_gitlab(const struct la_file_report *files, int n, const struct 
 {
     cJSON *a = cJSON_CreateArray();
     note_all(files, n, cfg, gitlab_note, a);
-    char *text = cJSON_Print(a), err[LA_ERR_LEN];
+    char *printed = cJSON_Print(a), err[LA_ERR_LEN];
     cJSON_Delete(a);
+    char *text = printed ? la_escape_dup(printed, LA_ESC_JSON) : NULL;   /* DEL as \u007f */
+    free(printed);
     int rc = -1;
     if (!text)
         la_err(cfg->annotations_file, "out of memory");

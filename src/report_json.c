@@ -11,7 +11,7 @@
 
 #include "config.h"      /* PACKAGE_VERSION */
 #include "dataset.h"     /* sources, source, at */
-#include "utf8.h"        /* la_utf8_clean */
+#include "utf8.h"        /* la_utf8_clean, la_escape_dup */
 #include "util.h"        /* la_grow */
 
 static cJSON *json_u64(uint64_t v)
@@ -47,6 +47,17 @@ static cJSON *json_text(const char *s)
     cJSON *item = cJSON_CreateString(clean ? clean : "");
     free(clean);
     return item;
+}
+
+/* cJSON's text of item, with DEL, which cJSON leaves raw, as \u007f (as it
+ * writes the other controls), so that no control byte reaches a terminal that
+ * shows the report. NULL when out of memory. */
+static char *print_json(const cJSON *item, int formatted)
+{
+    char *text = formatted ? cJSON_Print(item) : cJSON_PrintUnformatted(item);
+    char *escaped = text ? la_escape_dup(text, LA_ESC_JSON) : NULL;
+    free(text);
+    return escaped;
 }
 
 static cJSON *json_bool(int b) { return cJSON_CreateBool(b != 0); }
@@ -125,7 +136,7 @@ static const struct la_dataset *sources_of(const struct la_file_report *r)
 static int put_source(FILE *out, const struct la_source_info *s)
 {
     cJSON *path = json_text(s->path);
-    char *quoted = cJSON_PrintUnformatted(path);
+    char *quoted = print_json(path, 0);
     cJSON_Delete(path);
     if (!quoted)
         return -1;
@@ -172,7 +183,7 @@ static int put_indented(FILE *out, const char *text, size_t len, const char *tab
  * braces, its sources spliced in where the mark is. */
 static int write_file(FILE *out, cJSON *o, const struct la_file_report *r)
 {
-    char *text = cJSON_Print(o);
+    char *text = print_json(o, 1);
     if (!text)
         return -1;
     size_t len = strlen(text);
@@ -562,7 +573,7 @@ static char *print_root(const struct la_config *cfg, const struct la_summary *su
     cJSON_AddItemToObject(summary, "errors", json_u64(sum->errors));
     cJSON_AddItemToObject(summary, "warnings", json_u64(sum->warnings));
     cJSON_AddItemToObject(summary, "exit_status", json_u64((uint64_t)sum->exit_status));
-    char *text = cJSON_Print(root);
+    char *text = print_json(root, 1);
     cJSON_Delete(root);
     if (text && !(*mark = strstr(text, "\n\t\"files\":\t" FILES_MARK))) {
         free(text);

@@ -43,29 +43,12 @@ static const struct check *check_of(const char *code)
     return NULL;
 }
 
-/* XML text or attribute value: the five entities, and characters XML 1.0
- * cannot hold (controls but tab, LF and CR) as U+FFFD. */
+/* XML text or attribute value: the five entities, tab, LF and CR as
+ * references, and the other control bytes, which XML 1.0 cannot hold at all,
+ * as a visible \xNN; bytes that are not UTF-8 as U+FFFD. */
 static void put_xml(FILE *out, const char *s)
 {
-    char *clean = la_utf8_clean(s);
-    for (const unsigned char *p = (const unsigned char *)(clean ? clean : ""); *p; p++) {
-        switch (*p) {
-        case '&':  fputs("&amp;", out); break;
-        case '<':  fputs("&lt;", out); break;
-        case '>':  fputs("&gt;", out); break;
-        case '"':  fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        case '\n': fputs("&#10;", out); break;
-        case '\r': fputs("&#13;", out); break;
-        case '\t': fputs("&#9;", out); break;
-        default:
-            if (*p < 0x20 || *p == 0x7f)
-                fputs("\xef\xbf\xbd", out);
-            else
-                fputc(*p, out);
-        }
-    }
-    free(clean);
+    la_fputs_escape(s, out, LA_ESC_XML);
 }
 
 static int counts_as_failure(const struct la_finding *f, const struct la_config *cfg)

@@ -183,8 +183,11 @@ static void print_header(FILE *out, const struct la_file_report *r)
                 r->dataset->n_src == 1 ? "file" : "files");
     else
         fprintf(out, "%s: %s", la_c_off(), la_format_name(r->info.format));
-    if (r->info.has_column)
-        fprintf(out, ", column \"%s\"", r->info.column);
+    if (r->info.has_column) {             /* a header's name is the input's bytes too */
+        fputs(", column \"", out);
+        la_fputs_escaped(r->info.column, out);
+        fputc('"', out);
+    }
     fprintf(out, ", %s", r->dataset && r->dataset->mixed_dtype ? "mixed dtypes"
                                                                 : la_dtype_info(r->info.dtype)->name);
     if (r->info.ndim >= 2) {
@@ -287,15 +290,19 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
                           uint64_t max_report)
 {
     int err = f->severity == LA_SEV_ERROR;
-    fprintf(out, "  %s%s%s [%s]: %s\n", err ? la_c_err() : la_c_warn(),
-            la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code),
-            f->message);
+    fprintf(out, "  %s%s%s [%s]: ", err ? la_c_err() : la_c_warn(),
+            la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code));
+    la_fputs_escaped(f->message, out);    /* it may quote a name from the input */
+    fputc('\n', out);
     if (!has_groups(r))
         print_entries(out, r, f->code, max_report);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
         la_notes_print_problems(out, r->notes, la_finding_code_name(f->code), max_report);
-    if (f->hint[0])
-        fprintf(out, "    fix: %s\n", f->hint);
+    if (f->hint[0]) {
+        fputs("    fix: ", out);
+        la_fputs_escaped(f->hint, out);
+        fputc('\n', out);
+    }
     if (f->prevents && !prevents_said_before(r, f))
         fprintf(out, "    prevents: %s\n", f->prevents);
 }

@@ -1,6 +1,7 @@
 /* utf8.c - see utf8.h. */
 #include "utf8.h"
 
+#include <stdio.h>  /* snprintf, fwrite */
 #include <stdlib.h> /* malloc */
 #include <string.h> /* memcpy, strlen */
 
@@ -41,4 +42,107 @@ char *la_utf8_clean(const char *s)
     }
     buf[o] = '\0';
     return buf;
+}
+
+/* The escape an output has for its own special byte c, or NULL. */
+static const char *special_escape(unsigned char c, enum la_escape_for how)
+{
+    switch (how) {
+    case LA_ESC_TERMINAL:
+        return NULL;
+    case LA_ESC_JSON:
+        return c == 0x7f ? "\\u007f" : NULL;
+    case LA_ESC_TSV:
+        return c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n"
+             : c == '\r' ? "\\r" : NULL;
+    case LA_ESC_GITHUB_PROPERTY:
+        if (c == ':' || c == ',')
+            return c == ':' ? "%3A" : "%2C";
+        return special_escape(c, LA_ESC_GITHUB_MESSAGE);
+    case LA_ESC_GITHUB_MESSAGE:
+        return c == '%' ? "%25" : c == '\r' ? "%0D" : c == '\n' ? "%0A" : NULL;
+    case LA_ESC_XML:
+        switch (c) {
+        case '&':  return "&amp;";
+        case '<':  return "&lt;";
+        case '>':  return "&gt;";
+        case '"':  return "&quot;";
+        case '\'': return "&apos;";
+        case '\n': return "&#10;";
+        case '\r': return "&#13;";
+        case '\t': return "&#9;";
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+static size_t put(char out[8], const void *bytes, size_t len)
+{
+    memcpy(out, bytes, len);
+    return len;
+}
+
+/* The next character of p (n bytes left) escaped for how into out[8]; *used
+ * says how many bytes of p it stands for. @return its length. */
+static size_t escape_next(const unsigned char *p, size_t n, enum la_escape_for how, char out[8],
+                          size_t *used)
+{
+    size_t len = sequence_len(p, n);
+    *used = len ? len : 1;
+    if (len == 0 && how == LA_ESC_TERMINAL)
+        return (size_t)snprintf(out, 8, "\\x%02x", p[0]);
+    if (len == 0)
+        return how == LA_ESC_TSV ? put(out, p, 1) : put(out, "\xef\xbf\xbd", 3);
+    if (len > 1)
+        return put(out, p, len);
+    const char *special = special_escape(p[0], how);
+    if (special)
+        return put(out, special, strlen(special));
+    if ((p[0] < 0x20 && how != LA_ESC_JSON) || p[0] == 0x7f)
+        return (size_t)snprintf(out, 8, "\\x%02x", p[0]);
+    return put(out, p, 1);
+}
+
+size_t la_escape(char *dst, size_t cap, const char *s, enum la_escape_for how)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), o = 0, used;
+    char e[8];
+    for (size_t i = 0; i < n; i += used) {
+        size_t k = escape_next(p + i, n - i, how, e, &used);
+        if (o + k >= cap)
+            break;
+        memcpy(dst + o, e, k);
+        o += k;
+    }
+    if (cap)
+        dst[o] = '\0';
+    return o;
+}
+
+char *la_escape_dup(const char *s, enum la_escape_for how)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), cap = 1, used;
+    char e[8];
+    for (size_t i = 0; i < n; i += used)     /* the exact size: a report may be large */
+        cap += escape_next(p + i, n - i, how, e, &used);
+    char *buf = malloc(cap);
+    if (buf)
+        la_escape(buf, cap, s, how);
+    return buf;
+}
+
+int la_fputs_escape(const char *s, FILE *out, enum la_escape_for how)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), used;
+    char e[8];
+    for (size_t i = 0; i < n; i += used) {
+        size_t k = escape_next(p + i, n - i, how, e, &used);
+        if (fwrite(e, 1, k, out) != k)
+            return EOF;
+    }
+    return 0;
 }

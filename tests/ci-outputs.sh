@@ -249,4 +249,56 @@ expect_status 3 "--annotations=gitlab into a missing folder"
 run --annotations=bitbucket "$d/train.csv"
 expect_status 2 "an unknown --annotations is a usage error"
 
+# --- file names with control bytes and bytes that are not UTF-8: no control
+# byte reaches any output raw (a CI log or a terminal would obey an escape
+# sequence); each output escapes them its own way, from one helper.
+mkdir "$d/names"
+esc=$(printf '\033') soh=$(printf '\001') del=$(printf '\177') bad=$(printf '\377')
+tab=$(printf '\t') nl='
+'
+for name in "a${esc}[31mb" "c${soh}d" "e${del}f" "g${bad}h" "i${tab}j" "k${nl}l"; do
+    printf '5\n' >"$d/names/$name.txt"
+done
+raw_controls() {    # raw_controls FILE ALLOWED : how many control bytes FILE holds, but ALLOWED
+    LC_ALL=C tr -d "$2" <"$1" | LC_ALL=C tr -cd '\000-\037\177' | wc -c
+}
+n="$d/names"
+run -n 3 --annotations=github --junit="$d/names.xml" --indices-out="$d/names.tsv" "$n"/*.txt
+expect_status 1 "six files whose names hold control bytes"
+[ "$(raw_controls "$d/out" '\n')" -eq 0 ] && [ "$(raw_controls "$d/err" '\n')" -eq 0 ]
+ok $? "no control byte of a name in the text report, the annotations or on stderr"
+for want in 'a\x1b[31mb.txt: text' 'c\x01d.txt: text' 'e\x7ff.txt: text' 'g\xffh.txt: text' \
+            'i\x09j.txt: text' 'k\x0al.txt: text'; do
+    grep -qF "$n/$want" "$d/out"
+    ok $? "the text report writes $want"
+done
+for want in 'a\x1b[31mb.txt,line=1,' 'c\x01d.txt,line=1,' 'e\x7ff.txt,line=1,' \
+            "g$(printf '\357\277\275')h.txt,line=1," 'i\x09j.txt,line=1,' 'k%0Al.txt,line=1,'; do
+    grep -qF "::error file=$n/$want" "$d/out"
+    ok $? "--annotations=github writes file=$want"
+done
+[ "$(raw_controls "$d/names.xml" '\n')" -eq 0 ]
+ok $? "--junit: no control byte of a name, not even as a reference XML 1.0 forbids"
+validates "$d/names.xml" "--junit with control bytes in the names"
+for want in 'a\x1b[31mb.txt' 'c\x01d.txt' 'e\x7ff.txt' "g$(printf '\357\277\275')h.txt" \
+            'i&#9;j.txt' 'k&#10;l.txt'; do
+    grep -qF "classname=\"$n/$want\"" "$d/names.xml"
+    ok $? "--junit writes classname=$want"
+done
+[ "$(raw_controls "$d/names.tsv" '\t\n')" -eq 0 ] && [ "$(wc -l <"$d/names.tsv")" -eq 6 ]
+ok $? "--indices-out: six lines, no control byte of a name"
+for want in 'a\x1b[31mb.txt' 'c\x01d.txt' 'e\x7ff.txt' "g${bad}h.txt" 'i\tj.txt' 'k\nl.txt'; do
+    grep -qxF "$n/$want	0	5" "$d/names.tsv"
+    ok $? "--indices-out writes $want (other bytes as they are)"
+done
+run -n 3 --json --annotations=gitlab:"$d/names.json" "$n"/*.txt
+[ "$(raw_controls "$d/out" '\n\t')" -eq 0 ] && [ "$(raw_controls "$d/names.json" '\n\t')" -eq 0 ]
+ok $? "--json and GitLab's report: no control byte of a name, DEL included"
+jqf '[.files[].path] | @json' >"$d/got"
+printf '%s\n' "[\"$n/a\\u001b[31mb.txt\",\"$n/c\\u0001d.txt\",\"$n/e\\u007ff.txt\",\"$n/g$(printf '\357\277\275')h.txt\",\"$n/i\\tj.txt\",\"$n/k\\nl.txt\"]" |
+    cmp -s - "$d/got"
+ok $? "--json: the names come back from the JSON as they are (not UTF-8: U+FFFD)"
+jq -r '.[0].location.path' "$d/names.json" | grep -qF "$n/a${esc}[31mb.txt"
+ok $? "GitLab's report: a JSON escape, which GitLab decodes"
+
 finish

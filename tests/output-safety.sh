@@ -1,7 +1,8 @@
 #!/bin/sh
 # output-safety.sh - --indices-out never destroys a file (issue 11, items 1-3 and
 # part of 11): a descriptor (/dev/stdout, -, /dev/fd/N) is written through, never
-# replaced; an output that is one of the inputs is refused; a fatal signal
+# replaced; an output that is one of the inputs is refused, and so are two
+# outputs on one file; an output inside a directory input is skipped; a fatal signal
 # removes the temporary file; an existing file keeps its mode; a PATH with a
 # tab or newline stays one TSV line; control bytes in file names are escaped.
 . "$srcdir/tests/setup.sh"
@@ -88,6 +89,94 @@ for opt in --junit= --annotations=gitlab:; do
     cmp -s "$y" "$d/keep"
     ok $? "... y.txt is untouched"
 done
+
+# ---- two outputs naming one file: one would replace the other ----------------------
+mkdir "$d/two"
+t="$d/two"
+for pair in "--junit= --indices-out=" "--annotations=gitlab: --junit=" \
+            "--indices-out= --annotations=gitlab:"; do
+    first=${pair% *} second=${pair#* }
+    run -n 10 "${first}$t/x" "${second}$t/x" "$y"
+    expect_status 2 "$first$t/x $second$t/x"
+    expect_err "^labelaudit: $t/x is named by two outputs (--[a-z=:-]*$t/x and --[a-z=:-]*$t/x)$" \
+        "... says which outputs, naming the file"
+    [ ! -e "$t/x" ] && [ -z "$(ls -A "$t")" ]
+    ok $? "... nothing written, no temporary file"
+done
+run -n 10 --indices-out="$t/x" --junit="$t/../two/./x" "$y"
+expect_status 2 "a new file named two ways (its folder and name)"
+echo precious >"$t/x"
+ln -s x "$t/link"
+run -n 10 --junit="$t/link" --indices-out="$t/x" "$y"
+expect_status 2 "one file through a symbolic link"
+expect_err "link is named by two outputs (--indices-out=$t/x and --junit=$t/link)" "... names both"
+[ "$(cat "$t/x")" = precious ] && [ -L "$t/link" ]
+ok $? "... the file and the link are untouched"
+ln "$t/x" "$t/hard"
+run -n 10 --annotations=gitlab:"$t/hard" --junit="$t/x" "$y"
+expect_status 2 "one file through a hard link"
+"$LABELAUDIT" -n 10 --indices-out=- --junit="$t/x" "$y" >>"$t/x" 2>"$d/err"
+rc=$?
+expect_status 2 "--indices-out=- >> x with --junit=x: x is standard output"
+run -n 10 --indices-out=- --junit=- "$y"
+expect_status 1 "two outputs on standard output: each written through, one after the other"
+grep -q '^<testsuites>' "$d/out" && grep -q "^$y	2	11$" "$d/out"
+ok $? "... both are there"
+run -n 10 --indices-out=/dev/null --junit=/dev/null --annotations=gitlab:/dev/null "$y"
+expect_status 1 "three outputs into /dev/null: a device is written into, never replaced"
+
+# ---- outputs inside a directory input: skipped, and said -----------------------------
+mkdir "$d/ds"
+printf 'label\n0\n1\n15\n' >"$d/ds/a.csv"
+printf 'label\n17\n' >"$d/ds/b.csv"
+sources() { jqf '[.files[0].sources[].path] | join(" ")'; }
+skipped() { jqf '[.files[0].skipped[] | .path + ": " + .why] | sort | join("; ")'; }
+run -n 10 --json --indices-out="$d/ds/bad.tsv" --junit="$d/ds/j.xml" "$d/ds"
+expect_status 1 "--indices-out and --junit inside the directory audited"
+[ "$(sources)" = "$d/ds/a.csv $d/ds/b.csv" ] && [ "$(skipped)" = "" ]
+ok $? "... the temporary file of --indices-out is no source (sources: $(sources))"
+printf '%s\t2\t15\n%s\t0\t17\n' "$d/ds/a.csv" "$d/ds/b.csv" >"$d/want.tsv"
+cmp -s "$d/want.tsv" "$d/ds/bad.tsv"
+ok $? "... --indices-out holds the bad entries of the two label files"
+run -n 10 -v --json --indices-out="$d/ds/bad.tsv" --junit="$d/ds/j.xml" "$d/ds"
+expect_status 1 "the same run again, last run's outputs in the folder"
+[ "$(sources)" = "$d/ds/a.csv $d/ds/b.csv" ]
+ok $? "... they are no sources (sources: $(sources))"
+[ "$(skipped)" = "$d/ds/bad.tsv: an output of this run (--indices-out); $d/ds/j.xml: an output of this run (--junit)" ]
+ok $? "... the report lists them as skipped, saying why (got: $(skipped))"
+expect_err "^labelaudit: $d/ds/\.labelaudit-......: skipped: a temporary file of this run$" \
+    "... -v names this run's temporary file (gone after the run, so not in the report)"
+cmp -s "$d/want.tsv" "$d/ds/bad.tsv" && [ -z "$(ls -A "$d/ds" | grep '^\.labelaudit')" ]
+ok $? "... --indices-out is the same as before, no temporary file left"
+run -n 10 --indices-out="$d/ds/bad.tsv" "$d/ds"
+expect_out "^      $d/ds/bad.tsv: an output of this run (--indices-out)$" "the text report says so too"
+printf 'label\n0\n' >"$d/ds/.labelaudit-AbC123"
+ln -s ../out.tsv "$d/ds/link.tsv"
+echo old >"$d/out.tsv"
+run -n 10 --json --indices-out="$d/out.tsv" "$d/ds" --glob='*'
+expect_json '[.files[0].skipped[] | select(.path | endswith("AbC123")) | .why] | @json' \
+    '["a temporary file of labelaudit (of a run that was killed, or runs now)"]' \
+    "a temporary file another run left is skipped by its name"
+run -n 10 --json --indices-out="$d/out.tsv" "$d/ds"
+expect_json '[.files[0].skipped[] | select(.path | endswith("link.tsv")) | .why] | @json' \
+    '["an output of this run (--indices-out)"]' "a link to an output is the output"
+rm "$d/ds/.labelaudit-AbC123" "$d/ds/link.tsv" "$d/ds/bad.tsv" "$d/ds/j.xml"
+"$LABELAUDIT" -n 10 --json "$d/ds" >"$d/ds/report.json" 2>"$d/err"
+cp "$d/ds/report.json" "$d/out"
+expect_json '[.files[0].skipped[].why] | @json' '["an output of this run (standard output)"]' \
+    "standard output redirected into the folder is no source either"
+rm "$d/ds/report.json"
+mkdir -p "$d/yolo/labels"
+printf '0 0.5 0.5 0.1 0.1\n12 0.5 0.5 0.1 0.1\n' >"$d/yolo/labels/a.txt"
+for i in 1 2; do
+    run --format=yolo -n 10 --indices-out="$d/yolo/labels/bad.txt" "$d/yolo"
+    expect_status 1 "yolo, --indices-out=labels/bad.txt, run $i"
+done
+expect_out "not walked: $d/yolo/labels/bad.txt: an output of this run (--indices-out)" \
+    "... the yolo walk names it and does not read it"
+expect_out '^  1 label file, 2 lines$' "... one label file"
+printf '%s\t1\t12\n' "$d/yolo" | cmp -s - "$d/yolo/labels/bad.txt"
+ok $? "... --indices-out holds the one bad entry"
 
 # ---- 3. a fatal signal removes the temporary file --------------------------------
 mkdir "$d/o"

@@ -1,6 +1,7 @@
 /* walk.c - os.walk(followlinks=True), sorted as torchvision sorts it. */
 #include "walk.h"
 #include "util.h" /* la_grow_n */
+#include "outputs.h" /* la_output_of_run */
 
 #include <dirent.h>   /* opendir, readdir */
 #include <errno.h>    /* errno */
@@ -130,9 +131,16 @@ static int walk_dir(struct walker *k, const char *dir, int depth)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *full = la_path_join(dir, e->d_name);
+        const char *output = NULL;
+        int own;
         if (full && is_dir_entry(e, full))
             rc = strs_push(&subdirs, full);
-        else {
+        else if (full && (output = la_output_of_run(full, e->d_name,
+                                                    e->d_type == DT_REG ? e->d_ino : 0, &own))) {
+            if (!own)           /* named, never read; this run's own temporary file is gone after it */
+                rc = strs_push(&k->problems, dup_printf(full, output));
+            free(full);
+        } else {
             free(full);
             rc = full ? strs_push(&k->groups[gi].names, strdup(e->d_name)) : -1;
         }
