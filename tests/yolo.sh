@@ -83,8 +83,8 @@ echo "# --- bad_sample_list values are bad[].value's: a cell's text, not 0"
 for j in 1 3; do
     run --json -j$j --format=yolo -n 5 "$l"
     expect_json '[.files[0].bad_sample_list[] | .values | tojson] | join(" ")' \
-        '[5,"1 2 3","abc","1.5"]' "-j$j: unparsable cells by their text"
-    expect_json '[.files[0].bad[].value] | tojson' '[5,"1 2 3","abc","1.5"]' \
+        '[5,"1 2 3 4","abc","1.5 0.1 0.1 0.1 0.1"]' "-j$j: unparsable cells by their text"
+    expect_json '[.files[0].bad[].value] | tojson' '[5,"1 2 3 4","abc","1.5 0.1 0.1 0.1 0.1"]' \
         "-j$j: as bad[] writes them"
 done
 run --format=yolo -n 5 "$l"
