@@ -54,6 +54,11 @@ struct la_array_info {
     int header_guessed;        /* csv: ... or not, guessed (no --header/--no-header) */
     const char *header_why;    /* csv: why the guess went that way (a static string),
                                   NULL when a header cell named the label column */
+    /* csv: the guess took a first row of pandas' default column names (0 or
+     * 0,1,...) for a header, in a file of numbers, where it may as well be
+     * data (np.savetxt of labels whose first is 0): the row, cells joined by
+     * the delimiter, for the ambiguous-header warning; "" when not so */
+    char header_ambiguous_row[48];
 };
 
 /* One run of consecutive values, or one cell that is not a number. */

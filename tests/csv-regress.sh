@@ -25,6 +25,37 @@ run --json --header "$d/y.csv"
 expect_json '.files[0].header | "\(.present) \(.guessed) \(.why)"' "true false null" \
     "JSON: --header is no guess"
 
+# np.savetxt('y.csv', y, fmt='%d') of labels sorted by class writes the same
+# file with no header: the guess stands, and says the other reading's count
+run --json -b 14 "$d/y.csv"
+expect_json '[.files[0].findings[] | select(.code == "ambiguous-header") | .severity] | join(",")' \
+    warning "pandas' header '0' over numbers: the ambiguous-header warning"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message' \
+    "the first row \"0\" was taken for pandas' default header, but it may as well be data: 15 samples with it a header, 16 with it a row; --no-header if the file has no header (np.savetxt writes none), --header if pandas wrote it" \
+    "ambiguous-header: the sample count either way, and the options that decide"
+expect_status 0 "ambiguous-header is a warning: exit 0"
+run -b 14 "$d/y.csv"
+expect_out "warning \[ambiguous-header\]: the first row \"0\" was taken for pandas' default header" \
+    "ambiguous-header in the text report"
+for opt in --header --no-header; do
+    run --json $opt "$d/y.csv"
+    expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+        "$opt decides: no ambiguous-header"
+done
+expect_json '.files[0].samples' 16 "--no-header: the first row is the 16th sample"
+printf '0,1\n0,3\n1,5\n' >"$d/two.csv"
+run --json "$d/two.csv"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | .[0:20]' \
+    'the first row "0,1" ' "two columns 0,1 over numbers: ambiguous too"
+printf ',0\n0,3\n1,5\n' >"$d/indexed.csv"
+run --json "$d/indexed.csv"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "pandas' header with its empty index cell: no doubt"
+printf '0,1\na.jpg,3\nb.jpg,5\n' >"$d/paths.csv"
+run --json "$d/paths.csv"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "0,1 over rows of text: a header, no doubt"
+
 # item 5, the reverse: an empty first label cell does not make a header
 printf 'img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n' >"$d/noheader.csv"
 run "$d/noheader.csv"

@@ -449,6 +449,31 @@ static int is_pandas_default_header(const struct la_csv *s)
     return 1;
 }
 
+/* Whether every cell of every kept row is a number: a first row of pandas'
+ * default names (no index cell) is then as much a row of data as a header. */
+static int kept_rows_all_numbers(const struct la_csv *s)
+{
+    for (size_t k = 0; k < s->kept; k++)
+        for (size_t i = 0; i < s->kept_cells[k]; i++)
+            if (!is_number(kept_cell(s, k, i)))
+                return 0;
+    return 1;
+}
+
+/* The first row, cells joined by the delimiter, cut to fit out ("..." then). */
+static void join_row0(const struct la_csv *s, char *out, size_t size)
+{
+    const char sep[2] = { (char)s->delim, '\0' };
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < s->kept_cells[0] && used < size; i++) {
+        int n = snprintf(out + used, size - used, "%s%s", i ? sep : "", row0_cell(s, i));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
+}
+
 /* What a cell looks like to the header guess: -1 a number, else its length. */
 static long cell_shape(const char *cell)
 {
@@ -492,6 +517,8 @@ static int guess_header(struct la_csv *s)
 
     if (is_pandas_default_header(s)) {
         info->header_why = "the first row is pandas' default column names 0, 1, ...";
+        if (kept_rows_all_numbers(s))    /* np.savetxt of labels sorted by class writes 0 first */
+            join_row0(s, info->header_ambiguous_row, sizeof info->header_ambiguous_row);
         return 1;
     }
     if (voters == 0) {                   /* nothing to compare with: the label cell decides */
@@ -2078,6 +2105,7 @@ static void init_info(struct la_reader *r)
     r->info.has_column = 0;
     r->info.header_present = r->info.header_guessed = 0;
     r->info.header_why = NULL;
+    r->info.header_ambiguous_row[0] = '\0';
 }
 
 /* --skip-rows=K: drop the first K lines, as pandas' skiprows=K does (sklearn's
