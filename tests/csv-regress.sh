@@ -63,6 +63,37 @@ expect_status 1 "an empty first label cell is a bad row"
 expect_out 'row 0: ""' "row 0 is reported, not taken for a header"
 expect_out 'header: guessed no' "the report says the header was guessed absent"
 
+# The label column by the names datasets use, and never a column of text
+# audited for want of one: filename,class_id,split has its stray 10 found
+printf 'filename,class_id,split\na.jpg,0,train\nb.jpg,10,train\nc.jpg,2,val\n' >"$d/split.csv"
+run --json -n 3 "$d/split.csv"
+expect_json '[.files[0].column, .files[0].invalid.above, .files[0].bad[0].value] | join(" ")' \
+    "class_id 1 10" "class_id is a label column by name: the stray 10 is found"
+for name in category_id category cls diagnosis label_id class_label class_idx target_id; do
+    printf 'filename,%s,split\na.jpg,0,train\nb.jpg,1,val\n' "$name" >"$d/named.csv"
+    run --json -n 3 "$d/named.csv"
+    expect_json '.files[0].column' "$name" "'$name' names the label column"
+done
+printf 'path,cat_idx,score,split\na.jpg,0,0.9,train\nb.jpg,10,0.8,val\n' >"$d/unnamed.csv"
+run -n 3 "$d/unnamed.csv"
+expect_status 3 "the last column is text, others are numbers: nothing is audited"
+expect_err "unnamed.csv: no column is named like labels, and the last one, 'split', holds text: choose the label column with -c; columns of numbers: cat_idx (-c 2), score (-c 3)$" \
+    "the refusal names the columns of numbers and asks for -c"
+run -n 3 -c cat_idx "$d/unnamed.csv"
+expect_status 1 "-c cat_idx: the stray 10 is found"
+run -n 3 -c split "$d/unnamed.csv"
+expect_out '2 cells are not a number' "-c split: the text column is audited as asked"
+printf 'a.jpg,1,train\nb.jpg,2,val\n' >"$d/headerless.csv"
+run -n 3 "$d/headerless.csv"
+expect_err "headerless.csv: no column is named like labels, and the last one holds text: choose the label column with -c; columns of numbers: -c 2$" \
+    "headerless: the columns of numbers by number"
+printf 'path,label2\na.jpg,1\nb.jpg,x\nc.jpg,2\n' >"$d/mixed.csv"
+run -n 3 "$d/mixed.csv"
+expect_out '1 cell is not a number' "a last column of numbers and text is audited: its text is a finding"
+printf 'name,tag\na,x\nb,y\n' >"$d/alltext.csv"
+run -n 3 "$d/alltext.csv"
+expect_out '2 cells are not a number' "no column of numbers at all: the last column is audited"
+
 # item 9: R's write.csv layout, and a line of counts before the header
 printf '"","label"\n"1",3\n"2",4\n' >"$d/r.csv"
 run "$d/r.csv"

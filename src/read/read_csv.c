@@ -405,10 +405,16 @@ static long find_name(const struct la_csv *s, const char *name)
     return -1;
 }
 
-/* The SPEC's default names, in order of preference: "label" wins over "y". */
+/* The default names, in order of preference: the SPEC's six ("label" wins
+ * over "y"), then the names datasets give an id column (Kaggle's class_id
+ * and diagnosis, COCO's category_id, YOLO's cls). */
 static long find_default(const struct la_csv *s)
 {
-    static const char *const names[] = { "label", "labels", "target", "targets", "class", "y" };
+    static const char *const names[] = {
+        "label", "labels", "target", "targets", "class", "y",
+        "class_id", "class_idx", "class_label", "label_id", "label_idx", "target_id",
+        "category_id", "category", "cls", "diagnosis",
+    };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         for (size_t i = 0; i < s->kept_cells[0]; i++)
             if (strcasecmp(row0_cell(s, i), names[k]) == 0)
@@ -535,6 +541,52 @@ static int guess_header(struct la_csv *s)
     return vote > 0;
 }
 
+/* What the kept data rows (from row first on) hold in column i: 1 numbers
+ * only, -1 text and no number (empty cells aside), 0 a mix or nothing. */
+static int column_kind(const struct la_csv *s, size_t first, size_t i)
+{
+    size_t numbers = 0, texts = 0;
+    for (size_t k = first; k < s->kept; k++) {
+        if (i >= s->kept_cells[k])
+            continue;
+        const char *cell = kept_cell(s, k, i);
+        if (is_number(cell))
+            numbers++;
+        else if (*cell)
+            texts++;
+    }
+    return numbers && !texts ? 1 : texts && !numbers ? -1 : 0;
+}
+
+/* The last column, taken for want of a label column by name, holds text
+ * while another holds numbers (filename,class_idx,split): auditing the text
+ * would report every row and miss the labels. Refuse, naming the candidates.
+ * @return 0, or -1 with the error set. */
+static int check_fallback_column(struct la_csv *s, int header)
+{
+    size_t first = header ? 1 : 0, shift = s->width - s->kept_cells[0];
+    if (column_kind(s, first, s->col) >= 0)
+        return 0;
+    char list[320];
+    size_t used = 0, found = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < s->width && used + 64 < sizeof list; i++) {
+        if (i == s->col || column_kind(s, first, i) <= 0)
+            continue;
+        const char *name = header && i >= shift ? row0_cell(s, i - shift) : "";
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s%s-c %zu%s",
+                                 found++ ? ", " : "", 24, name, *name ? " (" : "", i + 1,
+                                 *name ? ")" : "");
+    }
+    if (!found)
+        return 0;
+    char last[48];                       /* (the error is made one line when it is set) */
+    snprintf(last, sizeof last, "%s", header && s->col >= shift ? row0_cell(s, s->col - shift) : "");
+    return FAIL(s, "no column is named like labels, and the last one%s%s%s holds text: "
+                "choose the label column with -c; columns of numbers: %s",
+                *last ? ", '" : "", last, *last ? "'," : "", list);
+}
+
 /* Decide the label column and whether row0 is a header, from the kept rows.
  * @return 1 header, 0 data, -1 error. */
 static int choose_column(struct la_csv *s)
@@ -572,12 +624,13 @@ static int choose_column(struct la_csv *s)
         s->col = width - 1;
     }
     if (header != LA_AUTO)
-        return header == LA_YES;
-    if (shift) {
+        header = header == LA_YES;
+    else if (shift) {
         s->r->info.header_why = "the first row is one field short: R's layout, with row names";
-        return 1;
-    }
-    return guess_header(s);
+        header = 1;
+    } else
+        header = guess_header(s);
+    return want || check_fallback_column(s, header) == 0 ? header : -1;
 }
 
 /* A row wider than the first one is what pandas refuses ("Expected 2 fields in
