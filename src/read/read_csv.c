@@ -207,9 +207,14 @@ struct la_csv {
 
 /* Spaces and tabs around an unquoted cell are not part of it (libcsv's rule),
  * unless the character is the delimiter. */
+static inline int is_pad_of(unsigned char delim, unsigned char c)
+{
+    return (c == ' ' || c == '\t') && c != delim;
+}
+
 static inline int is_pad(const struct la_csv *s, unsigned char c)
 {
-    return (c == ' ' || c == '\t') && c != s->delim;
+    return is_pad_of(s->delim, c);
 }
 
 static void trim(const struct la_csv *s, const char **p, const char **end)
@@ -1089,13 +1094,13 @@ static int requote_put(struct la_csv *s, char c)
 /* The requote filter's next state after byte c (requote_byte's rules). A row
  * ends at a newline that leaves the filter in RQ_START; blocks_parse finds row
  * boundaries with this alone. */
-static enum rq_state rq_next(const struct la_csv *s, enum rq_state st, unsigned char c)
+static enum rq_state rq_next(unsigned char delim, enum rq_state st, unsigned char c)
 {
-    int ends_field = c == s->delim || c == '\n' || c == '\r';
+    int ends_field = c == delim || c == '\n' || c == '\r';
 
     switch (st) {
     case RQ_START:
-        return c == '"' ? RQ_QUOTED : ends_field || is_pad(s, c) ? RQ_START : RQ_PLAIN;
+        return c == '"' ? RQ_QUOTED : ends_field || is_pad_of(delim, c) ? RQ_START : RQ_PLAIN;
     case RQ_PLAIN:
         return ends_field ? RQ_START : RQ_PLAIN;
     case RQ_QUOTED:
@@ -1150,7 +1155,7 @@ static int requote_byte(struct la_csv *s, char c)
     enum rq_state from = q->state;
     int el = q->el, ends = 0;
 
-    q->state = rq_next(s, from, (unsigned char)c);
+    q->state = rq_next(s->delim, from, (unsigned char)c);
     if (q->state == RQ_START && ((unsigned char)c == s->delim || c == '\n' || c == '\r')) {
         q->field = (unsigned char)c == s->delim ? q->field + 1 : 0;
         q->elided = 0;
@@ -1676,7 +1681,7 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
         unsigned char c = (unsigned char)*p;
         int agree = 1;
         for (size_t i = 0; i < n; i++) {
-            st[i] = rq_next(s, st[i], c);
+            st[i] = rq_next(s->delim, st[i], c);
             agree &= st[i] == st[0];
         }
         if (agree)
@@ -1685,6 +1690,48 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
             return p + 1;
     }
     return NULL;
+}
+
+// ---- the row rule, for line_map.c: where each row starts, as this reader reads them
+
+void la_csv_rows_init(struct la_csv_rows *w, unsigned char delim, int quotes, uint64_t skip)
+{
+    *w = (struct la_csv_rows){ .delim = delim, .quotes = quotes, .state = RQ_START,
+                               .line = 1, .skip = skip };
+}
+
+void la_csv_rows_feed(struct la_csv_rows *w, const char *p, size_t n,
+                      void (*row_ended)(uint64_t line, void *ctx), void *ctx)
+{
+    for (const char *end = p + n; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        int newline = c == '\n' || c == '\r';
+        if (w->line <= w->skip) {        /* --skip-rows: whole lines, quotes unread */
+            w->line += c == '\n';
+            continue;
+        }
+        /* a row ends at a newline that leaves the requote filter between
+         * fields (blocks_parse cuts rows by this alone); text has no quotes */
+        if (w->quotes)
+            w->state = (int)rq_next(w->delim, (enum rq_state)w->state, c);
+        if (!w->content && !newline && !is_pad_of(w->quotes ? w->delim : 0, c)) {
+            w->content = 1;              /* a line of padding is no row */
+            w->row_line = w->line;
+        }
+        w->line += c == '\n';
+        if (newline && w->state == RQ_START && w->content) {
+            w->content = 0;
+            row_ended(w->row_line, ctx);
+        }
+    }
+}
+
+void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, void *ctx),
+                     void *ctx)
+{
+    if (w->content)                      /* the last row, without a newline */
+        row_ended(w->row_line, ctx);
+    w->content = 0;
 }
 
 /* Where block t of step st starts, NULL when its stretch (the step's bytes
