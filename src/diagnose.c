@@ -492,17 +492,24 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
  * the same, one sample more. The guess stands; the user decides. */
 static void diagnose_header(struct la_file_report *r)
 {
-    const struct la_array_info *info = &r->info;
-    if (!info->header_guessed || !info->header_present || !info->header_ambiguous_row[0])
+    uint64_t n = r->stats.ambiguous_headers;
+    unsigned long long samples = r->samples;
+    struct la_finding *f;
+    if (!n)
         return;
-    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL,
-                               "the first row \"%s\" was taken for pandas' default header, but "
-                               "it may as well be data: %llu %s with it a header, %llu with "
-                               "it a row", info->header_ambiguous_row,
-                               (unsigned long long)r->samples,
-                               plural(r->samples, "sample", "samples"),
-                               (unsigned long long)r->samples + 1);
-    snprintf(f->hint, sizeof f->hint, "--no-header if the file has no header (np.savetxt "
+    if (!r->dataset)
+        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "the first row \"%s\" was "
+                "taken for pandas' default header, but it may as well be data: %llu %s with it "
+                "a header, %llu with it a row", r->info.header_ambiguous_row, samples,
+                plural(r->samples, "sample", "samples"), samples + 1);
+    else
+        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "in %llu %s the first row (0, "
+                "or 0,1,...) was taken for pandas' default header, but it may as well be data: "
+                "%llu %s with %s, %llu with %s", (unsigned long long)n,
+                plural(n, "file", "files"), samples, plural(r->samples, "sample", "samples"),
+                plural(n, "it a header", "them headers"), samples + (unsigned long long)n,
+                plural(n, "it a row", "them rows"));
+    snprintf(f->hint, sizeof f->hint, "--no-header if there is no header (np.savetxt "
              "writes none), --header if pandas wrote it");
 }
 

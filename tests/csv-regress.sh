@@ -31,7 +31,7 @@ run --json -b 14 "$d/y.csv"
 expect_json '[.files[0].findings[] | select(.code == "ambiguous-header") | .severity] | join(",")' \
     warning "pandas' header '0' over numbers: the ambiguous-header warning"
 expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message' \
-    "the first row \"0\" was taken for pandas' default header, but it may as well be data: 15 samples with it a header, 16 with it a row; --no-header if the file has no header (np.savetxt writes none), --header if pandas wrote it" \
+    "the first row \"0\" was taken for pandas' default header, but it may as well be data: 15 samples with it a header, 16 with it a row; --no-header if there is no header (np.savetxt writes none), --header if pandas wrote it" \
     "ambiguous-header: the sample count either way, and the options that decide"
 expect_status 0 "ambiguous-header is a warning: exit 0"
 run -b 14 "$d/y.csv"
@@ -55,6 +55,23 @@ printf '0,1\na.jpg,3\nb.jpg,5\n' >"$d/paths.csv"
 run --json "$d/paths.csv"
 expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
     "0,1 over rows of text: a header, no doubt"
+
+# in a dataset of many files (a folder, --concat, --merge of their reports) too
+mkdir "$d/ds" && cp "$d/y.csv" "$d/ds/a.csv" && printf '0\n1\n' >"$d/ds/b.csv"
+printf 'label\n1\n' >"$d/ds/c.csv"
+ambiguous='in 2 files the first row (0, or 0,1,...) was taken for pandas'"'"' default header, but it may as well be data: 17 samples with them headers, 19 with them rows'
+run --json "$d/ds"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | split("; ")[0]' "$ambiguous" \
+    "a folder: the files with an ambiguous header, the counts either way"
+for f in a b c; do
+    "$LABELAUDIT" --json "$d/ds/$f.csv" >"$d/ds-$f.json"
+done
+run --json --merge "$d/ds-a.json" "$d/ds-b.json" "$d/ds-c.json"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | split("; ")[0]' "$ambiguous" \
+    "--merge of the files' reports: as the folder"
+run --json --no-header "$d/ds"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "a folder with --no-header: no ambiguous-header"
 
 # item 5, the reverse: an empty first label cell does not make a header
 printf 'img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n' >"$d/noheader.csv"
