@@ -481,6 +481,8 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     rd.notes = NULL;
     finish_layout(r);
     r->read_ok = 1;
+    r->stats.ambiguous_headers = r->info.header_guessed && r->info.header_present &&
+                                 r->info.header_ambiguous_row[0];
     la_diagnose(r, cfg);
 done:
     /* whatever went right or wrong was about other bytes than the file's own */

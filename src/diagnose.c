@@ -17,7 +17,7 @@ static const char *const code_names[LA_F_COUNT] = {
     "label-gap", "labelids-not-trainids", "reduce-zero-label",
     "hidden-class-folder", "empty-class-folder", "class-count", "unknown-category",
     "degenerate-box", "box-outside-image", "duplicate-label",
-    "missing-label",
+    "missing-label", "ambiguous-header",
 };
 
 const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
@@ -518,6 +518,32 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     }
 }
 
+/* A guessed header of pandas' default names over rows of numbers: a
+ * headerless file (np.savetxt of labels sorted by class, its first a 0) reads
+ * the same, one sample more. The guess stands; the user decides. */
+static void diagnose_header(struct la_file_report *r)
+{
+    uint64_t n = r->stats.ambiguous_headers;
+    unsigned long long samples = r->samples;
+    struct la_finding *f;
+    if (!n)
+        return;
+    if (!r->dataset)
+        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "the first row \"%s\" was "
+                "taken for pandas' default header, but it may as well be data: %llu %s with it "
+                "a header, %llu with it a row", r->info.header_ambiguous_row, samples,
+                plural(r->samples, "sample", "samples"), samples + 1);
+    else
+        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "in %llu %s the first row (0, "
+                "or 0,1,...) was taken for pandas' default header, but it may as well be data: "
+                "%llu %s with %s, %llu with %s", (unsigned long long)n,
+                plural(n, "file", "files"), samples, plural(r->samples, "sample", "samples"),
+                plural(n, "it a header", "them headers"), samples + (unsigned long long)n,
+                plural(n, "it a row", "them rows"));
+    snprintf(f->hint, sizeof f->hint, "--no-header if there is no header (np.savetxt "
+             "writes none), --header if pandas wrote it");
+}
+
 void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
 {
     r->n_findings = 0;
@@ -530,6 +556,7 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
         diagnose_missing(r);
         diagnose_mask_hints(r, cfg);
     }
+    diagnose_header(r);
     diagnose_notes(r, cfg);
     diagnose_batching(r, cfg);
 }

@@ -4,8 +4,9 @@
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
 
+#include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
-#include <string.h>  /* memcmp, strcmp, strcspn, strlen, strrchr */
+#include <string.h>  /* memchr, memcmp, strcmp, strcspn, strlen, strpbrk, strrchr, strstr */
 #include <strings.h> /* strncasecmp */
 
 static int starts_with(const unsigned char *head, size_t len, const char *magic, size_t n)
@@ -78,6 +79,67 @@ static int tar_magic(const unsigned char *head, size_t len)
     return len >= 262 && memcmp(head + 257, "ustar", 5) == 0;
 }
 
+/* Apache Parquet: "PAR1", then a page header or the footer, both Thrift
+ * compact structs whose first field is an i32 (0x15): "PAR1" alone could
+ * open a text file. */
+static int parquet_magic(const unsigned char *head, size_t len)
+{
+    return starts_with(head, len, "PAR1\x15", 5);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether fb[0..len) is an Arrow IPC Message flatbuffer holding a Schema, the
+ * first message of every stream: its root table's vtable gives field 0
+ * (version, V1..V5 = 0..4) and field 1 (header type, Schema = 1). */
+static int arrow_schema_message(const unsigned char *fb, size_t len)
+{
+    if (len < 8)
+        return 0;
+    uint32_t table = le32(fb);
+    if (table > len - 4)
+        return 0;
+    int64_t vtable = (int64_t)table - (int32_t)le32(fb + table);
+    if (vtable < 0 || (uint64_t)vtable + 8 > len)
+        return 0;
+    const unsigned char *vt = fb + vtable;
+    unsigned vt_size = vt[0] | vt[1] << 8, table_size = vt[2] | vt[3] << 8;
+    if (vt_size < 8 || table + (uint64_t)table_size > len)
+        return 0;
+    unsigned at_version = vt[4] | vt[5] << 8, at_type = vt[6] | vt[7] << 8;
+    if (!at_type || at_type >= table_size || (at_version && at_version + 2u > table_size))
+        return 0;
+    unsigned version = at_version ? fb[table + at_version] | fb[table + at_version + 1] << 8 : 0;
+    return version <= 4 && fb[table + at_type] == 1;
+}
+
+/* An Arrow IPC file (Feather v2): "ARROW1"; or an IPC stream (what
+ * `datasets` writes as .arrow): the continuation marker 0xFFFFFFFF, the
+ * metadata's length, and a Schema message. The marker alone could be raw
+ * int32 labels of -1, hence the look at the flatbuffer. */
+static int arrow_magic(const unsigned char *head, size_t len)
+{
+    if (starts_with(head, len, "ARROW1", 6))
+        return 1;
+    if (!starts_with(head, len, "\xff\xff\xff\xff", 4) || len < 8)
+        return 0;
+    uint32_t meta_len = le32(head + 4);
+    return meta_len >= 8 && arrow_schema_message(head + 8, meta_len < len - 8 ? meta_len : len - 8);
+}
+
+/* How a Parquet or Arrow file's label column gets to .npy with pyarrow, which
+ * people who have such files have. */
+#define PARQUET_EXPORT                                                                          \
+    "python3 -c \"import pyarrow.parquet as pq, numpy as np; "                                  \
+    "np.save('y.npy', pq.read_table('FILE', columns=['label'])['label'].to_numpy())\""
+#define ARROW_EXPORT                                                                            \
+    "python3 -c \"import pyarrow as pa, numpy as np; f = pa.memory_map('FILE'); "               \
+    "r = (pa.ipc.open_file if f.read(6) == b'ARROW1' else pa.ipc.open_stream)"                 \
+    "(pa.memory_map('FILE')); np.save('y.npy', r.read_all()['label'].to_numpy())\""
+
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
                      .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
@@ -143,6 +205,11 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .ops = &la_reader_wds,
 #endif
                      .flags = LA_FMTF_NOTES },
+    /* Hugging Face data: refused by name until a reader reads them with libarrow */
+    [LA_FMT_PARQUET] = { .name = "parquet", .extensions = ".parquet .pq", .magic = parquet_magic,
+                         .library = "Apache Arrow (libparquet)", .export_cmd = PARQUET_EXPORT },
+    [LA_FMT_ARROW] = { .name = "arrow", .extensions = ".arrow .feather .ipc", .magic = arrow_magic,
+                       .library = "Apache Arrow (libarrow)", .export_cmd = ARROW_EXPORT },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)
@@ -185,6 +252,123 @@ enum la_format la_format_by_magic(const unsigned char *head, size_t len)
         if (g_formats[f].magic && g_formats[f].magic(head, len))
             return (enum la_format)f;
     return LA_FMT_NONE;
+}
+
+// ---- binary files that no format reads: refused by name, never parsed as text
+
+struct foreign_magic {
+    const char *bytes;
+    size_t len;
+    const char *looks_like;
+    const char *fix;           /* or NULL */
+};
+
+/* Kinds people have handed a label auditor. A zip is judged apart (its first
+ * member's name tells a workbook); NUL bytes catch the other binary files. */
+static const struct foreign_magic g_foreign[] = {
+    { "SQLite format 3\0", 16, "an SQLite database", "export the label column as CSV" },
+    { "%PDF-", 5, "a PDF document", NULL },
+    { "\xff\xd8\xff", 3, "a JPEG image", "masks must be lossless (PNG or TIFF)" },
+    { "GIF87a", 6, "a GIF image", NULL },
+    { "GIF89a", 6, "a GIF image", NULL },
+    { "\x80\x02", 2, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "\x80\x03", 2, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "\x80\x04", 2, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "\x80\x05", 2, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "(lp0\n", 5, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "(dp0\n", 5, "a Python pickle", "save the labels with np.save or torch.save" },
+    { "\x7f" "ELF", 4, "an ELF executable", NULL },
+    { "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", 8, "an old Office document, .xls or .doc",
+      "save the sheet as CSV" },
+    { "7z\xbc\xaf\x27\x1c", 6, "a 7-Zip archive", "extract it first" },
+    { "Rar!\x1a\x07", 6, "a RAR archive", "extract it first" },
+    { "\x04\x22\x4d\x18", 4, "LZ4-compressed data", "decompress it first (lz4 -d)" },
+    { "FEA1", 4, "a Feather v1 file",
+      "read it with pandas.read_feather and save the label column with np.save" },
+    { "Obj\x01", 4, "an Avro file", NULL },
+    { "\x0e\x03\x13\x01", 4, "an HDF4 file", NULL },
+    { "CDF\x01", 4, "a netCDF classic file", NULL },
+    { "CDF\x02", 4, "a netCDF classic file", NULL },
+};
+
+/* A zip that no format claimed: an Office Open XML document (its first member
+ * is [Content_Types].xml), or some other archive. */
+static const char *foreign_zip(const unsigned char *head, size_t len, const char **fix)
+{
+    static const char office[] = "[Content_Types].xml";
+    size_t name_len = len >= 30 ? (size_t)head[26] | (size_t)head[27] << 8 : 0;
+    if (name_len == sizeof office - 1 && 30 + name_len <= len &&
+        memcmp(head + 30, office, name_len) == 0) {
+        *fix = "save the sheet as CSV";
+        return "an Office document, .xlsx or .docx";
+    }
+    *fix = "unzip it first";
+    return "a zip archive";
+}
+
+/* UTF-16 without a byte order mark: ASCII in every other byte, NUL in the rest. */
+static int utf16_without_bom(const unsigned char *head, size_t len)
+{
+    size_t n = len < 64 ? len & ~(size_t)1 : 64;
+    int le = n >= 4, be = n >= 4;
+    for (size_t i = 0; i < n; i += 2) {
+        le &= head[i] && head[i] < 0x80 && !head[i + 1];
+        be &= !head[i] && head[i + 1] && head[i + 1] < 0x80;
+    }
+    return le || be;
+}
+
+const char *la_foreign_kind(const unsigned char *head, size_t len, const char **fix,
+                            char *buf, size_t buflen)
+{
+    const char *ignored;
+    if (!fix)
+        fix = &ignored;
+    *fix = NULL;
+    if (starts_with(head, len, "PK\x03\x04", 4) || starts_with(head, len, "PK\x05\x06", 4))
+        return foreign_zip(head, len, fix);
+    for (size_t i = 0; i < sizeof g_foreign / sizeof g_foreign[0]; i++)
+        if (starts_with(head, len, g_foreign[i].bytes, g_foreign[i].len)) {
+            *fix = g_foreign[i].fix;
+            return g_foreign[i].looks_like;
+        }
+    /* a byte order mark says UTF-16 text (or UTF-32, refused as such): NULs belong */
+    if (starts_with(head, len, "\xff\xfe", 2) || starts_with(head, len, "\xfe\xff", 2) ||
+        starts_with(head, len, "\0\0\xfe\xff", 4))
+        return NULL;
+    if (utf16_without_bom(head, len)) {
+        *fix = "re-save it as UTF-8 (or as UTF-16 with a byte order mark)";
+        return "UTF-16 text without a byte order mark";
+    }
+    const unsigned char *nul = memchr(head, '\0', len);
+    if (!nul)
+        return NULL;
+    snprintf(buf, buflen, "binary data: a NUL byte at byte %zu", (size_t)(nul - head));
+    return buf;
+}
+
+/* Whether name can stand inside '...' in Python inside "..." in a shell, and
+ * twice in a one-line message. */
+static int quotable(const char *name)
+{
+    return strcmp(name, "-") != 0 && strlen(name) <= 100 && !strpbrk(name, "'\"\\$`\n");
+}
+
+char *la_export_command(enum la_format f, const char *path, char *buf, size_t len)
+{
+    const struct la_format_def *d = la_format_def(f);
+    const char *cmd = d && d->export_cmd ? d->export_cmd : "";
+    const char *name = quotable(path) ? path : "FILE";
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *at; used < len && (at = strstr(cmd, "FILE"));) {
+        int n = snprintf(buf + used, len - used, "%.*s%s", (int)(at - cmd), cmd, name);
+        used += n > 0 ? (size_t)n : 0;
+        cmd = at + 4;
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "%s", cmd);
+    return buf;
 }
 
 int la_name_ends_in(const char *path, const char *ext)

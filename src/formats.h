@@ -33,6 +33,8 @@ enum la_format {
     LA_FMT_COCO,        /* read_coco.c: JSON read twice, by path */
     LA_FMT_YOLO,        /* read_yolo.c: a folder (or one .txt), read by path */
     LA_FMT_WDS,         /* read_wds.c: WebDataset tar shards, libarchive (issue 16) */
+    LA_FMT_PARQUET,     /* Apache Parquet: no reader yet, refused with a way to export it */
+    LA_FMT_ARROW,       /* Arrow IPC file (Feather v2) or stream: likewise */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };
@@ -61,6 +63,9 @@ struct la_format_def {
     int (*magic)(const unsigned char *head, size_t len);
     const struct la_reader_ops *ops; /* NULL: configured out (see library) */
     const char *library;    /* what an absent format needs, for messages: "libpng" */
+    /* For an absent format: a shell command that exports the labels to .npy,
+     * FILE standing for the file's name ("python3 -c ..."); or NULL. */
+    const char *export_cmd;
     unsigned flags;         /* LA_FMTF_* */
 };
 
@@ -83,6 +88,18 @@ enum la_format la_format_by_magic(const unsigned char *head, size_t len);
 /** la_format_by_extension() : the format path's extension names (a trailing
  *  compression suffix ignored), else LA_FMT_NONE. */
 enum la_format la_format_by_extension(const char *path);
+
+/** la_foreign_kind() : what head (a file's first decompressed bytes) looks
+ *  like when it is binary data that no format reads: "an SQLite database",
+ *  "binary data (a NUL byte at byte 17)", ...; NULL when it may be text.
+ *  *fix, when not NULL, gets what to do about it ("unzip it first") or NULL. */
+const char *la_foreign_kind(const unsigned char *head, size_t len, const char **fix,
+                            char *buf, size_t buflen);
+
+/** la_export_command() : f's export_cmd with FILE replaced by path (when the
+ *  shell and Python can take path as it is), into buf; "" when f has none.
+ *  @return buf. */
+char *la_export_command(enum la_format f, const char *path, char *buf, size_t len);
 
 /** la_name_ends_in() : whether path ends in ext, case-insensitively, after more than ext. */
 int la_name_ends_in(const char *path, const char *ext);

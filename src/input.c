@@ -1055,6 +1055,29 @@ static enum la_format implied_format(const struct la_config *cfg)
     return cfg->delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
 }
 
+/* The message that refuses a file no reader of this build reads: one whose
+ * format is configured out (with a way to export it, where there is one), or
+ * binary data that is not labels. */
+static void refuse(const struct la_source *s, enum la_format f, const char *looks_like,
+                   const char *fix, char *err, size_t errlen)
+{
+    const struct la_format_def *d = la_format_def(f);
+    if (looks_like || !d) {
+        snprintf(err, errlen, "not a label file (looks like %s)%s%s",
+                 looks_like ? looks_like : "binary data",
+                 fix ? ": " : "", fix ? fix : "");
+        return;
+    }
+    /* the command reads the file itself: a compressed one by its name would fail */
+    int compressed = s->codec != C_PLAIN;
+    char cmd[LA_ERR_LEN];
+    la_export_command(f, compressed ? "-" : s->path, cmd, sizeof cmd);
+    snprintf(err, errlen, "%s file, but this labelaudit was built without %s%s%s",
+             la_format_name(f), d->library ? d->library : "its reader",
+             !*cmd ? "" : compressed ? "; decompress it, then export the label column: "
+                                     : "; export the label column: ", cmd);
+}
+
 enum la_format la_source_format(struct la_source *s, const struct la_config *cfg,
                                 char *err, size_t errlen)
 {
@@ -1066,16 +1089,21 @@ enum la_format la_source_format(struct la_source *s, const struct la_config *cfg
     if (s->codec != C_PLAIN)
         la_verbose(s->path, "%s-compressed (magic bytes): %s decompresses it",
                    codecs[s->codec].name, decoder_name(s));
-    /* a zip archive no format claims, or any named .zip: not labels we know */
-    if (f == LA_FMT_NONE || (forced == LA_FMT_AUTO && f == LA_FMT_NPZ &&
-                             la_name_ends_in(s->path, ".zip"))) {
-        snprintf(err, errlen, "zip archive: unzip it first");
-        return LA_FMT_NONE;
+    /* Binary data is never parsed as text, whatever the name or --format say:
+     * a zip no format claims (or any named .zip), NUL bytes, a known magic. */
+    char kind[64];
+    const char *fix = NULL, *looks_like = NULL;
+    enum la_format by_magic = la_format_by_magic(s->peek, s->peek_len);
+    if (la_format_has(f, LA_FMTF_TEXT) && by_magic != LA_FMT_NONE) {  /* --format=csv */
+        snprintf(kind, sizeof kind, "%s data, by its magic bytes", la_format_name(by_magic));
+        looks_like = kind;
+        fix = "leave --format out";
+    } else if (f == LA_FMT_NONE || la_format_has(f, LA_FMTF_TEXT) ||
+               (forced == LA_FMT_AUTO && f == LA_FMT_NPZ && la_name_ends_in(s->path, ".zip"))) {
+        looks_like = la_foreign_kind(s->peek, s->peek_len, &fix, kind, sizeof kind);
     }
-    if (!la_reader_for_format(f)) {
-        snprintf(err, errlen, "%s file, but this labelaudit was built without %s",
-                 la_format_name(f), la_format_def(f)->library ? la_format_def(f)->library
-                                                               : "its reader");
+    if (looks_like || !la_reader_for_format(f)) {
+        refuse(s, f, looks_like, fix, err, errlen);
         return LA_FMT_NONE;
     }
     if (la_format_has(f, LA_FMTF_TEXT) && la_source_text_mode(s, err, errlen) != 0)

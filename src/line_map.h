@@ -5,8 +5,9 @@
  * fields holding newlines sit between the two. Rather than carry a line
  * number through every chunk of the hot path, the few rows an annotation
  * needs are looked up afterwards by reading the file again, only when
- * annotations are on: libcsv with the reader's delimiter, its --skip-rows, its blank-line rule
- * and its header decision. Standard input cannot be read again; there the
+ * annotations are on, through the readers' own rule for where rows start
+ * (la_csv_rows, read_csv.c: its quotes, blank lines and line ends) with the
+ * file's delimiter, --skip-rows and header decision. Standard input cannot be read again; there the
  * lines stay unknown, and the annotations name the file. */
 #ifndef LA_LINE_MAP_H
 #define LA_LINE_MAP_H

@@ -309,6 +309,7 @@ static void rebuild_counts(struct la_stats *t, const cJSON *e, int is_float)
     }
     const cJSON *tally = get(e, "tally"), *pair;
     t->hist_beyond = get_u64(tally, "hist_beyond");
+    t->ambiguous_headers = get_u64(tally, "ambiguous_headers");
     for (int side = 0; side < 2; side++)
         cJSON_ArrayForEach(pair, get(tally, side ? "outliers_above" : "outliers_below")) {
             uint64_t k = cJSON_IsNumber(cJSON_GetArrayItem(pair, 0))

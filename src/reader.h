@@ -54,6 +54,11 @@ struct la_array_info {
     int header_guessed;        /* csv: ... or not, guessed (no --header/--no-header) */
     const char *header_why;    /* csv: why the guess went that way (a static string),
                                   NULL when a header cell named the label column */
+    /* csv: the guess took a first row of pandas' default column names (0 or
+     * 0,1,...) for a header, in a file of numbers, where it may as well be
+     * data (np.savetxt of labels whose first is 0): the row, cells joined by
+     * the delimiter, for the ambiguous-header warning; "" when not so */
+    char header_ambiguous_row[48];
 };
 
 /* One run of consecutive values, or one cell that is not a number. */
@@ -128,6 +133,33 @@ extern const struct la_reader_ops la_reader_wds;     /* ... libarchive */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);
+
+/* Where rows start, by the csv and text readers' rules (read_csv.c): LF, CR
+ * LF and a lone CR end a row, a line of spaces and tabs is none, and in csv a
+ * newline inside quotes, as the reader reads quotes (Python's rules), does
+ * not end it. For line_map.c, which numbers the lines of the rows reported. */
+struct la_csv_rows {
+    unsigned char delim;
+    int quotes;                /* csv/tsv: quoted fields; 0: text, one row a line */
+    int state;                 /* the reader's requote filter state */
+    int content;               /* the row so far holds more than padding */
+    uint64_t line;             /* 1 + LF bytes fed */
+    uint64_t row_line;         /* the line the current row started on */
+    uint64_t skip;             /* --skip-rows: the first lines are no rows */
+};
+
+/** la_csv_rows_init() : a walk from the first byte of a file (its byte order
+ *  mark skipped), quotes read when quotes, the first skip lines dropped. */
+void la_csv_rows_init(struct la_csv_rows *w, unsigned char delim, int quotes, uint64_t skip);
+
+/** la_csv_rows_feed() : the next n bytes; row_ended(line, ctx) for each row
+ *  that ends in them, line being the one it started on. */
+void la_csv_rows_feed(struct la_csv_rows *w, const char *p, size_t n,
+                      void (*row_ended)(uint64_t line, void *ctx), void *ctx);
+
+/** la_csv_rows_end() : the end of the file: row_ended for a last row without a newline. */
+void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, void *ctx),
+                     void *ctx);
 
 /** la_reader_for_format() : the ops of format f, or NULL (no format, or built without it). */
 const struct la_reader_ops *la_reader_for_format(enum la_format f);

@@ -435,10 +435,13 @@ static cJSON *findings_array(const struct la_file_report *r)
 
 /* What --merge needs beyond the fields above to find what --concat finds:
  * the counts of out-of-range integers near the range (ignore-like-value,
- * one-based) and of valid labels beyond the histogram's cap. Present only
- * when one of them is not zero. */
+ * one-based), of valid labels beyond the histogram's cap and of files whose
+ * header is ambiguous (ambiguous-header). Present only when one of them is
+ * not zero. */
 static int has_tally(const struct la_stats *s)
 {
+    if (s->ambiguous_headers)
+        return 1;
     for (int k = 0; k < LA_OUTLIER_BINS; k++)
         if (s->outlier_below[k] || s->outlier_above[k])
             return 1;
@@ -466,6 +469,8 @@ static cJSON *tally_object(const struct la_stats *s)
     cJSON_AddItemToObject(t, "hist_beyond", json_u64(s->hist_len ? s->hist_beyond : 0));
     cJSON_AddItemToObject(t, "outliers_below", outlier_pairs(s->outlier_below));
     cJSON_AddItemToObject(t, "outliers_above", outlier_pairs(s->outlier_above));
+    if (s->ambiguous_headers)
+        cJSON_AddItemToObject(t, "ambiguous_headers", json_u64(s->ambiguous_headers));
     return t;
 }
 

@@ -342,6 +342,7 @@ void la_stats_merge(struct la_stats *dst, const struct la_stats *src)
     if (src->hist_hi > dst->hist_hi)
         dst->hist_hi = src->hist_hi;
     dst->hist_beyond += src->hist_beyond;
+    dst->ambiguous_headers += src->ambiguous_headers;
     for (int k = 0; k < LA_OUTLIER_BINS; k++) {
         dst->outlier_below[k] += src->outlier_below[k];
         dst->outlier_above[k] += src->outlier_above[k];

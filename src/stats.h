@@ -89,6 +89,8 @@ struct la_stats {
     uint64_t hist_hi;         /* 1 + the highest bin counted (0: none) */
     uint64_t outlier_below[LA_OUTLIER_BINS];
     uint64_t outlier_above[LA_OUTLIER_BINS];
+    uint64_t ambiguous_headers; /* csv files whose guessed header may as well be a row
+                                   (ambiguous-header): 1 for such a file, summed in a dataset */
     struct la_bad *bad;
     size_t n_bad, bad_alloc;
     uint64_t bad_total;

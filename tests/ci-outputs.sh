@@ -201,6 +201,34 @@ WANT
 cmp -s "$d/want" "$d/got"
 ok $? "lines count a quoted field's newlines, a blank line and the header; CR and LF escaped"
 cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
+# Lines by the reader's own rules: each row's label is the line it starts on,
+# so every annotation must say line=V for its label V. Quotes as Python reads
+# them (a stray quote after spaces opens a field; text after a closing quote
+# continues it), blank lines, lines of spaces, a lone CR, CR LF.
+lines_match() {    # lines_match FILE WANT_ROWS DESCRIPTION [ARGS...]: after the run
+    file=$1 want=$2 what=$3
+    shift 3
+    run -n 1 --annotations=github "$@" "$file"
+    grep '^::error.*line=' "$d/out" |
+        sed -n 's/.*,line=\([0-9]*\),.*::label \([0-9]*\) outside.*/\1 \2/p' >"$d/pairs"
+    [ "$(wc -l <"$d/pairs")" -eq "$want" ] && awk '$1 != $2 { bad = 1 } END { exit bad }' "$d/pairs"
+    ok $? "$what: each annotation's line is its row's ($(tr '\n' ';' <"$d/pairs"))"
+}
+printf 'text,label\n  "abc\nx,1\n"q" tail,2\n"Great" movie,5\nhe said "meh",6\n\n   \na,9\rb,9\r\n"multi\nline",10\n x,12\n' \
+    >"$d/stray.csv"
+lines_match "$d/stray.csv" 7 "stray quotes"
+LABELAUDIT_CSV_SLOW=1 lines_match "$d/stray.csv" 7 "stray quotes, libcsv alone"
+LABELAUDIT_CSV_BLOCK=7 lines_match "$d/stray.csv" 7 "stray quotes, blocks of 7 bytes" -j 3
+printf 'a\tlabel\n"x\ty\n"\t2\n\n z "w\t5\n' >"$d/stray.tsv"
+lines_match "$d/stray.tsv" 2 "tsv: a quoted tab and newline, a literal quote"
+printf 'skip "this\nname,label\n"a\n",3\n4,5\n' >"$d/skipq.csv"
+lines_match "$d/skipq.csv" 2 "--skip-rows: a quote on a skipped line opens nothing" --skip-rows=1 -c label
+printf '1\r1\r\n2\n \n4\r' >"$d/cr.txt"
+lines_match "$d/cr.txt" 4 "text: a lone CR ends a row on the same line" --format=text
+printf 'text,label\n  "abc\nx,1\n"q" tail,2\n4,5,6\n' >"$d/wide.csv"
+run -n 1 "$d/wide.csv"
+expect_err "wide.csv: line 5: 3 fields, but the first row has 2" \
+    "the reader's own messages count the same lines"
 printf '3\n\n12\n  \n-1\n' >"$d/t.txt"
 run -n 10 --annotations=github --format=text "$d/t.txt"
 grep '^::error' "$d/out" | sed -n 's/.*line=\([0-9]*\).*/\1/p' | tr '\n' ' ' >"$d/got"

@@ -25,12 +25,91 @@ run --json --header "$d/y.csv"
 expect_json '.files[0].header | "\(.present) \(.guessed) \(.why)"' "true false null" \
     "JSON: --header is no guess"
 
+# np.savetxt('y.csv', y, fmt='%d') of labels sorted by class writes the same
+# file with no header: the guess stands, and says the other reading's count
+run --json -b 14 "$d/y.csv"
+expect_json '[.files[0].findings[] | select(.code == "ambiguous-header") | .severity] | join(",")' \
+    warning "pandas' header '0' over numbers: the ambiguous-header warning"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message' \
+    "the first row \"0\" was taken for pandas' default header, but it may as well be data: 15 samples with it a header, 16 with it a row; --no-header if there is no header (np.savetxt writes none), --header if pandas wrote it" \
+    "ambiguous-header: the sample count either way, and the options that decide"
+expect_status 0 "ambiguous-header is a warning: exit 0"
+run -b 14 "$d/y.csv"
+expect_out "warning \[ambiguous-header\]: the first row \"0\" was taken for pandas' default header" \
+    "ambiguous-header in the text report"
+for opt in --header --no-header; do
+    run --json $opt "$d/y.csv"
+    expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+        "$opt decides: no ambiguous-header"
+done
+expect_json '.files[0].samples' 16 "--no-header: the first row is the 16th sample"
+printf '0,1\n0,3\n1,5\n' >"$d/two.csv"
+run --json "$d/two.csv"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | .[0:20]' \
+    'the first row "0,1" ' "two columns 0,1 over numbers: ambiguous too"
+printf ',0\n0,3\n1,5\n' >"$d/indexed.csv"
+run --json "$d/indexed.csv"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "pandas' header with its empty index cell: no doubt"
+printf '0,1\na.jpg,3\nb.jpg,5\n' >"$d/paths.csv"
+run --json "$d/paths.csv"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "0,1 over rows of text: a header, no doubt"
+
+# in a dataset of many files (a folder, --concat, --merge of their reports) too
+mkdir "$d/ds" && cp "$d/y.csv" "$d/ds/a.csv" && printf '0\n1\n' >"$d/ds/b.csv"
+printf 'label\n1\n' >"$d/ds/c.csv"
+ambiguous='in 2 files the first row (0, or 0,1,...) was taken for pandas'"'"' default header, but it may as well be data: 17 samples with them headers, 19 with them rows'
+run --json "$d/ds"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | split("; ")[0]' "$ambiguous" \
+    "a folder: the files with an ambiguous header, the counts either way"
+for f in a b c; do
+    "$LABELAUDIT" --json "$d/ds/$f.csv" >"$d/ds-$f.json"
+done
+run --json --merge "$d/ds-a.json" "$d/ds-b.json" "$d/ds-c.json"
+expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | split("; ")[0]' "$ambiguous" \
+    "--merge of the files' reports: as the folder"
+run --json --no-header "$d/ds"
+expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
+    "a folder with --no-header: no ambiguous-header"
+
 # item 5, the reverse: an empty first label cell does not make a header
 printf 'img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n' >"$d/noheader.csv"
 run "$d/noheader.csv"
 expect_status 1 "an empty first label cell is a bad row"
 expect_out 'row 0: ""' "row 0 is reported, not taken for a header"
 expect_out 'header: guessed no' "the report says the header was guessed absent"
+
+# The label column by the names datasets use, and never a column of text
+# audited for want of one: filename,class_id,split has its stray 10 found
+printf 'filename,class_id,split\na.jpg,0,train\nb.jpg,10,train\nc.jpg,2,val\n' >"$d/split.csv"
+run --json -n 3 "$d/split.csv"
+expect_json '[.files[0].column, .files[0].invalid.above, .files[0].bad[0].value] | join(" ")' \
+    "class_id 1 10" "class_id is a label column by name: the stray 10 is found"
+for name in category_id category cls diagnosis label_id class_label class_idx target_id; do
+    printf 'filename,%s,split\na.jpg,0,train\nb.jpg,1,val\n' "$name" >"$d/named.csv"
+    run --json -n 3 "$d/named.csv"
+    expect_json '.files[0].column' "$name" "'$name' names the label column"
+done
+printf 'path,cat_idx,score,split\na.jpg,0,0.9,train\nb.jpg,10,0.8,val\n' >"$d/unnamed.csv"
+run -n 3 "$d/unnamed.csv"
+expect_status 3 "the last column is text, others are numbers: nothing is audited"
+expect_err "unnamed.csv: no column is named like labels, and the last one, 'split', holds text: choose the label column with -c; columns of numbers: cat_idx (-c 2), score (-c 3)$" \
+    "the refusal names the columns of numbers and asks for -c"
+run -n 3 -c cat_idx "$d/unnamed.csv"
+expect_status 1 "-c cat_idx: the stray 10 is found"
+run -n 3 -c split "$d/unnamed.csv"
+expect_out '2 cells are not a number' "-c split: the text column is audited as asked"
+printf 'a.jpg,1,train\nb.jpg,2,val\n' >"$d/headerless.csv"
+run -n 3 "$d/headerless.csv"
+expect_err "headerless.csv: no column is named like labels, and the last one holds text: choose the label column with -c; columns of numbers: -c 2$" \
+    "headerless: the columns of numbers by number"
+printf 'path,label2\na.jpg,1\nb.jpg,x\nc.jpg,2\n' >"$d/mixed.csv"
+run -n 3 "$d/mixed.csv"
+expect_out '1 cell is not a number' "a last column of numbers and text is audited: its text is a finding"
+printf 'name,tag\na,x\nb,y\n' >"$d/alltext.csv"
+run -n 3 "$d/alltext.csv"
+expect_out '2 cells are not a number' "no column of numbers at all: the last column is audited"
 
 # item 9: R's write.csv layout, and a line of counts before the header
 printf '"","label"\n"1",3\n"2",4\n' >"$d/r.csv"

@@ -128,9 +128,12 @@ labels 'raw, uint8, 20 labels' "--dtype: UTF-16-looking bytes of a raw file stay
 printf 'PK\003\004\024\000\000\000\000\000\000\000\000\000\000\000\000\000\004\000\000\000\004\000\000\000\010\000\000\000labels.c1\n2\n' >"$d/y.zip"
 run "$d/y.zip"
 expect_status 3 ".zip"
-expect_err "y.zip: zip archive: unzip it first" ".zip: refused by name"
+expect_err "y.zip: not a label file (looks like a zip archive): unzip it first" ".zip: refused by name"
 run - <"$d/y.zip"
-expect_err "^labelaudit: -: zip archive: unzip it first" ".zip on standard input: refused by name"
+expect_err "^labelaudit: -: not a label file (looks like a zip archive): unzip it first" \
+    ".zip on standard input: refused by name"
+run --format=csv "$d/y.zip"
+expect_status 3 "--format=csv does not parse a zip as text"
 run --format=npz "$d/y.zip"
 expect_err "y.zip: " "--format=npz reads a .zip as an npz"
 run -n 10 - <"$srcdir/tests/malformed/npz-zip64-ok.npz"
@@ -144,6 +147,33 @@ expect_status 2 "--format=xls"
 expect_err "invalid --format 'xls' (expected auto, csv, tsv, text, npy, npz, raw" \
     "--format: the expected names come from the table"
 run --version
+expect_out '^Formats: .*(not built: .*parquet arrow' "--version: no Parquet or Arrow reader yet"
+run --format=parquet x.parquet
+expect_status 2 "--format=parquet in a build without Arrow"
+expect_err "^labelaudit: --format=parquet: this labelaudit was built without Apache Arrow" \
+    "--format=parquet: says what is missing"
+
+# ---- binary input is never parsed as text (malformed.sh has the kinds) ----------
+# int32 labels -1 -1 -1 3 open with what an Arrow stream's continuation marker is
+printf '\377\377\377\377\377\377\377\377\377\377\377\377\003\000\000\000' >"$d/minus.bin"
+run -n 5 --ignore-index=none --dtype int32 "$d/minus.bin"
+labels 'raw, int32, 4 labels, range -1\.\.3' "raw -1s are not an Arrow stream"
+printf '\377\377\377\377\020\000\000\000\014\000\000\000\000\000\006\000' >"$d/minus2.bin"
+run -n 5 --ignore-index=none --dtype int32 "$d/minus2.bin"
+labels 'raw, int32, 4 labels' "raw -1 then a small length: still no Arrow stream"
+printf 'PAR1,label\nx,1\n' >"$d/par1.csv"
+run -n 5 "$d/par1.csv"
+labels 'csv, column "label", int64, 1 label' "a CSV whose first cell is PAR1 is a CSV"
+printf 'name,label\n\303\251t\303\251,1\n' >"$d/utf8.csv"
+run -n 5 "$d/utf8.csv"
+labels 'csv, column "label", int64, 1 label' "UTF-8 text with non-ASCII bytes is text"
+printf '\000\0001\n' | gzip -c >"$d/nul.txt.gz"
+run -n 5 "$d/nul.txt.gz"
+expect_err "nul.txt.gz: not a label file (looks like binary data: a NUL byte at byte 0)" \
+    "gzip: the decompressed bytes are judged"
+run -n 5 --format=text "$srcdir/tests/malformed/npz-zip64-ok.npz"
+expect_err "not a label file (looks like npz data, by its magic bytes): leave --format out" \
+    "--format=text on an .npz: refused, with the fix"
 
 seq 0 2999 >"$d/s.txt"
 printf '9\n' >>"$d/s.txt"

@@ -207,9 +207,14 @@ struct la_csv {
 
 /* Spaces and tabs around an unquoted cell are not part of it (libcsv's rule),
  * unless the character is the delimiter. */
+static inline int is_pad_of(unsigned char delim, unsigned char c)
+{
+    return (c == ' ' || c == '\t') && c != delim;
+}
+
 static inline int is_pad(const struct la_csv *s, unsigned char c)
 {
-    return (c == ' ' || c == '\t') && c != s->delim;
+    return is_pad_of(s->delim, c);
 }
 
 static void trim(const struct la_csv *s, const char **p, const char **end)
@@ -405,10 +410,16 @@ static long find_name(const struct la_csv *s, const char *name)
     return -1;
 }
 
-/* The SPEC's default names, in order of preference: "label" wins over "y". */
+/* The default names, in order of preference: the SPEC's six ("label" wins
+ * over "y"), then the names datasets give an id column (Kaggle's class_id
+ * and diagnosis, COCO's category_id, YOLO's cls). */
 static long find_default(const struct la_csv *s)
 {
-    static const char *const names[] = { "label", "labels", "target", "targets", "class", "y" };
+    static const char *const names[] = {
+        "label", "labels", "target", "targets", "class", "y",
+        "class_id", "class_idx", "class_label", "label_id", "label_idx", "target_id",
+        "category_id", "category", "cls", "diagnosis",
+    };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         for (size_t i = 0; i < s->kept_cells[0]; i++)
             if (strcasecmp(row0_cell(s, i), names[k]) == 0)
@@ -447,6 +458,31 @@ static int is_pandas_default_header(const struct la_csv *s)
             return 0;
     }
     return 1;
+}
+
+/* Whether every cell of every kept row is a number: a first row of pandas'
+ * default names (no index cell) is then as much a row of data as a header. */
+static int kept_rows_all_numbers(const struct la_csv *s)
+{
+    for (size_t k = 0; k < s->kept; k++)
+        for (size_t i = 0; i < s->kept_cells[k]; i++)
+            if (!is_number(kept_cell(s, k, i)))
+                return 0;
+    return 1;
+}
+
+/* The first row, cells joined by the delimiter, cut to fit out ("..." then). */
+static void join_row0(const struct la_csv *s, char *out, size_t size)
+{
+    const char sep[2] = { (char)s->delim, '\0' };
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < s->kept_cells[0] && used < size; i++) {
+        int n = snprintf(out + used, size - used, "%s%s", i ? sep : "", row0_cell(s, i));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
 }
 
 /* What a cell looks like to the header guess: -1 a number, else its length. */
@@ -492,6 +528,8 @@ static int guess_header(struct la_csv *s)
 
     if (is_pandas_default_header(s)) {
         info->header_why = "the first row is pandas' default column names 0, 1, ...";
+        if (kept_rows_all_numbers(s))    /* np.savetxt of labels sorted by class writes 0 first */
+            join_row0(s, info->header_ambiguous_row, sizeof info->header_ambiguous_row);
         return 1;
     }
     if (voters == 0) {                   /* nothing to compare with: the label cell decides */
@@ -506,6 +544,52 @@ static int guess_header(struct la_csv *s)
                                 : "the first row looks as much like data as like a header: "
                                   "a tie counts as data";
     return vote > 0;
+}
+
+/* What the kept data rows (from row first on) hold in column i: 1 numbers
+ * only, -1 text and no number (empty cells aside), 0 a mix or nothing. */
+static int column_kind(const struct la_csv *s, size_t first, size_t i)
+{
+    size_t numbers = 0, texts = 0;
+    for (size_t k = first; k < s->kept; k++) {
+        if (i >= s->kept_cells[k])
+            continue;
+        const char *cell = kept_cell(s, k, i);
+        if (is_number(cell))
+            numbers++;
+        else if (*cell)
+            texts++;
+    }
+    return numbers && !texts ? 1 : texts && !numbers ? -1 : 0;
+}
+
+/* The last column, taken for want of a label column by name, holds text
+ * while another holds numbers (filename,class_idx,split): auditing the text
+ * would report every row and miss the labels. Refuse, naming the candidates.
+ * @return 0, or -1 with the error set. */
+static int check_fallback_column(struct la_csv *s, int header)
+{
+    size_t first = header ? 1 : 0, shift = s->width - s->kept_cells[0];
+    if (column_kind(s, first, s->col) >= 0)
+        return 0;
+    char list[320];
+    size_t used = 0, found = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < s->width && used + 64 < sizeof list; i++) {
+        if (i == s->col || column_kind(s, first, i) <= 0)
+            continue;
+        const char *name = header && i >= shift ? row0_cell(s, i - shift) : "";
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s%s-c %zu%s",
+                                 found++ ? ", " : "", 24, name, *name ? " (" : "", i + 1,
+                                 *name ? ")" : "");
+    }
+    if (!found)
+        return 0;
+    char last[48];                       /* (the error is made one line when it is set) */
+    snprintf(last, sizeof last, "%s", header && s->col >= shift ? row0_cell(s, s->col - shift) : "");
+    return FAIL(s, "no column is named like labels, and the last one%s%s%s holds text: "
+                "choose the label column with -c; columns of numbers: %s",
+                *last ? ", '" : "", last, *last ? "'," : "", list);
 }
 
 /* Decide the label column and whether row0 is a header, from the kept rows.
@@ -545,12 +629,13 @@ static int choose_column(struct la_csv *s)
         s->col = width - 1;
     }
     if (header != LA_AUTO)
-        return header == LA_YES;
-    if (shift) {
+        header = header == LA_YES;
+    else if (shift) {
         s->r->info.header_why = "the first row is one field short: R's layout, with row names";
-        return 1;
-    }
-    return guess_header(s);
+        header = 1;
+    } else
+        header = guess_header(s);
+    return want || check_fallback_column(s, header) == 0 ? header : -1;
 }
 
 /* A row wider than the first one is what pandas refuses ("Expected 2 fields in
@@ -1009,13 +1094,13 @@ static int requote_put(struct la_csv *s, char c)
 /* The requote filter's next state after byte c (requote_byte's rules). A row
  * ends at a newline that leaves the filter in RQ_START; blocks_parse finds row
  * boundaries with this alone. */
-static enum rq_state rq_next(const struct la_csv *s, enum rq_state st, unsigned char c)
+static enum rq_state rq_next(unsigned char delim, enum rq_state st, unsigned char c)
 {
-    int ends_field = c == s->delim || c == '\n' || c == '\r';
+    int ends_field = c == delim || c == '\n' || c == '\r';
 
     switch (st) {
     case RQ_START:
-        return c == '"' ? RQ_QUOTED : ends_field || is_pad(s, c) ? RQ_START : RQ_PLAIN;
+        return c == '"' ? RQ_QUOTED : ends_field || is_pad_of(delim, c) ? RQ_START : RQ_PLAIN;
     case RQ_PLAIN:
         return ends_field ? RQ_START : RQ_PLAIN;
     case RQ_QUOTED:
@@ -1070,7 +1155,7 @@ static int requote_byte(struct la_csv *s, char c)
     enum rq_state from = q->state;
     int el = q->el, ends = 0;
 
-    q->state = rq_next(s, from, (unsigned char)c);
+    q->state = rq_next(s->delim, from, (unsigned char)c);
     if (q->state == RQ_START && ((unsigned char)c == s->delim || c == '\n' || c == '\r')) {
         q->field = (unsigned char)c == s->delim ? q->field + 1 : 0;
         q->elided = 0;
@@ -1596,7 +1681,7 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
         unsigned char c = (unsigned char)*p;
         int agree = 1;
         for (size_t i = 0; i < n; i++) {
-            st[i] = rq_next(s, st[i], c);
+            st[i] = rq_next(s->delim, st[i], c);
             agree &= st[i] == st[0];
         }
         if (agree)
@@ -1605,6 +1690,48 @@ static const char *sure_row_start(const struct la_csv *s, const char *p, const c
             return p + 1;
     }
     return NULL;
+}
+
+// ---- the row rule, for line_map.c: where each row starts, as this reader reads them
+
+void la_csv_rows_init(struct la_csv_rows *w, unsigned char delim, int quotes, uint64_t skip)
+{
+    *w = (struct la_csv_rows){ .delim = delim, .quotes = quotes, .state = RQ_START,
+                               .line = 1, .skip = skip };
+}
+
+void la_csv_rows_feed(struct la_csv_rows *w, const char *p, size_t n,
+                      void (*row_ended)(uint64_t line, void *ctx), void *ctx)
+{
+    for (const char *end = p + n; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        int newline = c == '\n' || c == '\r';
+        if (w->line <= w->skip) {        /* --skip-rows: whole lines, quotes unread */
+            w->line += c == '\n';
+            continue;
+        }
+        /* a row ends at a newline that leaves the requote filter between
+         * fields (blocks_parse cuts rows by this alone); text has no quotes */
+        if (w->quotes)
+            w->state = (int)rq_next(w->delim, (enum rq_state)w->state, c);
+        if (!w->content && !newline && !is_pad_of(w->quotes ? w->delim : 0, c)) {
+            w->content = 1;              /* a line of padding is no row */
+            w->row_line = w->line;
+        }
+        w->line += c == '\n';
+        if (newline && w->state == RQ_START && w->content) {
+            w->content = 0;
+            row_ended(w->row_line, ctx);
+        }
+    }
+}
+
+void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, void *ctx),
+                     void *ctx)
+{
+    if (w->content)                      /* the last row, without a newline */
+        row_ended(w->row_line, ctx);
+    w->content = 0;
 }
 
 /* Where block t of step st starts, NULL when its stretch (the step's bytes
@@ -2078,6 +2205,7 @@ static void init_info(struct la_reader *r)
     r->info.has_column = 0;
     r->info.header_present = r->info.header_guessed = 0;
     r->info.header_why = NULL;
+    r->info.header_ambiguous_row[0] = '\0';
 }
 
 /* --skip-rows=K: drop the first K lines, as pandas' skiprows=K does (sklearn's

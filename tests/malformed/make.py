@@ -109,6 +109,21 @@ with zipfile.ZipFile(zipped, "w") as z:
 put("zip-not-npz.zip", zipped.getvalue())
 put("zip-not-npz", zipped.getvalue())
 
+# ---- binary files that are not labels: refused by name, never parsed as text ------
+workbook = io.BytesIO()
+with zipfile.ZipFile(workbook, "w") as z:      # an .xlsx opens with its content types
+    z.writestr(zipfile.ZipInfo("[Content_Types].xml", (1980, 1, 1, 0, 0, 0)), b"<Types/>")
+put("binary-workbook.xlsx", workbook.getvalue())
+put("binary-sqlite.csv", b"SQLite format 3\0" + b"\x10\0\1\1\0\x40\x20\x20" + b"\0" * 4072)
+put("binary-pdf.txt", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+put("binary-jpeg.csv", b"\xff\xd8\xff\xe0\0\x10JFIF\0\1\1\0\0\1\0\1\0\0\xff\xd9")
+put("binary-pickle.txt", pickle.dumps([0, 1, 2, 10], protocol=4))
+put("binary-pickle-0.txt", pickle.dumps([0, 1, 2, 10], protocol=0))
+put("binary-elf", b"\x7fELF\2\1\1\0" + b"\0" * 56)
+put("binary-nul-late.csv", b"label\n" + b"1\n" * 100 + b"2\0\n")
+put("binary-nul.csv.gz", gz(b"label\n1\n\0\0\0\0\n"))   # judged once decompressed
+put("binary-utf16-no-bom.txt", "1\n2\n3\n".encode("utf-16-le"))
+
 
 # ---- .npz -------------------------------------------------------------------------
 def npz(members, method=zipfile.ZIP_STORED):

@@ -891,6 +891,99 @@ static void test_blocks(void)
             }
 }
 
+// ---- la_csv_rows: where rows start, for line_map.c, by the reader's own rule
+
+static void count_row(uint64_t line, void *ctx)
+{
+    struct buf *lines = ctx;
+    bprintf(lines, "%s%" PRIu64, lines->len ? " " : "", line);
+}
+
+/* The lines the rows of input start on, by la_csv_rows, fed in pieces of step bytes. */
+static char *row_lines(const char *input, unsigned char delim, int quotes, uint64_t skip,
+                       size_t step, size_t *rows)
+{
+    struct la_csv_rows w;
+    struct buf lines = { 0 };
+    size_t len = strlen(input);
+    la_csv_rows_init(&w, delim, quotes, skip);
+    for (size_t at = 0; at < len; at += step)
+        la_csv_rows_feed(&w, input + at, len - at < step ? len - at : step, count_row, &lines);
+    la_csv_rows_end(&w, count_row, &lines);
+    bprintf(&lines, "%s", "");
+    *rows = 0;
+    for (const char *p = lines.p; *p; p++)
+        *rows += p == lines.p || p[-1] == ' ';
+    return lines.p;
+}
+
+/* la_csv_rows sees the rows the reader reads: the same count on the hard
+ * files of test_blocks and on random bytes of quotes, delimiters, padding and
+ * line ends; and the lines, on cases whose lines are known. */
+static void test_row_rule(void)
+{
+    static const struct { const char *input; uint64_t skip; int quotes; const char *lines; } known[] = {
+        { "text,label\n  \"abc\nx,1\n\"q\" tail,2\n\"Great\" movie,5\n\n   \na,9\rb,9\r\n", 0, 1,
+          "1 2 5 8 8" },
+        { "skip \"this\nlabel\n\"a\n\",3\n4", 1, 1, "2 3 5" },
+        { "1\r1\r\n2\n \t\n\"4\n5\"\n", 0, 0, "1 1 2 4 5" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        size_t rows;
+        char *got = row_lines(known[i].input, ',', known[i].quotes, known[i].skip, 3, &rows);
+        tap_ok(strcmp(got, known[i].lines) == 0, "la_csv_rows: case %zu starts rows on lines %s "
+               "(want %s)", i, got, known[i].lines);
+        free(got);
+    }
+
+    static const char *const eols[] = { "\n", "\r\n", "\r" };
+    struct la_read_opts cfg = config_of(AUTO);
+    size_t wrong = 0, cases = 0;
+    for (int kind = 0; kind < 5; kind++)
+        for (int e = 0; e < 3; e++)
+            for (int stops = 0; stops <= 1; stops++, cases++) {
+                char *file = make_hard(kind, eols[e], 0, stops);
+                struct result ref;
+                size_t rows;
+                run(file, strlen(file), &cfg, "csv", (struct how){ .slow = 1 }, &ref);
+                free(row_lines(file, ',', 1, 0, 7, &rows));
+                if (rows != ref.rows + 1) {
+                    tap_diag("hard file %d/%d/%d: %zu rows, the reader %" PRIu64 " and a header",
+                             kind, e, stops, rows, ref.rows);
+                    wrong++;
+                }
+                free(ref.dump.p);
+                free(file);
+            }
+    tap_ok(wrong == 0, "la_csv_rows: the rows of test_blocks' %zu hard files", cases);
+
+    /* random bytes after a first row wide enough for any of them */
+    static const char alphabet[] = "a\",\n\r \t1";
+    struct la_read_opts one = config_of((struct opts){ .column = "1", .header = LA_NO });
+    uint32_t st = 2026;
+    size_t compared = 0;
+    wrong = 0;
+    for (int n = 0; n < 3000; n++) {
+        char input[128] = "x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x\n";
+        size_t at = strlen(input), len = at + next_rand(&st) % 40;
+        while (at < len)
+            input[at++] = alphabet[next_rand(&st) % (sizeof alphabet - 1)];
+        input[at] = '\0';
+        struct result ref;
+        size_t rows;
+        run(input, at, &one, "csv", (struct how){ .slow = 1 }, &ref);
+        if (strncmp(ref.dump.p, "ERROR", 5) != 0) {   /* an unterminated quote: no rows to map */
+            free(row_lines(input, ',', 1, 0, 1 + (size_t)n % 5, &rows));
+            compared++;
+            if (rows != ref.rows && wrong++ == 0)
+                tap_diag("%zu rows, the reader %" PRIu64 ": \"%s\"", rows, ref.rows, input);
+        }
+        free(ref.dump.p);
+    }
+    tap_ok(wrong == 0 && compared > 1000, "la_csv_rows: the reader's row count on %zu random "
+           "inputs (%zu differ)", compared, wrong);
+}
+
 /* Indices stay exact across chunk boundaries: row i holds i % 1000, except a
  * few 'cat' rows placed at and around the 65536-value chunk edges. */
 static void test_chunk_boundaries(void)
@@ -965,5 +1058,6 @@ int main(void)
     test_paths_agree();
     test_chunk_boundaries();
     test_blocks();
+    test_row_rule();
     return tap_done();
 }
