@@ -181,6 +181,38 @@ if built hdf5; then
         run --json -n 2 --array "${t%%:*}" "$c/h5-dtypes.h5"
         expect_json '.files[0].dtype' "${t#*:}" "h5 ${t%%:*} reads as ${t#*:}"
     done
+    # an enum is its base integer type; only h5py's bool (FALSE = 0, TRUE = 1) is bool
+    e="$c/h5-enums.h5"
+    for t in "colors|uint8|1 42|{RED: 0, GREEN: 1, BLUE: 42}" "yes-no|int8|1 1|{NO: 0, YES: 1}" \
+             "maybe|uint8|2 1|{FALSE, TRUE, MAYBE}" "e2|int16|300|2 bytes" \
+             "e4|int32|1 -7 100000|4 bytes, signed" "e4-be|int32|5 5|big-endian" \
+             "e8|uint64|1099511627776|8 bytes" "gz-chunked|int32|$(echo 1 42 | awk '{ for (i = 0; i < 50; i++) printf "%s1 42", i ? " " : "" }')|gzip chunks"; do
+        a=${t%%|*} rest=${t#*|}
+        dt=${rest%%|*} rest=${rest#*|}
+        want=${rest%%|*} what=${rest#*|}
+        expect_values "$want" "enum $a ($what): its stored integers" "$e" --array "$a"
+        LABELAUDIT_HDF5_SLOW=1 expect_values "$want" "... and through H5Dread" "$e" --array "$a"
+        run --json -n 100 --array "$a" "$e"
+        expect_json '.files[0].dtype' "$dt" "enum $a reads as $dt"
+    done
+    run -n 5 --array colors "$e"
+    expect_status 1 "an enum holding 42 fails -n 5"
+    run -v -n 1 --array colors "$e"
+    expect_err "read in place" "a native-order enum is read in place"
+    run -v -n 1 --array gz-chunked "$e"
+    expect_err "read as stored and inflated on" "a gzip enum is read chunk by chunk"
+    # libver='latest' of HDF5 1.12 or later: libhdf5 1.10 cannot decode the
+    # enum's type; it says so by name, or a newer libhdf5 reads it
+    run -n 5 "$c/h5-enum-latest.h5"
+    if [ "$rc" -eq 3 ]; then
+        expect_err "cannot open dataset '/y': bad version number for datatype message" \
+            "libver='latest': this libhdf5 names the dataset it cannot open and why"
+    else
+        expect_values "1 42" "libver='latest': the enum's integers" "$c/h5-enum-latest.h5"
+    fi
+    run -n 5 --array y "$c/h5-enum-latest.h5"
+    [ "$rc" -eq 1 ] || grep -q "cannot open dataset '/y'" "$d/err"
+    ok $? "libver='latest' --array y: not 'no dataset' (exit $rc)"
     run -n 2 --array text "$c/h5-dtypes.h5"
     expect_err "dataset holds strings, not numbers" "strings are refused by name"
     # read in place: a contiguous native dataset is mapped from its absolute offset
