@@ -20,6 +20,7 @@
 #include "reader.h"
 
 #include <matio.h>
+#include <pthread.h> /* pthread_once: libmatio's log function is set once */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free */
 #include <string.h> /* memcpy, strcmp */
@@ -54,14 +55,22 @@ static const char *array_name(const struct la_reader *r)
     return r->opts ? r->opts->array : NULL;
 }
 
-/* libmatio logs its errors itself: keep the last one for our message instead. */
-static char last_log[256];
+/* libmatio logs its errors itself: keep the last one for our message instead.
+ * libmatio calls the log function on the thread whose call failed, and a
+ * dataset of many files reads .mat files on several threads at once: each
+ * thread keeps its own last message, and the function is set once. */
+static _Thread_local char last_log[256];
 static void keep_log(int level, char *message)
 {
     (void)level;
     snprintf(last_log, sizeof last_log, "%s", message ? message : "");
     for (char *c = last_log; *c; c++)
         *c = (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+}
+
+static void set_log(void)
+{
+    Mat_LogInitFunc("labelaudit", keep_log);
 }
 
 // ---- the variable's class ----------------------------------------------------
@@ -443,7 +452,8 @@ static int mat_open(struct la_reader *r)
     if (!st)
         return la_reader_set_error(r, "out of memory");
     r->state = st;
-    Mat_LogInitFunc("labelaudit", keep_log);
+    static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+    pthread_once(&log_once, set_log);
     const char *path = la_source_path(r->src);
     if (la_source_plain_fd(r->src) < 0 || !path || !strcmp(path, "-"))
         return la_reader_set_error(r, "MATLAB .mat is read from a file, not from %s: %s",
