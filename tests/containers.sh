@@ -302,6 +302,30 @@ if built mat; then
         expect_json '.files[0].shape | map(tostring) | join(",")' "3,4" "$f: MATLAB's shape"
         expect_json '.files[0].bad[0] | "\(.index) \(.value)"' "5 5" "$f: C-order indices (MATLAB's (2,2) is 5)"
     done
+    # MATLAB stores values in the smallest type that holds them, and may store
+    # names as miUTF8: read as the array's class, as MATLAB and scipy do
+    for z in "" -v7; do
+        for t in "i32_as_u32|int32|1 2 3 70000 5|int32 stored as miUINT32" \
+                 "f64_as_u8|float64|1 2 250 4|double stored as miUINT8" \
+                 "i32_small|int32|7 8 9|a small data element of miUINT8" \
+                 "m_as_u16|int32|1 2 3 4 5|a 2x3 int32 matrix stored as miUINT16"; do
+            a=${t%%|*} rest=${t#*|}
+            dt=${rest%%|*} rest=${rest#*|}
+            want=${rest%%|*} what=${rest#*|}
+            expect_values "$want" "mat-odd-types$z: $what" "$c/mat-odd-types$z.mat" --array "$a"
+            run --json -n 1 --array "$a" "$c/mat-odd-types$z.mat"
+            expect_json '.files[0].dtype' "$dt" "mat-odd-types$z $a: its class, $dt"
+        done
+        expect_values "1 2 3 4 5" "a miUTF8 name$z: the only variable" "$c/mat-utf8-name$z.mat"
+        expect_values "1 2 3 4 5" "a miUTF8 name$z: --array y" "$c/mat-utf8-name$z.mat" --array y
+    done
+    # a compressed variable is inflated once, not once per 1 MiB piece read
+    # (libmatio's Mat_VarReadDataLinear inflates from the start each time)
+    run -v -n 10 "$c/mat-long-v7.mat"
+    expect_status 0 "400,000 compressed int64 (3.2 MB, four pieces)"
+    got=$(sed -n "s/.*mat: variable 'y': \([0-9]*\) bytes inflated, for \([0-9]*\) bytes.*/\1 \2/p" "$d/err")
+    [ -n "$got" ] && [ "${got% *}" -le $((${got#* } + 4096)) ]
+    ok $? "inflated in one pass: bytes inflated <= the values' bytes + 4 KiB (got '$got')"
     run --json -n 2 "$c/mat-logical.mat"
     expect_json '.files[0].dtype' "bool" "logical reads as bool"
     run -n 2 "$c/mat-two.mat"
