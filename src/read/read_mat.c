@@ -1,5 +1,5 @@
 /* read_mat.c - one variable of a MATLAB .mat file (v5, compressed v7, and
- * v7.3, which is HDF5 inside), through libmatio.
+ * v7.3, which is HDF5 inside), through libmatio and libhdf5.
  *
  * --array names the variable; without it the file's only numeric variable is
  * read, else the first of labels, label, y, targets. A 1xN or Nx1 vector is N
@@ -8,10 +8,10 @@
  * for a Fortran-order .npy: a vector is read in bounded linear pieces, any
  * other array is read whole (at most MAT_REORDER_MAX bytes) and gathered.
  *
- * A v7.3 file is HDF5 with a 512-byte user block: libmatio chooses the
- * variable and says its class, and a numeric vector is then read by the HDF5
- * reader (read_hdf5.c), which reads chunks as fast as libhdf5 allows and a
- * contiguous one in place, where libmatio took four times H5Dread's time.
+ * A compressed (v7) variable is inflated here, once (see struct mat_z). A
+ * v7.3 file is HDF5 with a 512-byte user block: it is read with libhdf5 and
+ * the HDF5 reader (see v73_open), whoever wrote it; libmatio only when built
+ * without libhdf5.
  *
  * libmatio opens files by name and seeks in them: standard input and
  * compressed input are refused by name (decompress to a file first). */
@@ -21,6 +21,9 @@
 #include "util.h"    /* la_pread_full */
 
 #include <matio.h>
+#if HAVE_HDF5
+#include <hdf5.h>   /* v7.3: the variables and their MATLAB_class */
+#endif
 #include <pthread.h> /* pthread_once: libmatio's log function is set once */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free */
@@ -47,7 +50,9 @@ struct mat_state {
     uint64_t cidx[LA_MAX_DIMS];   /* gathering: the next C-order multi-index */
     int var_k;                    /* the variable's place among libmatio's */
     struct mat_z *z;              /* a compressed variable inflated here (open_stream) */
-    /* a v7.3 vector read by the HDF5 reader (see by_hdf5): inner.state != NULL */
+    /* a v7.3 vector read by the HDF5 reader (see v73_open): inner.state != NULL */
+    unsigned char *bools;         /* a logical vector's values, normalized */
+    size_t bools_cap;
     struct la_reader inner;
     struct la_read_opts inner_opts;
     char dataset[80];             /* "/" and the variable's name */
@@ -816,39 +821,278 @@ static int read_whole(struct la_reader *r, struct mat_state *st)
     return 0;
 }
 
-/* A v7.3 numeric vector: hand it to the HDF5 reader, as the dataset of the
- * variable's name at the root (where MATLAB writes variables). Its shape is
- * HDF5's, (N, 1) or (1, N): reported as N samples, as libmatio's vector. On
- * any failure libmatio reads it as before. @return 1 when handed over. */
-static int by_hdf5(struct la_reader *r, struct mat_state *st)
-{
 #if HAVE_HDF5
-    if (Mat_GetVersion(st->mat) != MAT_FT_MAT73 || !st->vector || st->dtype == LA_DT_BOOL
-        || !st->var->name || strlen(st->var->name) + 2 > sizeof st->dataset)
+/* ---- v7.3, read through the HDF5 reader -------------------------------------
+ * A v7.3 file is HDF5 after a 512-byte user block that opens with MATLAB's
+ * header ("MATLAB 7.3 MAT-file", version 0x0200). A variable is an object at
+ * the root with a MATLAB_class attribute ("double", "int32", "logical",
+ * "cell", ...); a numeric one is a dataset whose HDF5 dimensions are
+ * MATLAB's reversed (HDF5's C order is MATLAB's column-major), an empty one
+ * holds its dimensions and says MATLAB_empty. libmatio reads the class only
+ * as libmatio itself writes it: hdf5storage's and h5py's strings are
+ * "unknown" to it. So every v7.3 file is read here, with libhdf5: the
+ * variable chosen as for v5, its values by the HDF5 reader (read_hdf5.c),
+ * which reads chunks as fast as libhdf5 allows and a contiguous one in place. */
+#define V73_NAME 64
+
+struct v73_var {
+    char name[V73_NAME];
+    char cls[32];                 /* MATLAB_class; "" when there is none */
+    int dataset, complex, empty, sparse;
+};
+
+static int is_v73(int fd)
+{
+    unsigned char head[128];
+    if (la_pread_full(fd, head, sizeof head, 0) != sizeof head
+        || memcmp(head, "MATLAB 7.3 MAT-file", 19) != 0)
         return 0;
-    snprintf(st->dataset, sizeof st->dataset, "/%s", st->var->name);
+    return (head[124] == 0x00 && head[125] == 0x02 && head[126] == 'I' && head[127] == 'M')
+        || (head[124] == 0x02 && head[125] == 0x00 && head[126] == 'M' && head[127] == 'I');
+}
+
+/* A string attribute of obj, fixed or variable length, into out. @return 1, or 0. */
+static int v73_string_attr(hid_t obj, const char *name, char *out, size_t cap)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
+    hid_t m = t >= 0 && H5Tget_class(t) == H5T_STRING ? H5Tcopy(H5T_C_S1) : -1;
+    int ok = 0;
+    if (m >= 0)                   /* h5py writes UTF-8; libhdf5 converts no cset to another */
+        H5Tset_cset(m, H5Tget_cset(t));
+    if (m >= 0 && H5Tis_variable_str(t) > 0) {
+        char *v = NULL;
+        H5Tset_size(m, H5T_VARIABLE);
+        ok = H5Aread(a, m, &v) >= 0 && v;
+        if (ok)
+            snprintf(out, cap, "%s", v);
+        H5free_memory(v);
+    } else if (m >= 0) {
+        char buf[64] = "";
+        H5Tset_size(m, sizeof buf - 1);
+        H5Tset_strpad(m, H5T_STR_NULLTERM);
+        ok = H5Aread(a, m, buf) >= 0;
+        if (ok)
+            snprintf(out, cap, "%s", buf);
+    }
+    if (m >= 0)
+        H5Tclose(m);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return ok;
+}
+
+static int v73_flag_attr(hid_t obj, const char *name)
+{
+    long long v = 0;
+    hid_t a = H5Aexists(obj, name) > 0 ? H5Aopen(obj, name, H5P_DEFAULT) : -1;
+    if (a < 0)
+        return 0;
+    int ok = H5Aread(a, H5T_NATIVE_LLONG, &v) >= 0;
+    H5Aclose(a);
+    return ok && v != 0;
+}
+
+/* What the root object `name` is to MATLAB. @return 1, or 0 when it cannot be opened. */
+static int v73_describe(hid_t file, const char *name, struct v73_var *v)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%s", name);
+    hid_t o = H5Oopen(file, name, H5P_DEFAULT);
+    if (o < 0)
+        return 0;
+    v73_string_attr(o, "MATLAB_class", v->cls, sizeof v->cls);
+    v->dataset = H5Iget_type(o) == H5I_DATASET;
+    v->sparse = v73_flag_attr(o, "MATLAB_sparse");
+    v->empty = v73_flag_attr(o, "MATLAB_empty");
+    if (v->dataset) {
+        hid_t t = H5Dget_type(o);
+        v->complex = t >= 0 && H5Tget_class(t) == H5T_COMPOUND;
+        if (t >= 0)
+            H5Tclose(t);
+    }
+    H5Oclose(o);
+    return 1;
+}
+
+/* The dtype of a numeric MATLAB class. @return 1, or 0 for another class. */
+static int v73_dtype(const struct v73_var *v, enum la_dtype *dt)
+{
+    static const struct { const char *cls; enum la_dtype dt; } map[] = {
+        { "double", LA_DT_FLOAT64 }, { "single", LA_DT_FLOAT32 }, { "int8", LA_DT_INT8 },
+        { "uint8", LA_DT_UINT8 },    { "int16", LA_DT_INT16 },    { "uint16", LA_DT_UINT16 },
+        { "int32", LA_DT_INT32 },    { "uint32", LA_DT_UINT32 },  { "int64", LA_DT_INT64 },
+        { "uint64", LA_DT_UINT64 },  { "logical", LA_DT_BOOL },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(v->cls, map[i].cls)) {
+            *dt = map[i].dt;
+            return v->dataset && !v->complex && !v->sparse;
+        }
+    return 0;
+}
+
+static const char *v73_class_words(const struct v73_var *v)
+{
+    static const char *const words[][2] = {
+        { "cell", "a cell array" }, { "struct", "a struct" }, { "char", "characters" },
+        { "function_handle", "a function handle" },
+    };
+    if (v->sparse)
+        return "a sparse matrix";
+    if (v->complex)
+        return "complex numbers";
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(v->cls, words[i][0]))
+            return words[i][1];
+    return "an object";
+}
+
+/* The variable, chosen as choose_variable chooses one in a v5 file. */
+static int v73_choose(struct la_reader *r, hid_t file, struct v73_var *pick)
+{
+    static const char *const preferred[] = { "labels", "label", "y", "targets" };
+    const char *want = array_name(r);
+    H5G_info_t gi;
+    struct v73_var v, first;
+    int numerics = 0;
+    size_t rank = 4;
+    enum la_dtype dt;
+    if (want)
+        want += want[0] == '/';
+    if (H5Gget_info(file, &gi) < 0)
+        return la_reader_set_error(r, "cannot list the variables of the v7.3 file");
+    for (hsize_t i = 0; i < gi.nlinks; i++) {
+        char name[V73_NAME];
+        ssize_t len = H5Lget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
+                                         sizeof name, H5P_DEFAULT);
+        if (len <= 0 || (size_t)len >= sizeof name || !v73_describe(file, name, &v) || !v.cls[0])
+            continue;              /* not a variable: #refs#, #subsystem# */
+        if (want && !strcmp(name, want)) {
+            *pick = v;
+            return 0;
+        }
+        if (!want && v73_dtype(&v, &dt) && numerics++ == 0)
+            first = v;
+        for (size_t k = 0; !want && k < rank; k++)
+            if (!strcmp(name, preferred[k])) {
+                *pick = v;
+                rank = k;
+            }
+    }
+    if (want)
+        return la_reader_set_error(r, "no variable '%.100s' in the file", want);
+    if (numerics == 1 || (numerics > 1 && rank < 4)) {
+        *pick = numerics == 1 ? first : *pick;
+        return 0;
+    }
+    if (numerics == 0)
+        return la_reader_set_error(r, "no numeric variable in the file");
+    return la_reader_set_error(r, "%d numeric variables (the first: %s): choose one with "
+                               "--array", numerics, first.name);
+}
+
+/* The HDF5 reader on the variable's dataset; its dtype must be the class's. */
+static int v73_open_inner(struct la_reader *r, struct mat_state *st, const struct v73_var *v)
+{
+    snprintf(st->dataset, sizeof st->dataset, "/%s", v->name);
     st->inner_opts = *la_read_opts_or_default(r->opts);
     st->inner_opts.array = st->dataset;
     st->inner = (struct la_reader){ .ops = &la_reader_hdf5, .src = r->src,
                                     .opts = &st->inner_opts, .info = r->info };
-    if (la_reader_hdf5.open(&st->inner) != 0 || st->inner.info.dtype != st->dtype) {
-        la_reader_hdf5.close(&st->inner);
-        st->inner.state = NULL;
-        return 0;
+    if (la_reader_hdf5.open(&st->inner) != 0) {
+        memcpy(r->err, st->inner.err, sizeof r->err);
+        return -1;
     }
-    la_verbose(la_source_path(r->src), "mat: v7.3 variable '%s' read as HDF5 dataset %s",
-               st->var->name, st->dataset);
-    r->info = st->inner.info;
-    r->info.ndim = 1;
-    r->info.shape[0] = st->count;
-    r->has_run = st->inner.has_run;
-    r->run = st->inner.run;
-    return 1;
-#else
-    (void)r, (void)st;
+    enum la_dtype got = st->inner.info.dtype;
+    if (got != st->dtype && !(st->dtype == LA_DT_BOOL && got == LA_DT_UINT8))
+        return la_reader_set_error(r, "variable '%.100s' is of MATLAB class %s but its dataset "
+                                   "holds %s", v->name, v->cls, la_dtype_info(got)->name);
     return 0;
-#endif
 }
+
+/* MATLAB's shape from the dataset's (reversed); a vector is N samples. */
+static int v73_shape(struct la_reader *r, struct mat_state *st)
+{
+    int nd = st->inner.info.ndim, big = 0;
+    st->count = 1;
+    for (int k = 0; k < nd; k++) {
+        st->dims[k] = st->inner.info.shape[nd - 1 - k];
+        st->count *= st->dims[k];
+        big += st->dims[k] > 1;
+    }
+    st->esize = la_dtype_info(st->dtype)->size;
+    st->vector = big <= 1;
+    st->ndim = st->vector ? 1 : nd;
+    if (st->vector)
+        st->dims[0] = st->count;
+    if (!st->vector && st->count * st->esize > MAT_REORDER_MAX)
+        return la_reader_set_error(r, "a %llu-byte MATLAB matrix is over the %llu bytes read to "
+                                   "reorder it: save the labels as a vector",
+                                   (unsigned long long)(st->count * st->esize),
+                                   (unsigned long long)MAT_REORDER_MAX);
+    return 0;
+}
+
+/* A matrix: every value from the HDF5 reader, column-major, to gather. */
+static int v73_read_whole(struct la_reader *r, struct mat_state *st)
+{
+    struct la_chunk c;
+    int got;
+    if (!(st->all = malloc(st->count ? (size_t)(st->count * st->esize) : 1)))
+        return la_reader_set_error(r, "out of memory for a %llu-byte matrix",
+                                   (unsigned long long)(st->count * st->esize));
+    while ((got = st->inner.ops->next(&st->inner, &c)) > 0 && c.first_index + c.count <= st->count)
+        memcpy(st->all + c.first_index * st->esize, c.values, c.count * st->esize);
+    if (got < 0)
+        memcpy(r->err, st->inner.err, sizeof r->err);
+    st->inner.ops->close(&st->inner);
+    st->inner.state = NULL;
+    return got < 0 ? -1 : got > 0 ? la_reader_set_error(r, "the dataset holds more values than "
+                                                        "its shape") : 0;
+}
+
+static int v73_open(struct la_reader *r, struct mat_state *st)
+{
+    struct v73_var v;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t file = H5Fopen(la_source_path(r->src), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0)
+        return la_reader_set_error(r, "a MATLAB v7.3 header over no HDF5 file libhdf5 opens "
+                                   "(damaged?)");
+    int rc = v73_choose(r, file, &v);
+    H5Fclose(file);
+    if (rc != 0)
+        return -1;
+    if (!v73_dtype(&v, &st->dtype))
+        return la_reader_set_error(r, "variable '%.100s' holds %s, not numbers", v.name,
+                                   v73_class_words(&v));
+    st->esize = la_dtype_info(st->dtype)->size;
+    if (v.empty) {            /* the dataset holds the dimensions, not values */
+        st->vector = st->ndim = 1;
+        st->count = st->dims[0] = 0;
+    } else if (v73_open_inner(r, st, &v) != 0 || v73_shape(r, st) != 0
+               || (!st->vector && v73_read_whole(r, st) != 0)) {
+        return -1;
+    }
+    la_verbose(la_source_path(r->src), "mat: v7.3 variable '%s' read as HDF5 dataset /%s%s",
+               v.name, v.name, st->vector ? "" : ", whole, to reorder MATLAB's column-major order");
+    if (st->inner.state && st->dtype != LA_DT_BOOL) {   /* bool: normalized in mat_next */
+        r->has_run = st->inner.has_run;
+        r->run = st->inner.run;
+    }
+    if (!(st->buf = malloc(MAT_CHUNK)))
+        return la_reader_set_error(r, "out of memory");
+    r->info.dtype = st->dtype;
+    r->info.ndim = st->ndim;
+    memcpy(r->info.shape, st->dims, sizeof st->dims);
+    r->info.shape_known = 1;
+    return 0;
+}
+#endif
 
 static int mat_open(struct la_reader *r)
 {
@@ -863,6 +1107,10 @@ static int mat_open(struct la_reader *r)
         return la_reader_set_error(r, "MATLAB .mat is read from a file, not from %s: %s",
                                    path && strcmp(path, "-") ? "compressed input" : "standard input",
                                    "write it to a file first");
+#if HAVE_HDF5
+    if (is_v73(la_source_plain_fd(r->src)))
+        return v73_open(r, st);
+#endif
     if (mat_v5_sizes_ok(r, la_source_plain_fd(r->src)) != 0)
         return -1;
     last_log[0] = '\0';
@@ -871,8 +1119,6 @@ static int mat_open(struct la_reader *r)
                                    "damaged ones are not)%s%s", last_log[0] ? ": " : "", last_log);
     if (choose_variable(r, st) != 0 || choose_dtype(r, st) != 0 || read_shape(r, st) != 0)
         return -1;
-    if (by_hdf5(r, st))
-        return 0;
     mat_v5_run(r, st);
     if (open_stream(r, st) != 0 || (!st->vector && read_whole(r, st) != 0))
         return -1;
@@ -898,6 +1144,14 @@ static int mat_next(struct la_reader *r, struct la_chunk *out)
         int got = st->inner.ops->next(&st->inner, out);
         if (got < 0)
             memcpy(r->err, st->inner.err, sizeof r->err);
+        if (got > 0 && st->dtype == LA_DT_BOOL) {     /* logical's uint8: bytes 2..255 are 1 */
+            if (la_grow(&st->bools, &st->bools_cap, out->count, MAT_CHUNK) != 0)
+                return la_reader_set_error(r, "out of memory");
+            memcpy(st->bools, out->values, out->count);
+            la_bool_normalize(st->bools, out->count);
+            out->values = st->bools;
+            out->dtype = LA_DT_BOOL;
+        }
         return got;
     }
     if (st->done == st->count)
@@ -938,6 +1192,7 @@ static void mat_close(struct la_reader *r)
         Mat_Close(st->mat);
     free(st->buf);
     free(st->all);
+    free(st->bools);
     free(st);
     r->state = NULL;
 }

@@ -94,3 +94,28 @@ rng = np.random.default_rng(102)
 flowers_all = rng.integers(1, 103, size=(1, 60)).astype(np.float64)
 flowers_all[0, 3], flowers_all[0, 40] = 1, 102           # the ends of 1..102
 savemat(os.path.join(here, "..", "..", "..", "samples", "imagelabels.mat"), {"labels": flowers_all})
+
+# ---- v7.3 from other writers than libmatio, which reads the class of neither:
+# hdf5storage (`pip install hdf5storage`), and h5py in MATLAB's layout (a
+# 512-byte user block opening with MATLAB's header, a MATLAB_class attribute
+# on each variable, dimensions reversed)
+import h5py          # noqa: E402
+import hdf5storage   # noqa: E402
+
+hdf5storage.savemat(path("mat-hdf5storage-v73.mat"),
+                    {"labels": flowers, "x": np.zeros((2, 3), np.float32),
+                     "m": np.arange(12, dtype=np.int32).reshape(3, 4),
+                     "t": np.array([[True, False, True]]), "names": "cat"},
+                    format="7.3", matlab_compatible=True)
+with h5py.File(path("mat-h5py-v73.mat"), "w", userblock_size=512) as f:
+    f["y"] = np.array([[1, 9, 2, 10, 3, 10]], np.uint8).T       # MATLAB's 1x6, reversed
+    f["y"].attrs["MATLAB_class"] = "uint8"                       # a variable-length string
+    f["masks"] = np.arange(12, dtype=np.int32).reshape(3, 4).T   # MATLAB's 3x4
+    f["masks"].attrs["MATLAB_class"] = np.bytes_("int32")        # a fixed-length one
+    f["e"] = np.array([0, 0], np.uint64)                         # an empty 0x0 double
+    f["e"].attrs["MATLAB_class"] = "double"
+    f["e"].attrs["MATLAB_empty"] = np.uint8(1)
+    f.create_group("#refs#")                                     # no class: not a variable
+with open(path("mat-h5py-v73.mat"), "r+b") as g:
+    g.write(b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created by: h5py".ljust(116, b" ")
+            + b"\0" * 8 + b"\x00\x02IM")
