@@ -250,6 +250,17 @@ if built hdf5; then
         grep -q "read as stored" "$d/err"
         ok $((!$?)) "$a: not read chunk by chunk"
     done
+    # a chunk over libhdf5's default 1 MiB chunk cache, read by H5Dread in
+    # slices: the dataset gets a cache that holds it (as libhdf5 reports it
+    # back), so that it is inflated once and not once per slice
+    for b in "" 65536; do
+        LABELAUDIT_HDF5_BLOCK=$b run -v --json -n 51 --array big-chunk "$ch"
+        expect_json '"\(.files[0].count) \(.files[0].min) \(.files[0].max)"' "300000 1 50" \
+            "one 2.4 MB gzip + fletcher32 chunk${b:+ in $b-byte slices}: its values"
+        got=$(sed -n 's/.*hdf5: read by H5Dread with a chunk cache of \([0-9]*\) bytes for chunks of \([0-9]*\) bytes.*/\1 \2/p' "$d/err")
+        [ -n "$got" ] && [ "${got% *}" -gt "${got#* }" ]
+        ok $? "... with a chunk cache that holds a chunk (cache and chunk bytes: '$got')"
+    done
     expect_values "10 11 12 13 3 14 15 16 17 3 18 19 20 21 3 22 23 24 25 3 $(echo 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3) 5 6 7 8 9" \
         "userblock, shuffle + gzip, edge chunks, fill value" "$c/h5-ub-fill.h5"
     LABELAUDIT_HDF5_SLOW=1 run -n 10 "$srcdir/tests/malformed/h5-chunk-garbage.h5"

@@ -733,6 +733,78 @@ static void chunks_free(struct h5_chunks *ch)
 }
 #endif
 
+/* ---- H5Dread of filtered chunks: a chunk cache that holds them -----------------
+ * libhdf5 inflates a filtered chunk whole for each H5Dread that touches it,
+ * unless its chunk cache (1 MiB by default) holds the chunk: read in H5_BLOCK
+ * slices, a dataset of gzip chunks over 1 MiB was inflated again for every
+ * slice (one 64 MiB chunk: 16 times; 1 GiB: 256 times). Such a dataset is
+ * reopened with a cache of a chunk row (the chunks at one index of the chunk
+ * grid's first axis: all that consecutive slices share) and one chunk more,
+ * at most H5_CACHE_MAX but always at least one chunk, the fully read ones
+ * evicted first. One chunk's values may take at most H5_CACHE_MAX: libhdf5
+ * holds a chunk whole, so a larger one is refused by name. */
+#define H5_CACHE_MAX ((uint64_t)1 << 30)
+#define H5_CACHE_DEFAULT ((uint64_t)1 << 20)
+
+/* The bytes of one chunk and of a chunk row plus one chunk; 0, 0 when the
+ * dataset has no filtered chunks. */
+static void chunk_costs(const struct h5_state *st, hid_t dcpl, uint64_t *chunk, uint64_t *want)
+{
+    hsize_t cdims[LA_MAX_DIMS];
+    *chunk = *want = 0;
+    if (dcpl < 0 || st->ndim < 1 || H5Pget_layout(dcpl) != H5D_CHUNKED
+        || H5Pget_nfilters(dcpl) <= 0 || H5Pget_chunk(dcpl, st->ndim, cdims) != st->ndim)
+        return;
+    hid_t ft = H5Dget_type(st->dset);
+    uint64_t bytes = ft >= 0 ? H5Tget_size(ft) : 0, row = 1;
+    if (ft >= 0)
+        H5Tclose(ft);
+    for (int k = 0; k < st->ndim; k++) {
+        bytes = cdims[k] && bytes > UINT64_MAX / 2 / cdims[k] ? UINT64_MAX / 2 : bytes * cdims[k];
+        if (k > 0 && cdims[k])
+            row *= (st->dims[k] + cdims[k] - 1) / cdims[k];
+        row = row < (1u << 20) ? row : 1u << 20;
+    }
+    *chunk = bytes;
+    *want = bytes > H5_CACHE_MAX / (row + 1) ? H5_CACHE_MAX : bytes * (row + 1);
+    *want = *want > bytes ? *want : bytes + (bytes >> 4);   /* one chunk fits, whatever the cap */
+}
+
+/* Reopen the dataset with its chunk cache (see above) when H5Dread reads it. */
+static int size_chunk_cache(struct la_reader *r, struct h5_state *st, const char *name, hid_t dcpl)
+{
+    uint64_t chunk, want;
+    chunk_costs(st, dcpl, &chunk, &want);
+    if (chunk > H5_CACHE_MAX)
+        return la_reader_set_error(r, "chunks of %llu bytes: over the %llu bytes one chunk may "
+                                   "take (libhdf5 inflates a chunk whole)",
+                                   (unsigned long long)chunk, (unsigned long long)H5_CACHE_MAX);
+    if (want <= H5_CACHE_DEFAULT)
+        return 0;
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS), d = -1;
+    size_t held = (size_t)(want / (chunk ? chunk : 1)), slots = 100 * held + 1;
+    /* closed first: a dataset opened twice shares the first opening's cache */
+    H5Dclose(st->dset);
+    if (dapl >= 0 && H5Pset_chunk_cache(dapl, slots < 521 ? 521 : slots, (size_t)want, 1.0) >= 0)
+        d = H5Dopen2(st->file, name, dapl);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    st->dset = d;
+    if (d < 0)
+        return la_reader_set_error(r, "cannot reopen dataset '%.200s' with a chunk cache", name);
+    /* what libhdf5 holds now, read back from it: tests check it holds a chunk */
+    size_t got_slots = 0, got_bytes = 0;
+    double w0 = 0;
+    hid_t now = H5Dget_access_plist(d);
+    if (now >= 0) {
+        H5Pget_chunk_cache(now, &got_slots, &got_bytes, &w0);
+        H5Pclose(now);
+    }
+    la_verbose(la_source_path(r->src), "hdf5: read by H5Dread with a chunk cache of %zu bytes "
+               "for chunks of %llu bytes", got_bytes, (unsigned long long)chunk);
+    return 0;
+}
+
 static int h5_open(struct la_reader *r)
 {
     struct h5_state *st = calloc(1, sizeof *st);
@@ -771,10 +843,12 @@ static int h5_open(struct la_reader *r)
     hid_t dcpl = H5Dget_create_plist(st->dset);
     offer_run(r, st, dcpl, native);
     rc = r->has_run ? 0 : plan_chunks(r, st, dcpl, native);
+    if (rc == 0 && !r->has_run && !st->ch.on && size_chunk_cache(r, st, name, dcpl) != 0)
+        rc = 1;
     if (dcpl >= 0)
         H5Pclose(dcpl);
-    if (rc < 0)
-        return la_reader_set_error(r, "out of memory");
+    if (rc != 0)
+        return rc < 0 ? la_reader_set_error(r, "out of memory") : -1;
     plan_blocks(st);
     if (!(st->buf = malloc(H5_BLOCK)))
         return la_reader_set_error(r, "out of memory");

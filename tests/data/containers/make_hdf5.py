@@ -85,6 +85,10 @@ with h5("h5-chunks.h5") as f:
     # a filter read_hdf5.c leaves to libhdf5 (fletcher32)
     f.create_dataset("fletcher", data=np.arange(1, 41, dtype=np.int64), chunks=(16,),
                      compression="gzip", fletcher32=True)
+    # one 2.4 MB chunk, gzip and fletcher32 (so read by H5Dread, in slices):
+    # libhdf5's default 1 MiB chunk cache cannot hold it
+    f.create_dataset("big-chunk", data=np.arange(300000, dtype=np.int64) % 50 + 1,
+                     chunks=(300000,), compression="gzip", fletcher32=True)
     # gzip of a big-endian type: left to libhdf5
     f.create_dataset("gzip-be", data=np.arange(1, 41, dtype=">i4"), chunks=(16,),
                      compression="gzip")

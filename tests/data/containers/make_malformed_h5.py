@@ -93,3 +93,10 @@ if want("mat-v7-bad-data.mat"):
     damaged_v7("mat-v7-bad-data.mat", 2000)
 if want("mat-v7-bad-adler.mat"):
     damaged_v7("mat-v7-bad-adler.mat", 1)
+
+
+# a gzip chunk whose values would take 2 GiB (nothing written: a small file),
+# over the 1 GiB one chunk may take
+if want("h5-chunk-2gib.h5"):
+    with h5py.File(path("h5-chunk-2gib.h5"), "w") as f:
+        f.create_dataset("y", shape=(1 << 28,), dtype="i8", chunks=(1 << 28,), compression="gzip")
