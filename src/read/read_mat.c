@@ -634,7 +634,7 @@ static int z_open(struct mat_z *z, const struct mat_v5_var *v, int swap, uint64_
     if (type != MAT_MI_MATRIX)
         return z->why = "it holds no array", -1;
     for (int k = 0; k < 3; k++)
-        if (z_tag(z, &type, &n) != 0 || (!z->is_small && z_read(z, NULL, ((size_t)n + 7) & ~7u)))
+        if (z_tag(z, &type, &n) != 0 || (!z->is_small && z_read(z, NULL, ((size_t)n + 7) & ~(size_t)7)))
             return -1;
     if (z_tag(z, &z->type, &n) != 0)
         return -1;
