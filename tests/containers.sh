@@ -257,6 +257,38 @@ if built hdf5; then
         run --json -n 2 --array "${t%%:*}" "$c/h5-dtypes.h5"
         expect_json '.files[0].dtype' "${t#*:}" "h5 ${t%%:*} reads as ${t#*:}"
     done
+    # an enum is its base integer type; only h5py's bool (FALSE = 0, TRUE = 1) is bool
+    e="$c/h5-enums.h5"
+    for t in "colors|uint8|1 42|{RED: 0, GREEN: 1, BLUE: 42}" "yes-no|int8|1 1|{NO: 0, YES: 1}" \
+             "maybe|uint8|2 1|{FALSE, TRUE, MAYBE}" "e2|int16|300|2 bytes" \
+             "e4|int32|1 -7 100000|4 bytes, signed" "e4-be|int32|5 5|big-endian" \
+             "e8|uint64|1099511627776|8 bytes" "gz-chunked|int32|$(echo 1 42 | awk '{ for (i = 0; i < 50; i++) printf "%s1 42", i ? " " : "" }')|gzip chunks"; do
+        a=${t%%|*} rest=${t#*|}
+        dt=${rest%%|*} rest=${rest#*|}
+        want=${rest%%|*} what=${rest#*|}
+        expect_values "$want" "enum $a ($what): its stored integers" "$e" --array "$a"
+        LABELAUDIT_HDF5_SLOW=1 expect_values "$want" "... and through H5Dread" "$e" --array "$a"
+        run --json -n 100 --array "$a" "$e"
+        expect_json '.files[0].dtype' "$dt" "enum $a reads as $dt"
+    done
+    run -n 5 --array colors "$e"
+    expect_status 1 "an enum holding 42 fails -n 5"
+    run -v -n 1 --array colors "$e"
+    expect_err "read in place" "a native-order enum is read in place"
+    run -v -n 1 --array gz-chunked "$e"
+    expect_err "read as stored and inflated on" "a gzip enum is read chunk by chunk"
+    # libver='latest' of HDF5 1.12 or later: libhdf5 1.10 cannot decode the
+    # enum's type; it says so by name, or a newer libhdf5 reads it
+    run -n 5 "$c/h5-enum-latest.h5"
+    if [ "$rc" -eq 3 ]; then
+        expect_err "cannot open dataset '/y': bad version number for datatype message" \
+            "libver='latest': this libhdf5 names the dataset it cannot open and why"
+    else
+        expect_values "1 42" "libver='latest': the enum's integers" "$c/h5-enum-latest.h5"
+    fi
+    run -n 5 --array y "$c/h5-enum-latest.h5"
+    [ "$rc" -eq 1 ] || grep -q "cannot open dataset '/y'" "$d/err"
+    ok $? "libver='latest' --array y: not 'no dataset' (exit $rc)"
     run -n 2 --array text "$c/h5-dtypes.h5"
     expect_err "dataset holds strings, not numbers" "strings are refused by name"
     # read in place: a contiguous native dataset is mapped from its absolute offset
@@ -293,6 +325,17 @@ if built hdf5; then
         run -v -n 1 --array "$a" "$ch"
         grep -q "read as stored" "$d/err"
         ok $((!$?)) "$a: not read chunk by chunk"
+    done
+    # a chunk over libhdf5's default 1 MiB chunk cache, read by H5Dread in
+    # slices: the dataset gets a cache that holds it (as libhdf5 reports it
+    # back), so that it is inflated once and not once per slice
+    for b in "" 65536; do
+        LABELAUDIT_HDF5_BLOCK=$b run -v --json -n 51 --array big-chunk "$ch"
+        expect_json '"\(.files[0].count) \(.files[0].min) \(.files[0].max)"' "300000 1 50" \
+            "one 2.4 MB gzip + fletcher32 chunk${b:+ in $b-byte slices}: its values"
+        got=$(sed -n 's/.*hdf5: read by H5Dread with a chunk cache of \([0-9]*\) bytes for chunks of \([0-9]*\) bytes.*/\1 \2/p' "$d/err")
+        [ -n "$got" ] && [ "${got% *}" -gt "${got#* }" ]
+        ok $? "... with a chunk cache that holds a chunk (cache and chunk bytes: '$got')"
     done
     expect_values "10 11 12 13 3 14 15 16 17 3 18 19 20 21 3 22 23 24 25 3 $(echo 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3) 5 6 7 8 9" \
         "userblock, shuffle + gzip, edge chunks, fill value" "$c/h5-ub-fill.h5"
@@ -333,9 +376,33 @@ if built mat; then
         expect_err "v7.3 variable 'labels' read as HDF5 dataset /labels" \
             "v7.3: a vector is read by the HDF5 reader"
         run -v -n 12 "$c/mat-matrix-v73.mat"
-        expect_status 0 "v7.3: a matrix is still read by libmatio"
-        ! grep -q "read as HDF5" "$d/err"
-        ok $? "v7.3: a matrix is not handed over (MATLAB's column-major shape stays libmatio's)"
+        expect_status 0 "v7.3: a matrix"
+        expect_err "read as HDF5 dataset /masks, whole, to reorder" \
+            "v7.3: a matrix is read whole by the HDF5 reader, then reordered"
+        # v7.3 from other writers than libmatio (whose class libmatio cannot tell)
+        h="$c/mat-hdf5storage-v73.mat"
+        expect_values "$flowers" "hdf5storage: the default rule picks labels" "$h"
+        for t in "labels|float64|6|$flowers" "m|int32|3,4|$(seq -s ' ' 1 11)" "t|bool|3|1 1" \
+                 "x|float32|2,3|"; do
+            a=${t%%|*} rest=${t#*|}
+            dt=${rest%%|*} rest=${rest#*|}
+            shape=${rest%%|*} want=${rest#*|}
+            expect_values "$want" "hdf5storage: --array $a" "$h" --array "$a"
+            run --json -n 1 --array "$a" "$h"
+            expect_json '[.files[0].dtype, (.files[0].shape | map(tostring) | join(","))] | join(" ")' \
+                "$dt $shape" "hdf5storage: $a is MATLAB's $dt, shape $shape"
+        done
+        run -n 1 --array names "$h"
+        expect_err "variable 'names' holds characters, not numbers" "hdf5storage: a char array is named"
+        h="$c/mat-h5py-v73.mat"
+        expect_values "1 9 2 10 3 10" "h5py in MATLAB's layout: y (a variable-length class string)" "$h"
+        expect_values "$(seq -s ' ' 1 11)" "h5py: a 3x4 int32 matrix in C order" "$h" --array masks
+        run --json -n 5 --array masks "$h"
+        expect_json '.files[0].shape | map(tostring) | join(",")' "3,4" "h5py: MATLAB's shape, not HDF5's"
+        run --json -n 5 --array e "$h"
+        expect_json '"\(.files[0].count) \(.summary.exit_status)"' "0 1" "h5py: MATLAB_empty: no labels"
+        run -n 5 --array '#refs#' "$h"
+        expect_err "no variable '#refs#' in the file" "h5py: a group without MATLAB_class is no variable"
     fi
     expect_values "1 9 2 10 3 10" "SVHN's Nx1 y (the only other variable is X)" "$c/mat-svhn.mat" --array y
     run -n 10 --array y "$c/mat-svhn.mat"
@@ -346,6 +413,30 @@ if built mat; then
         expect_json '.files[0].shape | map(tostring) | join(",")' "3,4" "$f: MATLAB's shape"
         expect_json '.files[0].bad[0] | "\(.index) \(.value)"' "5 5" "$f: C-order indices (MATLAB's (2,2) is 5)"
     done
+    # MATLAB stores values in the smallest type that holds them, and may store
+    # names as miUTF8: read as the array's class, as MATLAB and scipy do
+    for z in "" -v7; do
+        for t in "i32_as_u32|int32|1 2 3 70000 5|int32 stored as miUINT32" \
+                 "f64_as_u8|float64|1 2 250 4|double stored as miUINT8" \
+                 "i32_small|int32|7 8 9|a small data element of miUINT8" \
+                 "m_as_u16|int32|1 2 3 4 5|a 2x3 int32 matrix stored as miUINT16"; do
+            a=${t%%|*} rest=${t#*|}
+            dt=${rest%%|*} rest=${rest#*|}
+            want=${rest%%|*} what=${rest#*|}
+            expect_values "$want" "mat-odd-types$z: $what" "$c/mat-odd-types$z.mat" --array "$a"
+            run --json -n 1 --array "$a" "$c/mat-odd-types$z.mat"
+            expect_json '.files[0].dtype' "$dt" "mat-odd-types$z $a: its class, $dt"
+        done
+        expect_values "1 2 3 4 5" "a miUTF8 name$z: the only variable" "$c/mat-utf8-name$z.mat"
+        expect_values "1 2 3 4 5" "a miUTF8 name$z: --array y" "$c/mat-utf8-name$z.mat" --array y
+    done
+    # a compressed variable is inflated once, not once per 1 MiB piece read
+    # (libmatio's Mat_VarReadDataLinear inflates from the start each time)
+    run -v -n 10 "$c/mat-long-v7.mat"
+    expect_status 0 "400,000 compressed int64 (3.2 MB, four pieces)"
+    got=$(sed -n "s/.*mat: variable 'y': \([0-9]*\) bytes inflated, for \([0-9]*\) bytes.*/\1 \2/p" "$d/err")
+    [ -n "$got" ] && [ "${got% *}" -le $((${got#* } + 4096)) ]
+    ok $? "inflated in one pass: bytes inflated <= the values' bytes + 4 KiB (got '$got')"
     run --json -n 2 "$c/mat-logical.mat"
     expect_json '.files[0].dtype' "bool" "logical reads as bool"
     run -n 2 "$c/mat-two.mat"

@@ -109,6 +109,7 @@ struct h5_state {
     uint64_t count, done;
     unsigned char *buf;
     char found[256];              /* the default rule's pick */
+    char unopenable[512];         /* why libhdf5 could not open a dataset of the walk */
     int numeric;                  /* numeric datasets seen by the walk */
     struct h5_chunks ch;          /* the chunk-by-chunk path, when ch.on */
 };
@@ -143,9 +144,29 @@ static const char *class_name(H5T_class_t c)
     }
 }
 
+/* h5py's bool: a 1-byte enum whose members are exactly FALSE = 0 and
+ * TRUE = 1 (h5py reads it as numpy's bool). Any other enum holds integers
+ * that h5py, and torch after it, read as its base type's values: an enum
+ * {RED: 0, GREEN: 1, BLUE: 42} holding 42 is the class 42, not true. */
+static int is_h5py_bool(hid_t ftype)
+{
+    if (H5Tget_size(ftype) != 1 || H5Tget_nmembers(ftype) != 2)
+        return 0;
+    int ok = 1;
+    for (unsigned i = 0; i < 2 && ok; i++) {
+        char *name = H5Tget_member_name(ftype, i);
+        signed char value = -1;
+        ok = name && H5Tget_member_value(ftype, i, &value) >= 0
+             && !strcmp(name, value == 0 ? "FALSE" : value == 1 ? "TRUE" : "");
+        H5free_memory(name);
+    }
+    return ok;
+}
+
 /* The dtype and the memory type that libhdf5 converts the file's values to:
  * native integers and floats of the same width (float16 kept as half bits in
- * host order); h5py's bool, an enum of int8, as bool. */
+ * host order); h5py's bool as bool; any other enum as its base integer type
+ * (libhdf5 converts an enum to an integer by value, members or not). */
 static int choose_type(struct la_reader *r, struct h5_state *st, hid_t ftype)
 {
     static const struct { size_t size; int sign; enum la_dtype dt; } ints[] = {
@@ -155,19 +176,24 @@ static int choose_type(struct la_reader *r, struct h5_state *st, hid_t ftype)
     };
     H5T_class_t c = H5Tget_class(ftype);
     size_t size = H5Tget_size(ftype);
-    if (c == H5T_ENUM && size == 1) {
+    if (c == H5T_ENUM && is_h5py_bool(ftype)) {
         st->dtype = LA_DT_BOOL;
         st->memtype = H5Tcopy(H5T_NATIVE_INT8);
         return 0;
     }
-    if (c == H5T_INTEGER) {
-        int sign = H5Tget_sign(ftype) == H5T_SGN_2;
-        for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    if (c == H5T_INTEGER || c == H5T_ENUM) {
+        hid_t base = c == H5T_ENUM ? H5Tget_super(ftype) : H5Tcopy(ftype);
+        int sign = base >= 0 && H5Tget_sign(base) == H5T_SGN_2;
+        for (size_t i = 0; base >= 0 && i < sizeof ints / sizeof *ints; i++)
             if (ints[i].size == size && ints[i].sign == sign) {
                 st->dtype = ints[i].dt;
-                st->memtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
-                return 0;
+                st->memtype = H5Tget_native_type(base, H5T_DIR_ASCEND);
+                break;
             }
+        if (base >= 0)
+            H5Tclose(base);
+        if (st->memtype >= 0)
+            return 0;
     }
     if (c == H5T_FLOAT && (size == 4 || size == 8)) {
         st->dtype = size == 4 ? LA_DT_FLOAT32 : LA_DT_FLOAT64;
@@ -188,11 +214,42 @@ static int choose_type(struct la_reader *r, struct h5_state *st, hid_t ftype)
 
 // ---- choosing the dataset -------------------------------------------------------
 
-static int is_numeric_dataset(hid_t loc, const char *name)
+/* The innermost reason libhdf5 gave for its last failure on this thread
+ * ("bad version number for datatype message"), or "". */
+static herr_t first_reason(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *why = data;
+    if (n == 0 && e->desc)
+        snprintf(why, 160, "%s", e->desc);
+    return 0;
+}
+
+/* A dataset that exists but that this libhdf5 cannot open: most often one
+ * written in a newer file format than it reads (h5py's libver='latest' with
+ * HDF5 1.12 or later encodes an enum's type so that 1.10 refuses it). */
+static void note_unopenable(struct h5_state *st, const char *name)
+{
+    if (st->unopenable[0])
+        return;
+    char why[160] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_reason, why);
+    unsigned major, minor, release;
+    H5get_libversion(&major, &minor, &release);
+    snprintf(st->unopenable, sizeof st->unopenable, "libhdf5 %u.%u.%u cannot open dataset "
+             "'%s%.120s'%s%.160s (written in a newer HDF5 format? h5py's libver='latest' writes one; "
+             "write it with libver='v110')", major, minor, release, name[0] == '/' ? "" : "/",
+             name, why[0] ? ": " : "", why);
+}
+
+/* @return 1 for a dataset of numbers, 0 for one of another type, -1 for one
+ * libhdf5 cannot open (its reason kept in st->unopenable). */
+static int is_numeric_dataset(struct h5_state *st, hid_t loc, const char *name)
 {
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (d < 0)
-        return 0;
+    if (d < 0) {
+        note_unopenable(st, name);
+        return -1;
+    }
     hid_t t = H5Dget_type(d);
     H5T_class_t c = H5Tget_class(t);
     H5Tclose(t);
@@ -209,10 +266,22 @@ typedef H5O_info2_t la_h5_info;
 typedef H5O_info_t la_h5_info;
 #define LA_H5_VISIT(f, cb, data) H5Ovisit1(f, H5_INDEX_NAME, H5_ITER_INC, cb, data)
 #endif
+static int is_dataset(hid_t loc, const char *name)
+{
+    la_h5_info info;
+#if H5_VERSION_GE(1, 12, 0)
+    herr_t rc = H5Oget_info_by_name3(loc, name, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#else
+    herr_t rc = H5Oget_info_by_name2(loc, name, &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#endif
+    return rc >= 0 && info.type == H5O_TYPE_DATASET;
+}
+
 static herr_t visit(hid_t root, const char *name, const la_h5_info *info, void *data)
 {
     struct h5_state *st = data;
-    if (info->type != H5O_TYPE_DATASET || !is_numeric_dataset(root, name))
+    /* one that cannot be opened may hold the labels: a candidate all the same */
+    if (info->type != H5O_TYPE_DATASET || !is_numeric_dataset(st, root, name))
         return 0;
     if (st->numeric++ == 0)
         snprintf(st->found, sizeof st->found, "/%s", name);
@@ -232,7 +301,7 @@ static int choose_dataset(struct la_reader *r, struct h5_state *st, const char *
     }
     for (size_t i = 0; i < sizeof preferred / sizeof *preferred; i++)
         if (H5Lexists(st->file, preferred[i], H5P_DEFAULT) > 0
-            && is_numeric_dataset(st->file, preferred[i])) {
+            && is_numeric_dataset(st, st->file, preferred[i])) {
             *name = preferred[i];
             return 0;
         }
@@ -294,11 +363,17 @@ static void plan_blocks(struct h5_state *st)
 // ---- values read in place ----------------------------------------------------------
 
 /* Whether the file's values are, byte for byte, what H5Dread gives in the
- * memory type: the same native-order type (bool excepted: an enum of int8
- * whose bytes 2..255 must read as 1). */
+ * memory type: the same native-order type, or an enum of it (bool excepted:
+ * an enum of int8 whose bytes 2..255 must read as 1). */
 static int native_in_file(const struct h5_state *st, hid_t ftype)
 {
-    return st->dtype != LA_DT_BOOL && H5Tequal(ftype, st->memtype) > 0;
+    if (st->dtype == LA_DT_BOOL)
+        return 0;
+    hid_t values = H5Tget_class(ftype) == H5T_ENUM ? H5Tget_super(ftype) : H5Tcopy(ftype);
+    int same = values >= 0 && H5Tequal(values, st->memtype) > 0;
+    if (values >= 0)
+        H5Tclose(values);
+    return same;
 }
 
 /* A contiguous dataset with no filter and no external file, allocated, of a
@@ -658,6 +733,78 @@ static void chunks_free(struct h5_chunks *ch)
 }
 #endif
 
+/* ---- H5Dread of filtered chunks: a chunk cache that holds them -----------------
+ * libhdf5 inflates a filtered chunk whole for each H5Dread that touches it,
+ * unless its chunk cache (1 MiB by default) holds the chunk: read in H5_BLOCK
+ * slices, a dataset of gzip chunks over 1 MiB was inflated again for every
+ * slice (one 64 MiB chunk: 16 times; 1 GiB: 256 times). Such a dataset is
+ * reopened with a cache of a chunk row (the chunks at one index of the chunk
+ * grid's first axis: all that consecutive slices share) and one chunk more,
+ * at most H5_CACHE_MAX but always at least one chunk, the fully read ones
+ * evicted first. One chunk's values may take at most H5_CACHE_MAX: libhdf5
+ * holds a chunk whole, so a larger one is refused by name. */
+#define H5_CACHE_MAX ((uint64_t)1 << 30)
+#define H5_CACHE_DEFAULT ((uint64_t)1 << 20)
+
+/* The bytes of one chunk and of a chunk row plus one chunk; 0, 0 when the
+ * dataset has no filtered chunks. */
+static void chunk_costs(const struct h5_state *st, hid_t dcpl, uint64_t *chunk, uint64_t *want)
+{
+    hsize_t cdims[LA_MAX_DIMS];
+    *chunk = *want = 0;
+    if (dcpl < 0 || st->ndim < 1 || H5Pget_layout(dcpl) != H5D_CHUNKED
+        || H5Pget_nfilters(dcpl) <= 0 || H5Pget_chunk(dcpl, st->ndim, cdims) != st->ndim)
+        return;
+    hid_t ft = H5Dget_type(st->dset);
+    uint64_t bytes = ft >= 0 ? H5Tget_size(ft) : 0, row = 1;
+    if (ft >= 0)
+        H5Tclose(ft);
+    for (int k = 0; k < st->ndim; k++) {
+        bytes = cdims[k] && bytes > UINT64_MAX / 2 / cdims[k] ? UINT64_MAX / 2 : bytes * cdims[k];
+        if (k > 0 && cdims[k])
+            row *= (st->dims[k] + cdims[k] - 1) / cdims[k];
+        row = row < (1u << 20) ? row : 1u << 20;
+    }
+    *chunk = bytes;
+    *want = bytes > H5_CACHE_MAX / (row + 1) ? H5_CACHE_MAX : bytes * (row + 1);
+    *want = *want > bytes ? *want : bytes + (bytes >> 4);   /* one chunk fits, whatever the cap */
+}
+
+/* Reopen the dataset with its chunk cache (see above) when H5Dread reads it. */
+static int size_chunk_cache(struct la_reader *r, struct h5_state *st, const char *name, hid_t dcpl)
+{
+    uint64_t chunk, want;
+    chunk_costs(st, dcpl, &chunk, &want);
+    if (chunk > H5_CACHE_MAX)
+        return la_reader_set_error(r, "chunks of %llu bytes: over the %llu bytes one chunk may "
+                                   "take (libhdf5 inflates a chunk whole)",
+                                   (unsigned long long)chunk, (unsigned long long)H5_CACHE_MAX);
+    if (want <= H5_CACHE_DEFAULT)
+        return 0;
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS), d = -1;
+    size_t held = (size_t)(want / (chunk ? chunk : 1)), slots = 100 * held + 1;
+    /* closed first: a dataset opened twice shares the first opening's cache */
+    H5Dclose(st->dset);
+    if (dapl >= 0 && H5Pset_chunk_cache(dapl, slots < 521 ? 521 : slots, (size_t)want, 1.0) >= 0)
+        d = H5Dopen2(st->file, name, dapl);
+    if (dapl >= 0)
+        H5Pclose(dapl);
+    st->dset = d;
+    if (d < 0)
+        return la_reader_set_error(r, "cannot reopen dataset '%.200s' with a chunk cache", name);
+    /* what libhdf5 holds now, read back from it: tests check it holds a chunk */
+    size_t got_slots = 0, got_bytes = 0;
+    double w0 = 0;
+    hid_t now = H5Dget_access_plist(d);
+    if (now >= 0) {
+        H5Pget_chunk_cache(now, &got_slots, &got_bytes, &w0);
+        H5Pclose(now);
+    }
+    la_verbose(la_source_path(r->src), "hdf5: read by H5Dread with a chunk cache of %zu bytes "
+               "for chunks of %llu bytes", got_bytes, (unsigned long long)chunk);
+    return 0;
+}
+
 static int h5_open(struct la_reader *r)
 {
     struct h5_state *st = calloc(1, sizeof *st);
@@ -676,9 +823,15 @@ static int h5_open(struct la_reader *r)
         return la_reader_set_error(r, "not an HDF5 file, or a damaged one (libhdf5 cannot open it)");
     if (choose_dataset(r, st, &name) != 0)
         return -1;
-    if (H5Lexists(st->file, name, H5P_DEFAULT) <= 0
-        || (st->dset = H5Dopen2(st->file, name, H5P_DEFAULT)) < 0)
+    if (H5Lexists(st->file, name, H5P_DEFAULT) <= 0)
         return la_reader_set_error(r, "no dataset '%.200s' in the file", name);
+    if ((st->dset = H5Dopen2(st->file, name, H5P_DEFAULT)) < 0) {
+        st->unopenable[0] = '\0';
+        note_unopenable(st, name);         /* before another call clears libhdf5's errors */
+        if (!is_dataset(st->file, name))
+            return la_reader_set_error(r, "no dataset '%.200s' in the file", name);
+        return la_reader_set_error(r, "%s", st->unopenable);
+    }
     hid_t ftype = H5Dget_type(st->dset);
     int rc = ftype < 0 ? la_reader_set_error(r, "cannot read the dataset's type")
                        : choose_type(r, st, ftype);
@@ -690,10 +843,12 @@ static int h5_open(struct la_reader *r)
     hid_t dcpl = H5Dget_create_plist(st->dset);
     offer_run(r, st, dcpl, native);
     rc = r->has_run ? 0 : plan_chunks(r, st, dcpl, native);
+    if (rc == 0 && !r->has_run && !st->ch.on && size_chunk_cache(r, st, name, dcpl) != 0)
+        rc = 1;
     if (dcpl >= 0)
         H5Pclose(dcpl);
-    if (rc < 0)
-        return la_reader_set_error(r, "out of memory");
+    if (rc != 0)
+        return rc < 0 ? la_reader_set_error(r, "out of memory") : -1;
     plan_blocks(st);
     if (!(st->buf = malloc(H5_BLOCK)))
         return la_reader_set_error(r, "out of memory");

@@ -85,6 +85,10 @@ with h5("h5-chunks.h5") as f:
     # a filter read_hdf5.c leaves to libhdf5 (fletcher32)
     f.create_dataset("fletcher", data=np.arange(1, 41, dtype=np.int64), chunks=(16,),
                      compression="gzip", fletcher32=True)
+    # one 2.4 MB chunk, gzip and fletcher32 (so read by H5Dread, in slices):
+    # libhdf5's default 1 MiB chunk cache cannot hold it
+    f.create_dataset("big-chunk", data=np.arange(300000, dtype=np.int64) % 50 + 1,
+                     chunks=(300000,), compression="gzip", fletcher32=True)
     # gzip of a big-endian type: left to libhdf5
     f.create_dataset("gzip-be", data=np.arange(1, 41, dtype=">i4"), chunks=(16,),
                      compression="gzip")
@@ -95,3 +99,30 @@ with h5("h5-ub-fill.h5", userblock_size=512) as f:
                          shuffle=True, fillvalue=3)
     d[0:4, 0:4] = np.arange(16, dtype=np.int32).reshape(4, 4) + 10
     d[8:9, :] = [5, 6, 7, 8, 9]
+
+# ---- enums: h5py's bool (a 1-byte enum FALSE = 0, TRUE = 1, in h5-dtypes.h5)
+# is bool; any other enum holds its base type's integers, as h5py reads them
+with h5("h5-enums.h5") as f:
+    def enum(name, members, base, values):
+        f.create_dataset(name, data=np.array(values, base),
+                         dtype=h5py.enum_dtype(members, basetype=base))
+    enum("colors", {"RED": 0, "GREEN": 1, "BLUE": 42}, "u1", [0, 1, 42])
+    enum("yes-no", {"NO": 0, "YES": 1}, "i1", [1, 0, 1])        # not FALSE/TRUE: int8
+    enum("maybe", {"FALSE": 0, "TRUE": 1, "MAYBE": 2}, "u1", [0, 2, 1])
+    enum("e2", {"A": 0, "B": 300}, "<i2", [300, 0])
+    enum("e4", {"A": 0, "B": 1, "C": -7, "D": 100000}, "<i4", [0, 1, -7, 100000])
+    enum("e4-be", {"A": 0, "B": 5}, ">i4", [5, 0, 5])
+    enum("e8", {"A": 0, "B": 1 << 40}, "<u8", [1 << 40, 0])
+    f.create_dataset("gz-chunked", data=np.array([1, 42] * 50, "<i4"), chunks=(16,),
+                     compression="gzip", dtype=h5py.enum_dtype({"A": 1, "B": 42}, basetype="<i4"))
+
+# libver='latest' with HDF5 1.12 or later (pip's h5py wheel; Debian's h5py is
+# built on 1.10, which cannot write it) encodes an enum's type in a datatype
+# message of version 4 or 5, that libhdf5 1.10 cannot decode: such a libhdf5
+# refuses the dataset by name, a newer one reads it
+if tuple(map(int, h5py.version.hdf5_version.split(".")[:2])) >= (1, 12):
+    with h5("h5-enum-latest.h5", libver="latest") as f:
+        f.create_dataset("y", data=np.array([0, 1, 42], "u1"),
+                         dtype=h5py.enum_dtype({"RED": 0, "GREEN": 1, "BLUE": 42}, basetype="u1"))
+elif "h5-enum-latest.h5" in only:
+    sys.exit("h5-enum-latest.h5 needs h5py on HDF5 1.12 or later (pip install h5py)")

@@ -73,3 +73,30 @@ if want("h5-chunk-short.h5"):
         d = f.create_dataset("y", shape=(64,), dtype=np.int64, chunks=(16,), compression="gzip")
         d[:] = np.arange(64) % 7
         d.id.write_direct_chunk((32,), zlib.compress(np.zeros(8, np.int64).tobytes()))
+
+
+# -v7 (compressed) variables damaged after their head, where libmatio's own
+# checks do not look: a byte of the deflate data, and the Adler-32 at the
+# end of the zlib stream (scipy's loadmat refuses both)
+def damaged_v7(name, offset_from_end):
+    from scipy.io import savemat
+    import struct
+    y = np.random.default_rng(7).integers(0, 10, size=20000).astype(np.int64)
+    savemat(path(name), {"y": y}, do_compression=True)
+    b = bytearray(open(path(name), "rb").read())
+    _, n = struct.unpack("<II", b[128:136])
+    b[136 + n - offset_from_end] ^= 0x55
+    open(path(name), "wb").write(bytes(b))
+
+
+if want("mat-v7-bad-data.mat"):
+    damaged_v7("mat-v7-bad-data.mat", 2000)
+if want("mat-v7-bad-adler.mat"):
+    damaged_v7("mat-v7-bad-adler.mat", 1)
+
+
+# a gzip chunk whose values would take 2 GiB (nothing written: a small file),
+# over the 1 GiB one chunk may take
+if want("h5-chunk-2gib.h5"):
+    with h5py.File(path("h5-chunk-2gib.h5"), "w") as f:
+        f.create_dataset("y", shape=(1 << 28,), dtype="i8", chunks=(1 << 28,), compression="gzip")
