@@ -851,7 +851,11 @@ static int is_v73(int fd)
         || (head[124] == 0x02 && head[125] == 0x00 && head[126] == 'M' && head[127] == 'I');
 }
 
-/* A string attribute of obj, fixed or variable length, into out. @return 1, or 0. */
+/* A fixed-length string attribute of obj, into out.
+ * @return 1; 2 when the attribute is a variable-length string, which is not
+ * read: libhdf5 1.10 follows its global-heap reference without checking it,
+ * and a damaged file then crashes inside H5Aread (found by mutating h5py's
+ * files); 0 when there is none or it cannot be read. */
 static int v73_string_attr(hid_t obj, const char *name, char *out, size_t cap)
 {
     if (H5Aexists(obj, name) <= 0)
@@ -859,17 +863,11 @@ static int v73_string_attr(hid_t obj, const char *name, char *out, size_t cap)
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
     hid_t m = t >= 0 && H5Tget_class(t) == H5T_STRING ? H5Tcopy(H5T_C_S1) : -1;
     int ok = 0;
-    if (m >= 0)                   /* h5py writes UTF-8; libhdf5 converts no cset to another */
-        H5Tset_cset(m, H5Tget_cset(t));
     if (m >= 0 && H5Tis_variable_str(t) > 0) {
-        char *v = NULL;
-        H5Tset_size(m, H5T_VARIABLE);
-        ok = H5Aread(a, m, &v) >= 0 && v;
-        if (ok)
-            snprintf(out, cap, "%s", v);
-        H5free_memory(v);
+        ok = 2;
     } else if (m >= 0) {
         char buf[64] = "";
+        H5Tset_cset(m, H5Tget_cset(t)); /* libhdf5 converts no cset to another */
         H5Tset_size(m, sizeof buf - 1);
         H5Tset_strpad(m, H5T_STR_NULLTERM);
         ok = H5Aread(a, m, buf) >= 0;
@@ -883,6 +881,23 @@ static int v73_string_attr(hid_t obj, const char *name, char *out, size_t cap)
     if (a >= 0)
         H5Aclose(a);
     return ok;
+}
+
+/* The MATLAB class of a numeric HDF5 type ("double", "int32", ...), for a
+ * variable whose MATLAB_class is a variable-length string (h5py's default
+ * for a str). logical cannot be told from uint8 by its type: it reads as
+ * uint8, the same values. @return the class, or "" for another type. */
+static const char *v73_class_of_type(hid_t t)
+{
+    static const char *const ints[2][4] = { { "uint8", "uint16", "uint32", "uint64" },
+                                            { "int8", "int16", "int32", "int64" } };
+    size_t size = H5Tget_size(t);
+    int log2 = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+    if (H5Tget_class(t) == H5T_INTEGER && log2 >= 0)
+        return ints[H5Tget_sign(t) == H5T_SGN_2][log2];
+    if (H5Tget_class(t) == H5T_FLOAT && (size == 4 || size == 8))
+        return size == 4 ? "single" : "double";
+    return "";
 }
 
 static int v73_flag_attr(hid_t obj, const char *name)
@@ -904,13 +919,19 @@ static int v73_describe(hid_t file, const char *name, struct v73_var *v)
     hid_t o = H5Oopen(file, name, H5P_DEFAULT);
     if (o < 0)
         return 0;
-    v73_string_attr(o, "MATLAB_class", v->cls, sizeof v->cls);
+    int has_class = v73_string_attr(o, "MATLAB_class", v->cls, sizeof v->cls);
     v->dataset = H5Iget_type(o) == H5I_DATASET;
     v->sparse = v73_flag_attr(o, "MATLAB_sparse");
     v->empty = v73_flag_attr(o, "MATLAB_empty");
+    if (has_class == 2 && !v->dataset)  /* a struct or cell: which, unread */
+        snprintf(v->cls, sizeof v->cls, "object");
+    else if (has_class == 2 && v->empty) /* its dataset holds the dimensions */
+        snprintf(v->cls, sizeof v->cls, "double");
     if (v->dataset) {
         hid_t t = H5Dget_type(o);
         v->complex = t >= 0 && H5Tget_class(t) == H5T_COMPOUND;
+        if (t >= 0 && has_class == 2 && !v->empty)
+            snprintf(v->cls, sizeof v->cls, "%s", v73_class_of_type(t));
         if (t >= 0)
             H5Tclose(t);
     }

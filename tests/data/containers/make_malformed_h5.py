@@ -100,3 +100,21 @@ if want("mat-v7-bad-adler.mat"):
 if want("h5-chunk-2gib.h5"):
     with h5py.File(path("h5-chunk-2gib.h5"), "w") as f:
         f.create_dataset("y", shape=(1 << 28,), dtype="i8", chunks=(1 << 28,), compression="gzip")
+
+
+# a v7.3 file whose MATLAB_class strings are variable-length (h5py's default
+# for a str) and whose global heap, where such strings live, is damaged (the
+# size of its first object): libhdf5 1.10 loops forever reading the attribute,
+# so a variable-length MATLAB_class is not read, the class comes from the
+# dataset's type, and the file's values read as they are
+if want("mat-v73-bad-heap.mat"):
+    import struct
+    with h5py.File(path("mat-v73-bad-heap.mat"), "w", userblock_size=512) as f:
+        f["y"] = np.array([[0, 1, 2, 9, 10]], dtype=np.uint8)
+        f["y"].attrs["MATLAB_class"] = "uint8"
+    b = bytearray(open(path("mat-v73-bad-heap.mat"), "rb").read())
+    head = b"MATLAB 7.3 MAT-file, written by make_malformed_h5.py".ljust(116)
+    b[:128] = head + b"\0" * 8 + b"\x00\x02IM"
+    gcol = b.index(b"GCOL")
+    b[gcol + 24:gcol + 32] = b"\xff" * 8          # the first object's size
+    open(path("mat-v73-bad-heap.mat"), "wb").write(bytes(b))
