@@ -23,7 +23,9 @@ struct la_source_info {
     uint64_t samples;           /* its first-axis length (1 for an image) */
     uint64_t first_sample;      /* its first sample's index in the dataset */
     uint64_t first_index;       /* its first value's flat index in the dataset */
-    uint64_t count;             /* values read */
+    uint64_t count;             /* the flat indices it spans: its values, and for a
+                                   WebDataset shard one per key (a sample without a
+                                   label keeps its index, and has no value) */
     int ndim;                   /* dims of one sample: 0 for a scalar label */
     uint64_t *inner;            /* the ndim dims of one sample (C order) */
 };
@@ -42,6 +44,7 @@ struct la_dataset {
     uint64_t skipped_total;
     uint64_t unreadable;        /* files that could not be read (exit 3) */
     int mixed_dtype;            /* the sources' dtypes differ: "dtype": "mixed" */
+    uint64_t index_gap;         /* flat indices of the sources that hold no value */
     char *path;                 /* the report's path: DIR, or FIRST+ for --concat */
 };
 
@@ -83,6 +86,11 @@ void la_dataset_end(struct la_file_report *r, const struct la_config *cfg);
 
 /** la_dataset_source_of() : the source holding dataset sample `sample`. */
 const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample);
+
+/** la_dataset_source_of_index() : the source holding dataset flat index
+ *  `index` (a bad entry's source, also where it belongs to no sample). */
+const struct la_source_info *la_dataset_source_of_index(const struct la_dataset *d,
+                                                        uint64_t index);
 
 /** la_dataset_at() : the position of dataset flat index `index` inside its
  *  sample, as at[0..*n) (C order); *n is 0 for a scalar label. */

@@ -81,7 +81,9 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
         n->problems_total++;
         tally(n, code);
     }
-    if (place ? n->n_problems >= 2 * n->cap : n->n_own >= n->cap) {
+    /* places and own problems share the 2 * cap slots: a dataset's places
+     * from earlier sources may fill them before an own problem comes */
+    if (n->n_problems >= 2 * n->cap || (!place && n->n_own >= n->cap)) {
         cJSON_Delete(json);
         return 0;
     }
@@ -206,5 +208,143 @@ void la_notes_json_add(const struct la_notes *n, const char *format, cJSON *file
             cJSON_AddItemToArray(list, cJSON_Duplicate(n->problems[i].json, 1));
     cJSON_AddNumberToObject(o, "problems_total", (double)n->problems_total);
     cJSON_AddBoolToObject(o, "problems_truncated", n->problems_total > n->n_own);
-    cJSON_AddItemToObject(file, format, o);
+    cJSON_AddItemToObject(file, n->json_key ? n->json_key : format, o);
+}
+
+// ---- a dataset's notes, folded from its sources' ----------------------------------
+
+/* A problem's JSON at its dataset position, without the fields that
+ * la_notes_problem adds again. */
+static cJSON *shifted_json(const struct la_note *p, uint64_t index, uint64_t sample,
+                           size_t source)
+{
+    cJSON *o = cJSON_Duplicate(p->json, 1);
+    if (!o)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "code");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "what");
+    if (cJSON_GetObjectItemCaseSensitive(o, "index"))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "index", cJSON_CreateNumber((double)index));
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "sample")))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "sample", cJSON_CreateNumber((double)sample));
+    cJSON_AddNumberToObject(o, "source", (double)source);
+    return o;
+}
+
+/* One of from's kept problems, at its dataset position. In the text a place
+ * is read without its file, so the source's path comes first unless the
+ * reader's place already starts with it (yolo names its label files). */
+static int fold_problem(struct la_notes *into, const struct la_note *p,
+                        const struct la_notes_shift *sh)
+{
+    int place = strcmp(p->code, "at") == 0;
+    uint64_t index = p->index + sh->first_index;
+    uint64_t sample = p->sample == LA_NO_SAMPLE ? LA_NO_SAMPLE : p->sample + sh->first_sample;
+    if (place && sh->keeps_bad && !sh->keeps_bad(sh->ctx, index))
+        return 0;
+    char where[LA_NOTE_LEN];
+    size_t len = strlen(sh->path);
+    int named = place || (strncmp(p->where, sh->path, len) == 0 && p->where[len] == '/');
+    if (snprintf(where, sizeof where, "%s%s%s", named ? "" : sh->path, named ? "" : " ",
+                 p->where) >= (int)sizeof where)
+        where[sizeof where - 1] = '\0';   /* cut, as every place is */
+    cJSON *json = shifted_json(p, index, sample, sh->source);
+    if (!json)
+        return -1;
+    return la_notes_problem(into, p->code, index, sample, where, p->what, json);
+}
+
+/* from's problems of each code beyond those it kept: counted, not kept. */
+static void fold_unkept(struct la_notes *into, const struct la_notes *from)
+{
+    for (size_t i = 0; i < from->n_tally; i++) {
+        uint64_t kept = 0;
+        for (size_t k = 0; k < from->n_problems; k++)
+            kept += strcmp(from->problems[k].code, from->tally[i].code) == 0;
+        for (uint64_t extra = from->tally[i].count - kept; extra; extra--) {
+            tally(into, from->tally[i].code);
+            into->problems_total++;
+        }
+    }
+}
+
+static void fold_findings(struct la_notes *into, const struct la_notes *from, const char *path)
+{
+    for (size_t i = 0; i < from->n_findings; i++) {
+        const struct la_note_finding *f = &from->findings[i];
+        struct la_note_finding *g = NULL;
+        for (size_t k = 0; k < into->n_findings && !g; k++)
+            if (strcmp(into->findings[k].code, f->code) == 0)
+                g = &into->findings[k];
+        if (g) {
+            g->sources++;
+            g->more += la_notes_count(from, f->code);
+            continue;
+        }
+        /* a finding with no problem of its own (an ImageFolder's hidden
+         * class folder) is the only place that could name its source */
+        int named = la_notes_count(from, f->code) != 0;
+        g = la_notes_finding(into, f->error, f->code, f->prevents, "%s%s%s",
+                             named ? "" : path, named ? "" : ": ", f->message);
+        snprintf(g->hint, sizeof g->hint, "%s", f->hint);
+        g->sources = 1;
+    }
+}
+
+/* The numbers of the format's object, summed; the first source's object
+ * stands until la_notes_fold_end. */
+static int fold_json(struct la_notes *into, const struct la_notes *from)
+{
+    if (!from->json)
+        return 0;
+    if (!into->json)
+        return (into->json = cJSON_Duplicate(from->json, 1)) ? 0 : -1;
+    for (cJSON *f = into->json->child; f; f = f->next) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(from->json, f->string);
+        if (cJSON_IsNumber(f) && cJSON_IsNumber(g))
+            cJSON_SetNumberValue(f, f->valuedouble + g->valuedouble);
+    }
+    return 0;
+}
+
+int la_notes_fold(struct la_notes *into, const struct la_notes *from,
+                  const struct la_notes_shift *shift)
+{
+    into->folded++;
+    for (size_t i = 0; i < from->n_problems; i++)
+        if (fold_problem(into, &from->problems[i], shift) != 0)
+            return -1;
+    fold_unkept(into, from);
+    fold_findings(into, from, shift->path);
+    if (into->folded == 1)      /* one source: its own lines, as audited alone */
+        for (size_t i = 0; i < from->n_lines; i++)
+            if (la_notes_line(into, "%s", from->lines[i]) != 0)
+                return -1;
+    return fold_json(into, from);
+}
+
+void la_notes_fold_end(struct la_notes *n)
+{
+    if (!n || n->folded < 2)
+        return;
+    for (size_t i = 0; i < n->n_findings; i++) {
+        struct la_note_finding *f = &n->findings[i];
+        if (f->sources < 2)
+            continue;
+        char more[96] = "";
+        size_t others = f->sources - 1;
+        if (f->more)
+            snprintf(more, sizeof more, " %llu more", (unsigned long long)f->more);
+        size_t len = strlen(f->message);
+        snprintf(f->message + len, sizeof f->message - len, ", and%s in %zu other %s", more,
+                 others, others == 1 ? "file" : "files");
+    }
+    for (size_t i = 0; i < n->n_lines; i++)
+        free(n->lines[i]);
+    n->n_lines = 0;
+    for (cJSON *f = n->json ? n->json->child : NULL, *next; f; f = next) {
+        next = f->next;
+        if (!cJSON_IsNumber(f))
+            cJSON_Delete(cJSON_DetachItemViaPointer(n->json, f));
+    }
 }

@@ -37,6 +37,10 @@ struct la_note_finding {
     const char *prevents;      /* static string or NULL */
     char message[512];
     char hint[512];
+    /* a dataset's (la_notes_fold): the sources that had this finding, and the
+     * problems of its code in all of them but the first */
+    size_t sources;
+    uint64_t more;
 };
 
 struct la_notes {
@@ -50,6 +54,8 @@ struct la_notes {
     struct la_note_finding findings[LA_NOTES_MAX_FINDINGS];
     size_t n_findings;
     cJSON *json;                       /* the format's object ("imagefolder": {...}) */
+    const char *json_key;              /* a dataset's: that object's key, its sources' format */
+    size_t folded;                     /* a dataset's: the sources folded in (la_notes_fold) */
     char **lines;                      /* the text report's extra lines */
     size_t n_lines;
     /* imagefolder: how many classes torchvision finds (class-count, with -n) */
@@ -94,6 +100,30 @@ const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, co
 
 /** la_notes_count() : how many problems of code were counted (kept or not). */
 uint64_t la_notes_count(const struct la_notes *n, const char *code);
+
+/* A dataset of many files (dataset.c) keeps its sources' notes as one. */
+struct la_notes_shift {
+    uint64_t first_index, first_sample;   /* the source's, in the dataset */
+    size_t source;                        /* its index in the dataset's sources */
+    const char *path;                     /* its path, which names the place in the text */
+    /* whether the dataset kept its bad entry at (dataset) index: only then is
+     * that entry's place ("at") worth keeping */
+    int (*keeps_bad)(void *ctx, uint64_t index);
+    void *ctx;
+};
+
+/** la_notes_fold() : add a source's notes to a dataset's: its problems at
+ *  dataset positions, with "source" in their JSON; its findings (one per
+ *  code, la_notes_fold_end words those of several sources); its counts; and
+ *  the numbers of its format's object, summed. @return 0, or -1 out of memory. */
+int la_notes_fold(struct la_notes *into, const struct la_notes *from,
+                  const struct la_notes_shift *shift);
+
+/** la_notes_fold_end() : after the last source: a finding met in several
+ *  sources says how many more problems they hold; the sources' own summary
+ *  lines and the parts of their format's object that are not counts describe
+ *  one file each, so with several sources they are left out. */
+void la_notes_fold_end(struct la_notes *n);
 
 /* For the reports (report_text.c, report_json.c). */
 /** la_notes_where() : where the scan's bad entry at index lies ("a.txt line 3"), or NULL. */

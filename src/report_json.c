@@ -246,7 +246,8 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "index", json_u64(b->index));
         cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of_index(r->dataset,
+                                                                                   b->index)
                                                       : NULL;
         cJSON_AddItemToObject(e, "value", b->text ? json_text(b->text)
                                                   : json_num(b->value, src ? src->dtype

@@ -66,7 +66,7 @@ static void format_at(const struct la_source_info *src, uint64_t index, char *bu
 static void print_dataset_position(FILE *out, const struct la_file_report *r,
                                    const struct la_bad *b)
 {
-    const struct la_source_info *src = la_dataset_source_of(r->dataset, b->sample);
+    const struct la_source_info *src = la_dataset_source_of_index(r->dataset, b->index);
     fputs("      ", out);
     la_fputs_escaped(src->path, out);
     uint64_t local = b->index - src->first_index;
@@ -79,6 +79,11 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
         fprintf(out, " at %s", at);
     else
         fprintf(out, " sample %llu at %s", (unsigned long long)(b->sample - src->first_sample), at);
+    const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
+    if (where) {
+        fputs(", ", out);
+        la_fputs_escaped(where, out);
+    }
 }
 
 /* "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
@@ -217,7 +222,8 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         if (!bad_belongs(code, b->verdict))
             continue;
         char pos[320], val[64];
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of_index(r->dataset,
+                                                                                   b->index)
                                                       : NULL;
         if (b->text)
             quote_cell(val, sizeof val, b->text);

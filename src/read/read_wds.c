@@ -196,21 +196,20 @@ static int finish_sample(struct la_reader *r, struct wds_state *t, struct la_chu
     uint64_t index = t->samples - 1;
     int64_t v;
     int flushed = 0;
-    if (t->label_rank < 0 || t->label_too_long || parse_python_int(t->label_text, &v) != 0) {
+    if (t->label_rank < 0) {
         /* A sample without a label is still a sample (it is in the batches, and
-         * the indices after it are webdataset's): an unparsable entry, named. */
+         * the indices after it are webdataset's), but it has no value: its index
+         * is a gap between chunks, and its one finding is missing-label. */
+        note_missing(r, t, index);
+        flushed = flush_values(t, out);
+    } else if (t->label_too_long || parse_python_int(t->label_text, &v) != 0) {
         t->pending_unparsable = 1;
         t->unparsable_index = index;
-        if (t->label_rank < 0) {
-            note_missing(r, t, index);
-            snprintf(t->unparsable, sizeof t->unparsable, "(no label member)");
-        } else {
-            if (t->label_too_long)
-                snprintf(t->unparsable, sizeof t->unparsable, "(a %llu-byte label member)",
-                         (unsigned long long)t->label_bytes);
-            else
-                snprintf(t->unparsable, sizeof t->unparsable, "%s", t->label_text);
-        }
+        if (t->label_too_long)
+            snprintf(t->unparsable, sizeof t->unparsable, "(a %llu-byte label member)",
+                     (unsigned long long)t->label_bytes);
+        else
+            snprintf(t->unparsable, sizeof t->unparsable, "%s", t->label_text);
         flushed = flush_values(t, out);   /* the values before it go first */
     } else {
         if (t->n_values == WDS_CHUNK)
@@ -307,9 +306,12 @@ static int take_member(struct la_reader *r, struct wds_state *t, struct archive_
     return flushed;
 }
 
-/* At the end: the samples counted, and the missing-label finding. */
+/* At the end: the samples counted, and the missing-label finding. The
+ * samples are the keys, labelled or not (count is the labels read). */
 static int finish(struct la_reader *r, const struct wds_state *t)
 {
+    r->info.shape[0] = t->samples;
+    r->info.shape_known = 1;
     if (!r->notes)
         return 0;
     cJSON_AddNumberToObject(r->notes->json, "samples", (double)t->samples);
