@@ -252,18 +252,17 @@ static int keeps_bad(void *ctx, uint64_t index)
     return lo < s->n_bad && s->bad[lo].index == index;
 }
 
-/* What f's reader found beyond its values (a WebDataset sample without a
- * label, COCO's unknown categories, an ImageFolder's hidden class folder):
- * the dataset's too, at dataset positions. The class count that -n is held
- * to is the first source's, or the first that disagrees with -n. */
-static int fold_notes(struct la_file_report *r, const char *path, const struct la_notes *n,
-                      const struct la_source_info *s, const struct la_config *cfg)
+/* The class count that -n is held to is the first source's, or the first
+ * that disagrees with -n. */
+int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
+                          const struct la_notes *n, const struct la_source_info *s,
+                          const struct la_config *cfg)
 {
     uint64_t max_report = la_config_max_report(cfg);
     if (!r->notes && !(r->notes = la_notes_new(max_report)))
         return -1;
     struct la_notes *d = r->notes;
-    d->json_key = la_format_name(s->format);
+    d->json_key = format;
     struct la_notes_shift shift = { s->first_index, s->first_sample,
                                     (size_t)(s - r->dataset->src), path, keeps_bad, &r->stats };
     if (la_notes_fold(d, n, &shift) != 0)
@@ -292,7 +291,7 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     const struct la_source_info *s = &d->src[d->n_src - 1];
     fold_stats(&r->stats, &f->stats, s);
     r->samples += s->samples;
-    if (f->notes && fold_notes(r, path, f->notes, s, cfg) != 0)
+    if (f->notes && la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, cfg) != 0)
         la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
 }
 

@@ -81,6 +81,15 @@ void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char 
 void la_dataset_note_unreadable(struct la_dataset *d, const char *path, const char *why,
                                 uint64_t max_report);
 
+/** la_dataset_fold_notes() : what source s's reader found beyond its values
+ *  (n: a WebDataset sample without a label, COCO's unknown categories, an
+ *  ImageFolder's hidden class folder) into r's notes, at dataset positions;
+ *  format is the key of their JSON object; path names s in the places of the
+ *  text (NULL: they name it already). @return 0, or -1 when out of memory. */
+int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
+                          const struct la_notes *n, const struct la_source_info *s,
+                          const struct la_config *cfg);
+
 /** la_dataset_end() : the dataset's shape, findings and batching. */
 void la_dataset_end(struct la_file_report *r, const struct la_config *cfg);
 

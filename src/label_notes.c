@@ -31,6 +31,9 @@ void la_notes_free(struct la_notes *n)
     for (size_t i = 0; i < n->n_lines; i++)
         free(n->lines[i]);
     free(n->lines);
+    for (size_t i = 0; i < n->n_owned; i++)
+        free(n->owned[i]);
+    free(n->owned);
     free(n->problems);
     cJSON_Delete(n->json);
     if (n->free_ctx)
@@ -116,6 +119,21 @@ struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const ch
     vsnprintf(f->message, sizeof f->message, fmt, ap);
     va_end(ap);
     return f;
+}
+
+const char *la_notes_keep(struct la_notes *n, const char *text)
+{
+    for (size_t i = 0; i < n->n_owned; i++)
+        if (strcmp(n->owned[i], text) == 0)
+            return n->owned[i];
+    char **grown = realloc(n->owned, (n->n_owned + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    n->owned = grown;
+    char *copy = strdup(text);
+    if (copy)
+        n->owned[n->n_owned++] = copy;
+    return copy;
 }
 
 int la_notes_line(struct la_notes *n, const char *fmt, ...)
@@ -227,7 +245,12 @@ static cJSON *shifted_json(const struct la_note *p, uint64_t index, uint64_t sam
         cJSON_ReplaceItemInObjectCaseSensitive(o, "index", cJSON_CreateNumber((double)index));
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "sample")))
         cJSON_ReplaceItemInObjectCaseSensitive(o, "sample", cJSON_CreateNumber((double)sample));
-    cJSON_AddNumberToObject(o, "source", (double)source);
+    const cJSON *had = cJSON_GetObjectItemCaseSensitive(o, "source");   /* a merged dataset's */
+    if (cJSON_IsNumber(had))
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "source"),
+                             had->valuedouble + (double)source);
+    else
+        cJSON_AddNumberToObject(o, "source", (double)source);
     return o;
 }
 
@@ -243,8 +266,9 @@ static int fold_problem(struct la_notes *into, const struct la_note *p,
     if (place && sh->keeps_bad && !sh->keeps_bad(sh->ctx, index))
         return 0;
     char where[LA_NOTE_LEN];
-    size_t len = strlen(sh->path);
-    int named = place || (strncmp(p->where, sh->path, len) == 0 && p->where[len] == '/');
+    size_t len = sh->path ? strlen(sh->path) : 0;
+    int named = place || !sh->path ||
+                (strncmp(p->where, sh->path, len) == 0 && p->where[len] == '/');
     if (snprintf(where, sizeof where, "%s%s%s", named ? "" : sh->path, named ? "" : " ",
                  p->where) >= (int)sizeof where)
         where[sizeof where - 1] = '\0';   /* cut, as every place is */
@@ -254,9 +278,14 @@ static int fold_problem(struct la_notes *into, const struct la_note *p,
     return la_notes_problem(into, p->code, index, sample, where, p->what, json);
 }
 
-/* from's problems of each code beyond those it kept: counted, not kept. */
+/* from's problems of each code beyond those it kept: counted, not kept; and
+ * those counted under no code (a report's problems_total beyond its list). */
 static void fold_unkept(struct la_notes *into, const struct la_notes *from)
 {
+    uint64_t tallied = 0;
+    for (size_t i = 0; i < from->n_tally; i++)
+        tallied += from->tally[i].count;
+    into->problems_total += from->problems_total > tallied ? from->problems_total - tallied : 0;
     for (size_t i = 0; i < from->n_tally; i++) {
         uint64_t kept = 0;
         for (size_t k = 0; k < from->n_problems; k++)
@@ -276,18 +305,21 @@ static void fold_findings(struct la_notes *into, const struct la_notes *from, co
         for (size_t k = 0; k < into->n_findings && !g; k++)
             if (strcmp(into->findings[k].code, f->code) == 0)
                 g = &into->findings[k];
+        size_t sources = f->sources ? f->sources : 1;   /* a merged report's may be several */
         if (g) {
-            g->sources++;
+            g->sources += sources;
             g->more += la_notes_count(from, f->code);
             continue;
         }
         /* a finding with no problem of its own (an ImageFolder's hidden
          * class folder) is the only place that could name its source */
-        int named = la_notes_count(from, f->code) != 0;
-        g = la_notes_finding(into, f->error, f->code, f->prevents, "%s%s%s",
+        int named = !path || la_notes_count(from, f->code) != 0;
+        const char *prevents = f->prevents ? la_notes_keep(into, f->prevents) : NULL;
+        g = la_notes_finding(into, f->error, f->code, prevents, "%s%s%s",
                              named ? "" : path, named ? "" : ": ", f->message);
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
-        g->sources = 1;
+        g->sources = sources;
+        g->more = f->more;
     }
 }
 
@@ -323,9 +355,29 @@ int la_notes_fold(struct la_notes *into, const struct la_notes *from,
     return fold_json(into, from);
 }
 
+int la_notes_unfold_message(struct la_note_finding *f)
+{
+    char *tail = strstr(f->message, ", and ");
+    for (char *next; tail && (next = strstr(tail + 1, ", and ")); tail = next)
+        ;
+    unsigned long long more = 0;
+    size_t others = 0;
+    int end = 0;
+    if (!tail || (sscanf(tail, ", and %llu more in %zu other file%n", &more, &others, &end) < 2 &&
+                  sscanf(tail, ", and in %zu other file%n", &others, &end) < 1) || !end)
+        return 0;
+    const char *rest = tail + end;
+    if (strcmp(rest, "") != 0 && strcmp(rest, "s") != 0)
+        return 0;
+    *tail = '\0';
+    f->sources = others + 1;
+    f->more = more;
+    return 1;
+}
+
 void la_notes_fold_end(struct la_notes *n)
 {
-    if (!n || n->folded < 2)
+    if (!n)
         return;
     for (size_t i = 0; i < n->n_findings; i++) {
         struct la_note_finding *f = &n->findings[i];
@@ -339,6 +391,8 @@ void la_notes_fold_end(struct la_notes *n)
         snprintf(f->message + len, sizeof f->message - len, ", and%s in %zu other %s", more,
                  others, others == 1 ? "file" : "files");
     }
+    if (n->folded < 2)
+        return;
     for (size_t i = 0; i < n->n_lines; i++)
         free(n->lines[i]);
     n->n_lines = 0;

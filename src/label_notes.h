@@ -56,6 +56,8 @@ struct la_notes {
     cJSON *json;                       /* the format's object ("imagefolder": {...}) */
     const char *json_key;              /* a dataset's: that object's key, its sources' format */
     size_t folded;                     /* a dataset's: the sources folded in (la_notes_fold) */
+    char **owned;                      /* texts kept by la_notes_keep */
+    size_t n_owned;
     char **lines;                      /* the text report's extra lines */
     size_t n_lines;
     /* imagefolder: how many classes torchvision finds (class-count, with -n) */
@@ -92,6 +94,10 @@ struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const ch
                                          const char *prevents, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/** la_notes_keep() : a copy of text that lives as long as n (a finding's
+ *  prevents read from a report), or NULL out of memory. */
+const char *la_notes_keep(struct la_notes *n, const char *text);
+
 /** la_notes_line() : add a line to the text report. @return 0, or -1 out of memory. */
 int la_notes_line(struct la_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -105,7 +111,8 @@ uint64_t la_notes_count(const struct la_notes *n, const char *code);
 struct la_notes_shift {
     uint64_t first_index, first_sample;   /* the source's, in the dataset */
     size_t source;                        /* its index in the dataset's sources */
-    const char *path;                     /* its path, which names the place in the text */
+    const char *path;                     /* its path, which names the place in the text;
+                                             NULL: the places name it already */
     /* whether the dataset kept its bad entry at (dataset) index: only then is
      * that entry's place ("at") worth keeping */
     int (*keeps_bad)(void *ctx, uint64_t index);
@@ -118,6 +125,12 @@ struct la_notes_shift {
  *  the numbers of its format's object, summed. @return 0, or -1 out of memory. */
 int la_notes_fold(struct la_notes *into, const struct la_notes *from,
                   const struct la_notes_shift *shift);
+
+/** la_notes_unfold_message() : a finding's message read back from a
+ *  dataset's report: the ", and N more in M other files" of
+ *  la_notes_fold_end cut off, its numbers in f->more and f->sources.
+ *  @return 1 when the message had it, else 0 (f unchanged). */
+int la_notes_unfold_message(struct la_note_finding *f);
 
 /** la_notes_fold_end() : after the last source: a finding met in several
  *  sources says how many more problems they hold; the sources' own summary

@@ -80,7 +80,7 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
     else
         fprintf(out, " sample %llu at %s", (unsigned long long)(b->sample - src->first_sample), at);
     const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
-    if (where) {
+    if (where && where[0]) {   /* a merged report's places have no text */
         fputs(", ", out);
         la_fputs_escaped(where, out);
     }

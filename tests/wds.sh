@@ -142,14 +142,38 @@ expect_json '[.files[0].wds.problems[] | "\(.index):\(.sample):\(.source)"] | jo
     "two shards: the missing labels at dataset indices"
 expect_json '[.files[0].wds.samples, .files[0].wds.missing_label] | join(" ")' "22 4" \
     "two shards: the wds counts summed"
-expect_json '[.files[0].findings[] | select(.code == "missing-label") | .message] | .[0]' \
-    "2 samples without a cls, label, target or idx member, and 2 more in 1 other file; the JSON's problems list their keys; --key EXT reads the label from another member" \
+expect_json '[.files[0].findings[] | select(.code == "missing-label") | .message] | .[0] | sub("; .*"; "")' \
+    "2 samples without a cls, label, target or idx member, and 2 more in 1 other file" \
     "two shards: one missing-label finding for both"
 run --json -n 5 "$w/kinds.tar"
 cp "$d/out" "$d/kinds.json"
+run --json -n 5 --concat "$w/kinds.tar" "$w/kinds.tar"
+same_report >"$d/concat2.json"
 run --json -n 5 --merge "$d/kinds.json" "$d/kinds.json"
-expect_json '[.files[0].bad[] | "\(.index):\(.source)=\(.value)"] | join(",")' "6:0=cat,9:0=10,17:1=cat,20:1=10" \
-    "--merge of the two reports: the indices of --concat"
+expect_status 1 "--merge of two shards' reports: the missing labels are errors still"
+expect_json '[.files[0].findings[] | select(.code == "missing-label") | .message] | .[0] | sub("; .*"; "")' \
+    "2 samples without a cls, label, target or idx member, and 2 more in 1 other file" \
+    "--merge: one missing-label finding for both shards"
+same_report >"$d/merge2.json"
+cmp -s "$d/concat2.json" "$d/merge2.json"
+ok $? "--merge of the two reports: the report of --concat (indices, missing-label, problems)"
+# a shard whose only fault is a missing label: alone, in a merge, under --concat
+run --json -n 5 "$srcdir/tests/malformed/wds-no-label.tar"
+cp "$d/out" "$d/no-label.json"
+run --json -n 5 --merge "$d/no-label.json" "$d/kinds.json"
+same_report >"$d/merge3.json"
+run --json -n 5 --concat "$srcdir/tests/malformed/wds-no-label.tar" "$w/kinds.tar"
+same_report >"$d/concat3.json"
+cmp -s "$d/concat3.json" "$d/merge3.json"
+ok $? "--merge after a shard with a missing label: the indices of --concat"
+cp "$d/out" "$d/concat3-report.json"
+run --json -n 5 --merge "$d/concat3-report.json" "$d/no-label.json"
+same_report >"$d/merge4.json"
+run --json -n 5 --concat "$srcdir/tests/malformed/wds-no-label.tar" "$w/kinds.tar" \
+    "$srcdir/tests/malformed/wds-no-label.tar"
+same_report >"$d/concat4.json"
+cmp -s "$d/concat4.json" "$d/merge4.json"
+ok $? "--merge of a dataset's report and a shard's: --concat of all three"
 
 echo "# --- broken shards: one message naming the file, exit 3"
 head -c 2000 "$w/clean-10.tar" >"$d/truncated.tar"
