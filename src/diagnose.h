@@ -26,6 +26,7 @@ enum la_code {
     LA_F_HIDDEN_CLASS_FOLDER, LA_F_EMPTY_CLASS_FOLDER, LA_F_CLASS_COUNT, LA_F_UNKNOWN_CATEGORY,
     LA_F_DEGENERATE_BOX, LA_F_BOX_OUTSIDE_IMAGE, LA_F_DUPLICATE_LABEL,
     LA_F_MISSING_LABEL,          /* wds: a sample with no label member (issue 16) */
+    LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
     LA_F_COUNT
 };
 
