@@ -177,7 +177,7 @@ int la_dataset_add_source(struct la_file_report *r, const struct la_source_info 
     if (s->ndim)                /* memcpy from NULL is undefined, even of 0 bytes */
         memcpy(s->inner, from->inner, (size_t)s->ndim * sizeof *s->inner);
     s->first_sample = r->samples;
-    s->first_index = r->stats.count + d->index_gap;
+    s->first_index = r->stats.count;
     d->n_src++;
     if (d->n_src == 1)
         r->info.dtype = s->dtype;
@@ -189,33 +189,19 @@ int la_dataset_add_source(struct la_file_report *r, const struct la_source_info 
     return 0;
 }
 
-/* The flat indices a file spans: its values, but a 1-D file whose index is
- * its sample (no reader's map between them) spans every sample, those
- * without a value included (a WebDataset sample without a label). */
-static uint64_t index_span(const struct la_file_report *f)
-{
-    int mapped = f->notes && f->notes->sample_of;   /* yolo's lines, coco's annotations */
-    if (mapped || f->info.one_sample || f->info.ndim > 1 || f->samples < f->stats.count)
-        return f->stats.count;
-    return f->samples;
-}
-
 /* The file as a source: one image is one sample of its whole shape; an
  * array's samples lie along its first axis. */
 static int record_source(struct la_file_report *r, const char *path, const struct la_file_report *f)
 {
     uint64_t inner[LA_MAX_DIMS];
     struct la_source_info s = { .path = (char *)path, .format = f->info.format,
-                                .dtype = f->info.dtype, .count = index_span(f), .inner = inner };
+                                .dtype = f->info.dtype, .count = f->stats.count, .inner = inner };
     int skip = f->info.one_sample ? 0 : 1;
     s.ndim = f->info.ndim > skip ? f->info.ndim - skip : 0;
     for (int k = 0; k < s.ndim; k++)
         inner[k] = f->info.shape[k + skip];
     s.samples = f->info.one_sample ? 1 : f->samples;
-    if (la_dataset_add_source(r, &s) != 0)
-        return -1;
-    r->dataset->index_gap += s.count - f->stats.count;
-    return 0;
+    return la_dataset_add_source(r, &s);
 }
 
 /* Shift f's bad entries and groups to dataset positions, then merge. An

@@ -23,9 +23,7 @@ struct la_source_info {
     uint64_t samples;           /* its first-axis length (1 for an image) */
     uint64_t first_sample;      /* its first sample's index in the dataset */
     uint64_t first_index;       /* its first value's flat index in the dataset */
-    uint64_t count;             /* the flat indices it spans: its values, and for a
-                                   WebDataset shard one per key (a sample without a
-                                   label keeps its index, and has no value) */
+    uint64_t count;             /* values read */
     int ndim;                   /* dims of one sample: 0 for a scalar label */
     uint64_t *inner;            /* the ndim dims of one sample (C order) */
 };
@@ -44,7 +42,6 @@ struct la_dataset {
     uint64_t skipped_total;
     uint64_t unreadable;        /* files that could not be read (exit 3) */
     int mixed_dtype;            /* the sources' dtypes differ: "dtype": "mixed" */
-    uint64_t index_gap;         /* flat indices of the sources that hold no value */
     char *path;                 /* the report's path: DIR, or FIRST+ for --concat */
 };
 

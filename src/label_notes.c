@@ -41,17 +41,23 @@ void la_notes_free(struct la_notes *n)
     free(n);
 }
 
-static void tally(struct la_notes *n, const char *code)
+static void tally(struct la_notes *n, const char *code, uint64_t count)
 {
     for (size_t i = 0; i < n->n_tally; i++)
         if (strcmp(n->tally[i].code, code) == 0) {
-            n->tally[i].count++;
+            n->tally[i].count += count;
             return;
         }
     if (n->n_tally < LA_NOTES_MAX_FINDINGS) {
         n->tally[n->n_tally].code = code;
-        n->tally[n->n_tally++].count = 1;
+        n->tally[n->n_tally++].count = count;
     }
+}
+
+/* Whether a problem (a place, or one of the reader's own) would be kept. */
+static int has_room(const struct la_notes *n, int place)
+{
+    return n->n_problems < 2 * n->cap && (place || n->n_own < n->cap);
 }
 
 uint64_t la_notes_count(const struct la_notes *n, const char *code)
@@ -82,11 +88,11 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
     int place = strcmp(code, "at") == 0;
     if (!place) {
         n->problems_total++;
-        tally(n, code);
+        tally(n, code, 1);
     }
     /* places and own problems share the 2 * cap slots: a dataset's places
      * from earlier sources may fill them before an own problem comes */
-    if (n->n_problems >= 2 * n->cap || (!place && n->n_own >= n->cap)) {
+    if (!has_room(n, place)) {
         cJSON_Delete(json);
         return 0;
     }
@@ -265,13 +271,15 @@ static int fold_problem(struct la_notes *into, const struct la_note *p,
     uint64_t sample = p->sample == LA_NO_SAMPLE ? LA_NO_SAMPLE : p->sample + sh->first_sample;
     if (place && sh->keeps_bad && !sh->keeps_bad(sh->ctx, index))
         return 0;
+    if (!has_room(into, place))   /* counted only: nothing to build */
+        return la_notes_problem(into, p->code, index, sample, "", "", NULL);
     char where[LA_NOTE_LEN];
     size_t len = sh->path ? strlen(sh->path) : 0;
     int named = place || !sh->path ||
                 (strncmp(p->where, sh->path, len) == 0 && p->where[len] == '/');
     if (snprintf(where, sizeof where, "%s%s%s", named ? "" : sh->path, named ? "" : " ",
                  p->where) >= (int)sizeof where)
-        where[sizeof where - 1] = '\0';   /* cut, as every place is */
+        where[sizeof where - 1] = '\0';   /* cut to fit (snprintf did), as a reader's own are */
     cJSON *json = shifted_json(p, index, sample, sh->source);
     if (!json)
         return -1;
@@ -290,10 +298,8 @@ static void fold_unkept(struct la_notes *into, const struct la_notes *from)
         uint64_t kept = 0;
         for (size_t k = 0; k < from->n_problems; k++)
             kept += strcmp(from->problems[k].code, from->tally[i].code) == 0;
-        for (uint64_t extra = from->tally[i].count - kept; extra; extra--) {
-            tally(into, from->tally[i].code);
-            into->problems_total++;
-        }
+        tally(into, from->tally[i].code, from->tally[i].count - kept);
+        into->problems_total += from->tally[i].count - kept;
     }
 }
 

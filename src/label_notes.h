@@ -63,6 +63,10 @@ struct la_notes {
     /* imagefolder: how many classes torchvision finds (class-count, with -n) */
     int has_classes;
     uint64_t classes;
+    /* wds: the samples, counted while reading (the keys; the labels are the
+     * elements, and a sample may have none), for audit.c's layout */
+    int has_samples;
+    uint64_t samples;
     /* Optional, set by the reader: name the place of each of the scan's bad
      * entries (ascending), as problems with code "at"; audit.c calls it once
      * after the scan. ctx is the reader's, freed by free_ctx with the notes. */

@@ -490,8 +490,7 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
         la_dataset_note_unreadable(d, name, error->valuestring, max_report);
         return 0;
     }
-    uint64_t base_count = r->stats.count, base_sample = r->samples, samples = 0;
-    uint64_t base_index = base_count + d->index_gap;
+    uint64_t base_index = r->stats.count, base_sample = r->samples, samples = 0;
     size_t first_src = d->n_src;
     if (cJSON_IsString(fmt) && !strcmp(fmt->valuestring, "dataset")) {
         const cJSON *s;
@@ -505,10 +504,8 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     } else if (add_source(r, e, get(e, "shape"), 1) != 0) {
         return -1;
     }
-    r->stats.count = base_count;
+    r->stats.count = base_index;
     r->samples = base_sample;
-    /* a WebDataset sample without a label keeps its index but holds no value */
-    d->index_gap += get_u64(get(e, "wds"), "missing_label");
     int is_float = 0;
     for (size_t i = first_src; i < d->n_src; i++) {
         samples += d->src[i].samples;

@@ -83,6 +83,9 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
     if (where && where[0]) {   /* a merged report's places have no text */
         fputs(", ", out);
         la_fputs_escaped(where, out);
+    } else if (src->ndim == 0 && b->sample != LA_NO_SAMPLE &&
+               b->sample - src->first_sample != local) {   /* wds: a label's sample */
+        fprintf(out, " (sample %llu)", (unsigned long long)(b->sample - src->first_sample));
     }
 }
 
@@ -97,6 +100,10 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
     } else if (is_table(r)) {
         snprintf(buf, len, "row %llu", (unsigned long long)b->index);
+    } else if (r->info.ndim < 2 && b->sample != b->index && b->sample != LA_NO_SAMPLE) {
+        /* wds: the labels of samples without one are not counted */
+        snprintf(buf, len, "index %llu (sample %llu)", (unsigned long long)b->index,
+                 (unsigned long long)b->sample);
     } else if (r->info.ndim < 2) {
         snprintf(buf, len, "index %llu", (unsigned long long)b->index);
     } else {

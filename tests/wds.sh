@@ -41,11 +41,11 @@ expect_json '.files[0].wds.samples' 11 "11 keys, 11 samples"
 expect_json '[.files[0].count, .files[0].samples, .files[0].shape[0]] | join(" ")' "9 11 11" \
     "9 labels of 11 samples: the 2 without one hold no value, but are samples (in the batches)"
 expect_json '.files[0].invalid.unparsable' 1 "a missing label is no unparsable cell: only cls cat is one"
-expect_json '[.files[0].wds.problems[] | "\(.index):\(.where)"] | join(",")' "5:key s05,10:key s10" \
-    "missing-label: the samples by index and key"
+expect_json '[.files[0].wds.problems[] | "\(.sample):\(.where)"] | join(",")' "5:key s05,10:key s10" \
+    "missing-label: the samples by ordinal and key"
 expect_json '[.files[0].findings[].code] | join(",")' "unparsable,out-of-range,missing-label" "the findings"
-expect_json '[.files[0].bad[] | "\(.index)=\(.value)"] | join(",")' '6=cat,9=10' \
-    "cls cat is unparsable, 1_0 is int() 10; a padded 3 and CLS are fine; the others keep their index"
+expect_json '[.files[0].bad[] | "\(.index):\(.sample)=\(.value)"] | join(",")' '5:6=cat,8:9=10' \
+    "cls cat is unparsable, 1_0 is int() 10; a padded 3 and CLS are fine: labels 5 and 8, of samples 6 and 9"
 run -n 5 "$w/kinds.tar"
 expect_out "error \[missing-label\]: 2 samples without a cls, label, target or idx member" "text: missing-label"
 expect_out "key s05: no label member" "text: the key"
@@ -55,7 +55,7 @@ ok $? "text: a missing label is not also an unparsable cell"
 # entry listed, it is label 10's: a missing label takes no place in that list
 # (it did, and left out-of-range with a "... 1 more" that listed nothing)
 run -n 10 --max-report 1 "$srcdir/samples/wds-shard-000000.tar"
-expect_out "index 10: 10" "--max-report 1: the out-of-range entry is listed"
+expect_out "index 9 (sample 10): 10" "--max-report 1: the out-of-range entry is listed, with its sample"
 [ "$(grep -c '\.\.\. 1 more' "$d/out")" -eq 0 ]
 ok $? "--max-report 1: no '... 1 more' line for one missing label and one bad value"
 run -n 10 -b 4 --json "$srcdir/samples/wds-shard-000000.tar"
@@ -97,12 +97,12 @@ expect_json '[.files[0].count, .files[0].bad[0].index] | join(" ")' "9 7" \
 
 # a sample without a label still takes its place: the next shard starts after it
 run --json --concat -n 5 "$srcdir/tests/malformed/wds-no-label.tar" "$w/shards/shard-000001.tar"
-expect_json '[.files[0].count, .files[0].samples, ([.files[0].bad[] | "\(.index)=\(.value)"] | join(","))] | join(" ")' \
-    "5 6 4=7" "--concat after a missing label: label 7 is index 4 (2 + 2)"
+expect_json '[.files[0].count, .files[0].samples, ([.files[0].bad[] | "\(.index):\(.sample)=\(.value)"] | join(","))] | join(" ")' \
+    "5 6 3:4=7" "--concat after a missing label: label 7 is sample 4 (2 + 2), the dataset's fourth label"
 expect_json '[.files[0].findings[].code | select(. != "missing-classes")] | join(",")' \
     "out-of-range,missing-label" "--concat: the missing label is still a finding"
-expect_json '[.files[0].wds.problems[] | "\(.index):\(.source):\(.where)"] | join(",")' "1:0:key 000001" \
-    "--concat: the missing label's problem names its index and source"
+expect_json '[.files[0].wds.problems[] | "\(.sample):\(.source):\(.where)"] | join(",")' "1:0:key 000001" \
+    "--concat: the missing label's problem names its sample and source"
 
 echo "# --- a shard alone, in a folder and under --concat: one report"
 # what a shard's report says, by value: the folder and --concat reports of
@@ -136,10 +136,10 @@ expect_out "one/kinds.tar key s05: no label member" "the folder's text: the key,
 run --json -n 5 --concat "$w/kinds.tar" "$w/kinds.tar"
 expect_json '[.files[0].count, .files[0].samples, .files[0].invalid.unparsable] | join(" ")' "18 22 2" \
     "two shards: 18 labels of 22 samples, 2 unparsable cells"
-expect_json '[.files[0].bad[] | "\(.index):\(.source)=\(.value)"] | join(",")' "6:0=cat,9:0=10,17:1=cat,20:1=10" \
-    "two shards: the bad entries at dataset indices"
-expect_json '[.files[0].wds.problems[] | "\(.index):\(.sample):\(.source)"] | join(",")' "5:5:0,10:10:0,16:16:1,21:21:1" \
-    "two shards: the missing labels at dataset indices"
+expect_json '[.files[0].bad[] | "\(.index):\(.sample):\(.source)=\(.value)"] | join(",")' \
+    "5:6:0=cat,8:9:0=10,14:17:1=cat,17:20:1=10" "two shards: the bad entries at dataset indices and samples"
+expect_json '[.files[0].wds.problems[] | "\(.sample):\(.source)"] | join(",")' "5:0,10:0,16:1,21:1" \
+    "two shards: the missing labels at dataset samples"
 expect_json '[.files[0].wds.samples, .files[0].wds.missing_label] | join(" ")' "22 4" \
     "two shards: the wds counts summed"
 expect_json '[.files[0].findings[] | select(.code == "missing-label") | .message] | .[0] | sub("; .*"; "")' \
