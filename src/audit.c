@@ -371,6 +371,11 @@ static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct
 
 static void finish_layout(struct la_file_report *r)
 {
+    if (r->notes && r->notes->has_samples) {   /* wds: the keys, labelled or not */
+        r->info.ndim = 1;
+        r->info.shape[0] = r->notes->samples;
+        r->info.shape_known = 1;
+    }
     if (!r->info.shape_known && r->info.ndim <= 1) {
         r->info.ndim = 1;
         r->info.shape[0] = r->stats.count;

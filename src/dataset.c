@@ -228,11 +228,14 @@ static int record_source(struct la_file_report *r, const char *path, const struc
     return la_dataset_add_source(r, &s);
 }
 
-/* Shift f's bad entries and groups to dataset positions, then merge. */
+/* Shift f's bad entries and groups to dataset positions, then merge. An
+ * entry of no sample (a COCO annotation of an image the file does not list)
+ * stays of none. */
 static void fold_stats(struct la_stats *dst, struct la_stats *src, const struct la_source_info *s)
 {
     for (size_t i = 0; i < src->n_bad; i++) {
-        src->bad[i].sample += s->first_sample;
+        if (src->bad[i].sample != LA_NO_SAMPLE)
+            src->bad[i].sample += s->first_sample;
         src->bad[i].index += s->first_index;
     }
     for (size_t i = 0; i < src->n_groups; i++) {
@@ -242,6 +245,45 @@ static void fold_stats(struct la_stats *dst, struct la_stats *src, const struct 
     src->first_bad_sample += s->first_sample;
     src->last_bad_sample += s->first_sample;
     la_stats_merge(dst, src);
+}
+
+/* Whether the dataset kept a bad entry at index (its list is ascending). */
+static int keeps_bad(void *ctx, uint64_t index)
+{
+    const struct la_stats *s = ctx;
+    size_t lo = 0, hi = s->n_bad;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->bad[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_bad && s->bad[lo].index == index;
+}
+
+/* The class count that -n is held to is the first source's, or the first
+ * that disagrees with -n. */
+int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
+                          const struct la_notes *n, const struct la_source_info *s,
+                          const struct la_config *cfg)
+{
+    uint64_t max_report = la_config_max_report(cfg);
+    if (!r->notes && !(r->notes = la_notes_new(max_report)))
+        return -1;
+    struct la_notes *d = r->notes;
+    d->json_key = format;
+    struct la_notes_shift shift = { s->first_index, s->first_sample,
+                                    (size_t)(s - r->dataset->src), path, keeps_bad, &r->stats };
+    if (la_notes_fold(d, n, &shift) != 0)
+        return -1;
+    int wrong = cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes;
+    int kept_right = !cfg->has_num_classes || d->classes == (uint64_t)cfg->num_classes;
+    if (n->has_classes && (!d->has_classes || (wrong && kept_right))) {
+        d->has_classes = 1;
+        d->classes = n->classes;
+    }
+    return 0;
 }
 
 static void fold_file(struct la_file_report *r, const char *path, struct la_file_report *f,
@@ -259,6 +301,8 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     const struct la_source_info *s = &d->src[d->n_src - 1];
     fold_stats(&r->stats, &f->stats, s);
     r->samples += s->samples;
+    if (f->notes && la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, cfg) != 0)
+        la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
 }
 
 // ---- audit: serial, or on -j threads ------------------------------------------
@@ -420,6 +464,7 @@ int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
 void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
 {
     finish_shape(r);
+    la_notes_fold_end(r->notes);
     r->read_ok = 1;
     la_diagnose(r, cfg);
 }
@@ -462,6 +507,20 @@ const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, ui
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (d->src[mid].first_sample <= sample)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return d->n_src ? &d->src[lo] : NULL;
+}
+
+const struct la_source_info *la_dataset_source_of_index(const struct la_dataset *d,
+                                                        uint64_t index)
+{
+    size_t lo = 0, hi = d->n_src;      /* the last source with first_index <= index */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->src[mid].first_index <= index)
             lo = mid;
         else
             hi = mid;

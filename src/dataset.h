@@ -83,11 +83,25 @@ void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char 
 void la_dataset_note_unreadable(struct la_dataset *d, const char *path, const char *why,
                                 uint64_t max_report);
 
+/** la_dataset_fold_notes() : what source s's reader found beyond its values
+ *  (n: a WebDataset sample without a label, COCO's unknown categories, an
+ *  ImageFolder's hidden class folder) into r's notes, at dataset positions;
+ *  format is the key of their JSON object; path names s in the places of the
+ *  text (NULL: they name it already). @return 0, or -1 when out of memory. */
+int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
+                          const struct la_notes *n, const struct la_source_info *s,
+                          const struct la_config *cfg);
+
 /** la_dataset_end() : the dataset's shape, findings and batching. */
 void la_dataset_end(struct la_file_report *r, const struct la_config *cfg);
 
 /** la_dataset_source_of() : the source holding dataset sample `sample`. */
 const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample);
+
+/** la_dataset_source_of_index() : the source holding dataset flat index
+ *  `index` (a bad entry's source, also where it belongs to no sample). */
+const struct la_source_info *la_dataset_source_of_index(const struct la_dataset *d,
+                                                        uint64_t index);
 
 /** la_dataset_at() : the position of dataset flat index `index` inside its
  *  sample, as at[0..*n) (C order); *n is 0 for a scalar label. */

@@ -17,7 +17,7 @@ static const char *const code_names[LA_F_COUNT] = {
     "label-gap", "labelids-not-trainids", "reduce-zero-label",
     "hidden-class-folder", "empty-class-folder", "class-count", "unknown-category",
     "degenerate-box", "box-outside-image", "duplicate-label",
-    "missing-label", "ambiguous-header",
+    "missing-label", "ambiguous-header", "unloadable-image",
 };
 
 const char *la_finding_code_name(enum la_code code) { return code_names[code]; }

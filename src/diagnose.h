@@ -27,6 +27,7 @@ enum la_code {
     LA_F_DEGENERATE_BOX, LA_F_BOX_OUTSIDE_IMAGE, LA_F_DUPLICATE_LABEL,
     LA_F_MISSING_LABEL,          /* wds: a sample with no label member (issue 16) */
     LA_F_AMBIGUOUS_HEADER,       /* csv: pandas' default header, or a row of numbers? */
+    LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
     LA_F_COUNT
 };
 

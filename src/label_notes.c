@@ -27,6 +27,9 @@ void la_notes_free(struct la_notes *n)
     for (size_t i = 0; i < n->n_lines; i++)
         free(n->lines[i]);
     free(n->lines);
+    for (size_t i = 0; i < n->n_owned; i++)
+        free(n->owned[i]);
+    free(n->owned);
     free(n->problems);
     cJSON_Delete(n->json);
     la_dataset_free(n->sources);
@@ -35,17 +38,23 @@ void la_notes_free(struct la_notes *n)
     free(n);
 }
 
-static void tally(struct la_notes *n, const char *code)
+static void tally(struct la_notes *n, const char *code, uint64_t count)
 {
     for (size_t i = 0; i < n->n_tally; i++)
         if (strcmp(n->tally[i].code, code) == 0) {
-            n->tally[i].count++;
+            n->tally[i].count += count;
             return;
         }
     if (n->n_tally < LA_NOTES_MAX_FINDINGS) {
         n->tally[n->n_tally].code = code;
-        n->tally[n->n_tally++].count = 1;
+        n->tally[n->n_tally++].count = count;
     }
+}
+
+/* Whether a problem (a place, or one of the reader's own) would be kept. */
+static int has_room(const struct la_notes *n, int place)
+{
+    return (place ? n->n_problems - n->n_own : n->n_own) < n->cap;
 }
 
 uint64_t la_notes_count(const struct la_notes *n, const char *code)
@@ -76,10 +85,12 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
     int place = strcmp(code, "at") == 0;
     if (!place) {
         n->problems_total++;
-        tally(n, code);
+        tally(n, code, 1);
     }
-    /* up to cap problems of the reader's own and cap places of the scan's bad entries */
-    if ((place ? n->n_problems - n->n_own : n->n_own) >= n->cap) {
+    /* up to cap problems of the reader's own and cap places of the scan's bad
+     * entries, counted apart: a dataset's places from earlier sources never
+     * take an own problem's room, and no sum of caps can overflow */
+    if (!has_room(n, place)) {
         cJSON_Delete(json);
         return 0;
     }
@@ -116,6 +127,21 @@ struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const ch
     vsnprintf(f->message, sizeof f->message, fmt, ap);
     va_end(ap);
     return f;
+}
+
+const char *la_notes_keep(struct la_notes *n, const char *text)
+{
+    for (size_t i = 0; i < n->n_owned; i++)
+        if (strcmp(n->owned[i], text) == 0)
+            return n->owned[i];
+    char **grown = realloc(n->owned, (n->n_owned + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    n->owned = grown;
+    char *copy = strdup(text);
+    if (copy)
+        n->owned[n->n_owned++] = copy;
+    return copy;
 }
 
 int la_notes_line(struct la_notes *n, const char *fmt, ...)
@@ -208,5 +234,179 @@ void la_notes_json_add(const struct la_notes *n, const char *format, cJSON *file
             cJSON_AddItemToArray(list, cJSON_Duplicate(n->problems[i].json, 1));
     cJSON_AddNumberToObject(o, "problems_total", (double)n->problems_total);
     cJSON_AddBoolToObject(o, "problems_truncated", n->problems_total > n->n_own);
-    cJSON_AddItemToObject(file, format, o);
+    cJSON_AddItemToObject(file, n->json_key ? n->json_key : format, o);
+}
+
+// ---- a dataset's notes, folded from its sources' ----------------------------------
+
+/* A problem's JSON at its dataset position, without the fields that
+ * la_notes_problem adds again. */
+static cJSON *shifted_json(const struct la_note *p, uint64_t index, uint64_t sample,
+                           size_t source)
+{
+    cJSON *o = cJSON_Duplicate(p->json, 1);
+    if (!o)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "code");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "what");
+    if (cJSON_GetObjectItemCaseSensitive(o, "index"))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "index", cJSON_CreateNumber((double)index));
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "sample")))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "sample", cJSON_CreateNumber((double)sample));
+    const cJSON *had = cJSON_GetObjectItemCaseSensitive(o, "source");   /* a merged dataset's */
+    if (cJSON_IsNumber(had))
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "source"),
+                             had->valuedouble + (double)source);
+    else
+        cJSON_AddNumberToObject(o, "source", (double)source);
+    return o;
+}
+
+/* One of from's kept problems, at its dataset position. In the text a place
+ * is read without its file, so the source's path comes first unless the
+ * reader's place already starts with it (yolo names its label files). */
+static int fold_problem(struct la_notes *into, const struct la_note *p,
+                        const struct la_notes_shift *sh)
+{
+    int place = strcmp(p->code, "at") == 0;
+    uint64_t index = p->index + sh->first_index;
+    uint64_t sample = p->sample == LA_NO_SAMPLE ? LA_NO_SAMPLE : p->sample + sh->first_sample;
+    if (place && sh->keeps_bad && !sh->keeps_bad(sh->ctx, index))
+        return 0;
+    if (!has_room(into, place))   /* counted only: nothing to build */
+        return la_notes_problem(into, p->code, index, sample, "", "", NULL);
+    char where[LA_NOTE_LEN];
+    size_t len = sh->path ? strlen(sh->path) : 0;
+    int named = place || !sh->path ||
+                (strncmp(p->where, sh->path, len) == 0 && p->where[len] == '/');
+    if (snprintf(where, sizeof where, "%s%s%s", named ? "" : sh->path, named ? "" : " ",
+                 p->where) >= (int)sizeof where)
+        where[sizeof where - 1] = '\0';   /* cut to fit (snprintf did), as a reader's own are */
+    cJSON *json = shifted_json(p, index, sample, sh->source);
+    if (!json)
+        return -1;
+    return la_notes_problem(into, p->code, index, sample, where, p->what, json);
+}
+
+/* from's problems of each code beyond those it kept: counted, not kept; and
+ * those counted under no code (a report's problems_total beyond its list). */
+static void fold_unkept(struct la_notes *into, const struct la_notes *from)
+{
+    uint64_t tallied = 0;
+    for (size_t i = 0; i < from->n_tally; i++)
+        tallied += from->tally[i].count;
+    into->problems_total += from->problems_total > tallied ? from->problems_total - tallied : 0;
+    for (size_t i = 0; i < from->n_tally; i++) {
+        uint64_t kept = 0;
+        for (size_t k = 0; k < from->n_problems; k++)
+            kept += strcmp(from->problems[k].code, from->tally[i].code) == 0;
+        tally(into, from->tally[i].code, from->tally[i].count - kept);
+        into->problems_total += from->tally[i].count - kept;
+    }
+}
+
+static void fold_findings(struct la_notes *into, const struct la_notes *from, const char *path)
+{
+    for (size_t i = 0; i < from->n_findings; i++) {
+        const struct la_note_finding *f = &from->findings[i];
+        struct la_note_finding *g = NULL;
+        for (size_t k = 0; k < into->n_findings && !g; k++)
+            if (strcmp(into->findings[k].code, f->code) == 0)
+                g = &into->findings[k];
+        size_t sources = f->sources ? f->sources : 1;   /* a merged report's may be several */
+        if (g) {
+            g->sources += sources;
+            g->more += la_notes_count(from, f->code);
+            continue;
+        }
+        /* a finding with no problem of its own (an ImageFolder's hidden
+         * class folder) is the only place that could name its source */
+        int named = !path || la_notes_count(from, f->code) != 0;
+        const char *prevents = f->prevents ? la_notes_keep(into, f->prevents) : NULL;
+        g = la_notes_finding(into, f->error, f->code, prevents, "%s%s%s",
+                             named ? "" : path, named ? "" : ": ", f->message);
+        snprintf(g->hint, sizeof g->hint, "%s", f->hint);
+        g->sources = sources;
+        g->more = f->more;
+    }
+}
+
+/* The numbers of the format's object, summed; the first source's object
+ * stands until la_notes_fold_end. */
+static int fold_json(struct la_notes *into, const struct la_notes *from)
+{
+    if (!from->json)
+        return 0;
+    if (!into->json)
+        return (into->json = cJSON_Duplicate(from->json, 1)) ? 0 : -1;
+    for (cJSON *f = into->json->child; f; f = f->next) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(from->json, f->string);
+        if (cJSON_IsNumber(f) && cJSON_IsNumber(g))
+            cJSON_SetNumberValue(f, f->valuedouble + g->valuedouble);
+    }
+    return 0;
+}
+
+int la_notes_fold(struct la_notes *into, const struct la_notes *from,
+                  const struct la_notes_shift *shift)
+{
+    into->folded++;
+    for (size_t i = 0; i < from->n_problems; i++)
+        if (fold_problem(into, &from->problems[i], shift) != 0)
+            return -1;
+    fold_unkept(into, from);
+    fold_findings(into, from, shift->path);
+    if (into->folded == 1)      /* one source: its own lines, as audited alone */
+        for (size_t i = 0; i < from->n_lines; i++)
+            if (la_notes_line(into, "%s", from->lines[i]) != 0)
+                return -1;
+    return fold_json(into, from);
+}
+
+int la_notes_unfold_message(struct la_note_finding *f)
+{
+    char *tail = strstr(f->message, ", and ");
+    for (char *next; tail && (next = strstr(tail + 1, ", and ")); tail = next)
+        ;
+    unsigned long long more = 0;
+    size_t others = 0;
+    int end = 0;
+    if (!tail || (sscanf(tail, ", and %llu more in %zu other file%n", &more, &others, &end) < 2 &&
+                  sscanf(tail, ", and in %zu other file%n", &others, &end) < 1) || !end)
+        return 0;
+    const char *rest = tail + end;
+    if (strcmp(rest, "") != 0 && strcmp(rest, "s") != 0)
+        return 0;
+    *tail = '\0';
+    f->sources = others + 1;
+    f->more = more;
+    return 1;
+}
+
+void la_notes_fold_end(struct la_notes *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->n_findings; i++) {
+        struct la_note_finding *f = &n->findings[i];
+        if (f->sources < 2)
+            continue;
+        char more[96] = "";
+        size_t others = f->sources - 1;
+        if (f->more)
+            snprintf(more, sizeof more, " %llu more", (unsigned long long)f->more);
+        size_t len = strlen(f->message);
+        snprintf(f->message + len, sizeof f->message - len, ", and%s in %zu other %s", more,
+                 others, others == 1 ? "file" : "files");
+    }
+    if (n->folded < 2)
+        return;
+    for (size_t i = 0; i < n->n_lines; i++)
+        free(n->lines[i]);
+    n->n_lines = 0;
+    for (cJSON *f = n->json ? n->json->child : NULL, *next; f; f = next) {
+        next = f->next;
+        if (!cJSON_IsNumber(f))
+            cJSON_Delete(cJSON_DetachItemViaPointer(n->json, f));
+    }
 }

@@ -39,6 +39,10 @@ struct la_note_finding {
     const char *prevents;      /* static string or NULL */
     char message[512];
     char hint[512];
+    /* a dataset's (la_notes_fold): the sources that had this finding, and the
+     * problems of its code in all of them but the first */
+    size_t sources;
+    uint64_t more;
 };
 
 struct la_notes {
@@ -52,11 +56,19 @@ struct la_notes {
     struct la_note_finding findings[LA_NOTES_MAX_FINDINGS];
     size_t n_findings;
     cJSON *json;                       /* the format's object ("imagefolder": {...}) */
+    const char *json_key;              /* a dataset's: that object's key, its sources' format */
+    size_t folded;                     /* a dataset's: the sources folded in (la_notes_fold) */
+    char **owned;                      /* texts kept by la_notes_keep */
+    size_t n_owned;
     char **lines;                      /* the text report's extra lines */
     size_t n_lines;
     /* imagefolder: how many classes torchvision finds (class-count, with -n) */
     int has_classes;
     uint64_t classes;
+    /* wds: the samples, counted while reading (the keys; the labels are the
+     * elements, and a sample may have none), for audit.c's layout */
+    int has_samples;
+    uint64_t samples;
     /* Optional, set by the reader: name the place of each of the scan's bad
      * entries (ascending), as problems with code "at"; audit.c calls it once
      * after the scan. ctx is the reader's, freed by free_ctx with the notes. */
@@ -92,6 +104,10 @@ struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const ch
                                          const char *prevents, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/** la_notes_keep() : a copy of text that lives as long as n (a finding's
+ *  prevents read from a report), or NULL out of memory. */
+const char *la_notes_keep(struct la_notes *n, const char *text);
+
 /** la_notes_line() : add a line to the text report. @return 0, or -1 out of memory. */
 int la_notes_line(struct la_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -100,6 +116,37 @@ const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, co
 
 /** la_notes_count() : how many problems of code were counted (kept or not). */
 uint64_t la_notes_count(const struct la_notes *n, const char *code);
+
+/* A dataset of many files (dataset.c) keeps its sources' notes as one. */
+struct la_notes_shift {
+    uint64_t first_index, first_sample;   /* the source's, in the dataset */
+    size_t source;                        /* its index in the dataset's sources */
+    const char *path;                     /* its path, which names the place in the text;
+                                             NULL: the places name it already */
+    /* whether the dataset kept its bad entry at (dataset) index: only then is
+     * that entry's place ("at") worth keeping */
+    int (*keeps_bad)(void *ctx, uint64_t index);
+    void *ctx;
+};
+
+/** la_notes_fold() : add a source's notes to a dataset's: its problems at
+ *  dataset positions, with "source" in their JSON; its findings (one per
+ *  code, la_notes_fold_end words those of several sources); its counts; and
+ *  the numbers of its format's object, summed. @return 0, or -1 out of memory. */
+int la_notes_fold(struct la_notes *into, const struct la_notes *from,
+                  const struct la_notes_shift *shift);
+
+/** la_notes_unfold_message() : a finding's message read back from a
+ *  dataset's report: the ", and N more in M other files" of
+ *  la_notes_fold_end cut off, its numbers in f->more and f->sources.
+ *  @return 1 when the message had it, else 0 (f unchanged). */
+int la_notes_unfold_message(struct la_note_finding *f);
+
+/** la_notes_fold_end() : after the last source: a finding met in several
+ *  sources says how many more problems they hold; the sources' own summary
+ *  lines and the parts of their format's object that are not counts describe
+ *  one file each, so with several sources they are left out. */
+void la_notes_fold_end(struct la_notes *n);
 
 /* For the reports (report_text.c, report_json.c). */
 /** la_notes_where() : where the scan's bad entry at index lies ("a.txt line 3"), or NULL. */

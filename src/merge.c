@@ -275,7 +275,8 @@ static int rebuild_bad(struct la_stats *t, const cJSON *e, uint64_t base_index,
         const char *text;
         struct la_bad *x = &t->bad[t->n_bad];
         x->index = base_index + get_u64(b, "index");
-        x->sample = base_sample + get_u64(b, "sample");
+        x->sample = cJSON_IsNull(get(b, "sample")) ? LA_NO_SAMPLE   /* COCO: of no listed image */
+                                                    : base_sample + get_u64(b, "sample");
         x->value = json_value(get(b, "value"), &text);
         x->verdict = verdict_of(x->value, text, rule);
         if (text && !(x->text = strdup(text)))
@@ -361,6 +362,134 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
     d->skipped_total += total > listed ? total - listed : 0;
 }
 
+// ---- what the readers found: a WebDataset's missing labels, COCO's categories -----
+
+/* The code's own spelling (a static string), or NULL when it is none of the
+ * readers' (those diagnose.c makes from the values come back by themselves). */
+static const char *reader_code(const cJSON *code, int finding)
+{
+    for (int c = finding ? LA_F_HIDDEN_CLASS_FOLDER : 0; cJSON_IsString(code) && c < LA_F_COUNT;
+         c++)
+        if (c != LA_F_CLASS_COUNT && strcmp(la_finding_code_name((enum la_code)c),
+                                            code->valuestring) == 0)
+            return la_finding_code_name((enum la_code)c);
+    return NULL;
+}
+
+static const char *text_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The problems of a report's format object, as its reader kept them. */
+static int rebuild_problems(struct la_notes *n, const cJSON *obj)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, get(obj, "problems")) {
+        const char *code = reader_code(get(p, "code"), 0);
+        if (!code)
+            continue;
+        cJSON *json = cJSON_Duplicate(p, 1);
+        if (!json)
+            return -1;
+        cJSON_DeleteItemFromObjectCaseSensitive(json, "code");
+        cJSON_DeleteItemFromObjectCaseSensitive(json, "what");
+        uint64_t sample = cJSON_IsNumber(get(p, "sample")) ? get_u64(p, "sample") : LA_NO_SAMPLE;
+        if (la_notes_problem(n, code, get_u64(p, "index"), sample, text_of(p, "where"),
+                             text_of(p, "what"), json) != 0)
+            return -1;
+    }
+    n->problems_total = get_u64(obj, "problems_total");   /* those left out of the list too */
+    return 0;
+}
+
+/* The places the reader gave the bad entries (COCO's id and image_id, YOLO's
+ * file and line): the fields of each entry that are not the scan's. */
+static int rebuild_places(struct la_notes *n, const cJSON *e)
+{
+    static const char *const scans[] = { "index", "value", "at" };
+    const cJSON *b;
+    cJSON_ArrayForEach(b, get(e, "bad")) {
+        cJSON *json = cJSON_Duplicate(b, 1);
+        if (!json)
+            return -1;
+        for (size_t k = 0; k < sizeof scans / sizeof *scans; k++)
+            cJSON_DeleteItemFromObjectCaseSensitive(json, scans[k]);
+        uint64_t sample = cJSON_IsNumber(get(b, "sample")) ? get_u64(b, "sample") : LA_NO_SAMPLE;
+        int own = cJSON_GetArraySize(json) - !!get(json, "sample") - !!get(json, "source");
+        if (own == 0) {   /* the sample and source are the scan's: no place */
+            cJSON_Delete(json);
+            continue;
+        }
+        if (la_notes_problem(n, "at", get_u64(b, "index"), sample, "", "", json) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The readers' findings. The report joined message and hint with "; ": the
+ * hint is what follows the first "; " (a reader's message has none). */
+static void rebuild_findings(struct la_notes *n, const cJSON *e)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, get(e, "findings")) {
+        const char *code = reader_code(get(f, "code"), 1);
+        if (!code)
+            continue;
+        const char *message = text_of(f, "message"), *hint = strstr(message, "; ");
+        const cJSON *prevents = get(f, "prevents");
+        struct la_note_finding *g = la_notes_finding(
+            n, strcmp(text_of(f, "severity"), "error") == 0, code,
+            cJSON_IsString(prevents) ? la_notes_keep(n, prevents->valuestring) : NULL, "%.*s",
+            hint ? (int)(hint - message) : (int)strlen(message), message);
+        if (hint)
+            snprintf(g->hint, sizeof g->hint, "%s", hint + 2);
+        la_notes_unfold_message(g);   /* a dataset's: found in several sources */
+    }
+}
+
+/* The format object of entry e ("wds": {...}), if its sources' reader left one. */
+static const char *notes_key(const cJSON *e, const struct la_dataset *d, size_t first_src)
+{
+    for (size_t i = first_src; i < d->n_src; i++) {
+        const char *name = la_format_name(d->src[i].format);
+        if (name && cJSON_IsObject(get(e, name)))
+            return name;
+    }
+    return NULL;
+}
+
+/* What the entry's readers found, folded as --concat folds a source's. */
+static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t first_src,
+                             const struct la_config *cfg)
+{
+    struct la_dataset *d = r->dataset;
+    const char *key = d->n_src > first_src ? notes_key(e, d, first_src) : NULL;
+    if (!key)
+        return 0;
+    const cJSON *obj = get(e, key), *fmt = get(e, "format");
+    int is_dataset = cJSON_IsString(fmt) && strcmp(fmt->valuestring, "dataset") == 0;
+    struct la_notes *n = la_notes_new(la_config_max_report(cfg));
+    int rc = n && (n->json = cJSON_Duplicate(obj, 1)) ? 0 : -1;
+    if (rc == 0) {
+        cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems");
+        cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_total");
+        cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_truncated");
+        const cJSON *classes = get(obj, "class_to_idx");   /* imagefolder: against -n */
+        n->has_classes = cJSON_IsObject(classes);
+        n->classes = n->has_classes ? (uint64_t)cJSON_GetArraySize(classes) : 0;
+        rc = rebuild_problems(n, obj) == 0 && rebuild_places(n, e) == 0 ? 0 : -1;
+    }
+    if (rc == 0) {
+        rebuild_findings(n, e);
+        rc = la_dataset_fold_notes(r, is_dataset ? NULL : text_of(e, "path"), key, n,
+                                   &d->src[first_src], cfg);
+    }
+    la_notes_free(n);
+    return rc;
+}
+
 static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_config *cfg,
                       const struct la_rule *rule)
 {
@@ -411,6 +540,8 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
         la_stats_merge(&r->stats, &t);
     la_stats_free(&t);
     r->samples += samples;
+    if (rc == 0)
+        rc = fold_reader_notes(r, e, first_src, cfg);
     return rc;
 }
 

@@ -281,8 +281,9 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
         const struct la_bad *b = &r->stats.bad[i];
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "index", json_u64(b->index));
-        cJSON_AddItemToObject(e, "sample", json_u64(b->sample));
-        const struct la_source_info *src = d ? la_dataset_source_of(d, b->sample) : NULL;
+        cJSON_AddItemToObject(e, "sample", b->sample == LA_NO_SAMPLE ? cJSON_CreateNull()
+                                                                       : json_u64(b->sample));
+        const struct la_source_info *src = d ? la_dataset_source_of_index(d, b->index) : NULL;
         cJSON_AddItemToObject(e, "value", b->text ? json_text(b->text)
                                                   : json_num(b->value, src ? src->dtype
                                                                            : r->info.dtype));

@@ -66,7 +66,7 @@ static void format_at(const struct la_source_info *src, uint64_t index, char *bu
 static void print_dataset_position(FILE *out, const struct la_file_report *r,
                                    const struct la_bad *b)
 {
-    const struct la_source_info *src = la_dataset_source_of(r->dataset, b->sample);
+    const struct la_source_info *src = la_dataset_source_of_index(r->dataset, b->index);
     fputs("      ", out);
     la_fputs_escaped(src->path, out);
     uint64_t local = b->index - src->first_index;
@@ -79,6 +79,14 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
         fprintf(out, " at %s", at);
     else
         fprintf(out, " sample %llu at %s", (unsigned long long)(b->sample - src->first_sample), at);
+    const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
+    if (where && where[0]) {   /* a merged report's places have no text */
+        fputs(", ", out);
+        la_fputs_escaped(where, out);
+    } else if (src->ndim == 0 && b->sample != LA_NO_SAMPLE &&
+               b->sample - src->first_sample != local) {   /* wds: a label's sample */
+        fprintf(out, " (sample %llu)", (unsigned long long)(b->sample - src->first_sample));
+    }
 }
 
 /* "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
@@ -92,6 +100,10 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
     } else if (is_table(r)) {
         snprintf(buf, len, "row %llu", (unsigned long long)b->index);
+    } else if (r->info.ndim < 2 && b->sample != b->index && b->sample != LA_NO_SAMPLE) {
+        /* wds: the labels of samples without one are not counted */
+        snprintf(buf, len, "index %llu (sample %llu)", (unsigned long long)b->index,
+                 (unsigned long long)b->sample);
     } else if (r->info.ndim < 2) {
         snprintf(buf, len, "index %llu", (unsigned long long)b->index);
     } else {
@@ -230,7 +242,8 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
         if (!bad_belongs(code, b->verdict))
             continue;
         char pos[320], val[64];
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of(r->dataset, b->sample)
+        const struct la_source_info *src = r->dataset ? la_dataset_source_of_index(r->dataset,
+                                                                                   b->index)
                                                       : NULL;
         format_value(b->value, b->text, src ? src->dtype : r->info.dtype, val, sizeof val);
         if (src) {

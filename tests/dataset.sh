@@ -107,6 +107,86 @@ run --json -n 3 "$d/empty"
 expect_status 1 "no labels: the empty finding"
 expect_json '[.files[0].findings[].code] | join(",")' empty "empty"
 
+echo "# --- what the readers find beyond the values: kept in a dataset"
+# COCO, YOLO and ImageFolder folders under --concat, and their --merge: the
+# findings, problems and places of each one alone, at dataset positions
+# the part of a report that says the same whether a file is alone or in a dataset
+notes_of() {
+    jq -c --arg key "$1" '.files[0] | {findings: [.findings[] | [.severity, .code]],
+        bad: [.bad[] | del(.source, .at, .index, .sample)],
+        problems: [.[$key].problems[]? | del(.source, .index, .sample)]}' "$d/out"
+}
+twice() { jq -c '{findings: .findings, bad: (.bad + .bad), problems: (.problems + .problems)}'; }
+mkdir -p "$d/yolo/a" "$d/yolo/b"
+printf '0 0.5 0.5 0.2 0.2\n0 0.5 0.5 0 0.1\n' >"$d/yolo/a/1.txt"
+printf '7 0.5 0.5 0.2 0.2\n' >"$d/yolo/b/2.txt"
+run --json --format=yolo -n 5 "$d/yolo/a"
+notes_of yolo >"$d/yolo-a.json"
+cp "$d/out" "$d/yolo-a-report.json"
+run --json --format=yolo -n 5 "$d/yolo/b"
+cp "$d/out" "$d/yolo-b-report.json"
+run --json --format=yolo -n 5 --concat "$d/yolo/a" "$d/yolo/b"
+expect_status 1 "two YOLO folders: errors"
+expect_json '[.files[0].findings[].code | select(IN("out-of-range", "degenerate-box"))] | join(",")' \
+    "out-of-range,degenerate-box" "--concat of YOLO folders: the degenerate box is still a finding"
+expect_json '[.files[0].yolo.problems[] | "\(.code):\(.index):\(.source):\(.line)"] | join(",")' \
+    "degenerate-box:1:0:2" "its problem: file a's line 2, index 1, source 0"
+expect_json '[.files[0].bad[] | "\(.index):\(.sample):\(.source):\(.line)=\(.value)"] | join(",")' \
+    "2:1:1:1=7" "the bad class of file b keeps its file and line, at dataset index 2 and sample 1"
+cp "$d/out" "$d/yolo-concat.json"
+run --json -n 5 --merge "$d/yolo-a-report.json" "$d/yolo-b-report.json"
+jq -S '.files[0] | del(.path)' "$d/out" >"$d/yolo-merge.n"
+jq -S '.files[0] | del(.path)' "$d/yolo-concat.json" >"$d/yolo-concat.n"
+cmp -s "$d/yolo-concat.n" "$d/yolo-merge.n"
+ok $? "YOLO: --merge of the two reports is --concat over the folders"
+run --json --format=yolo -n 5 --concat "$d/yolo/a" "$d/yolo/a"
+[ "$(notes_of yolo)" = "$(twice <"$d/yolo-a.json")" ]
+ok $? "YOLO: a folder twice under --concat says twice what it says alone"
+
+if "$LABELAUDIT" --version | grep -q '^Formats:.* coco'; then
+    cat >"$d/coco.json" <<'JSON'
+{"images": [{"id": 1, "width": 10, "height": 10}, {"id": 2, "width": 10, "height": 10}],
+ "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+ "annotations": [{"id": 1, "image_id": 2, "category_id": 1, "bbox": [0, 0, 0, 1]},
+                 {"id": 2, "image_id": 9, "category_id": "2", "bbox": [0, 0, 1, 1]},
+                 {"id": 3, "image_id": 1, "category_id": 5, "bbox": [0, 0, 1, 1]}]}
+JSON
+    run --json --format=coco -n 3 "$d/coco.json"
+    notes_of coco >"$d/coco-alone.json"
+    cp "$d/out" "$d/coco-report.json"
+    run --json --format=coco -n 3 --concat "$d/coco.json" "$d/coco.json"
+    [ "$(notes_of coco)" = "$(twice <"$d/coco-alone.json")" ]
+    ok $? "COCO: a file twice under --concat says twice what it says alone"
+    expect_json '[.files[0].bad[] | "\(.index):\(.sample):\(.source)"] | join(",")' \
+        "1:null:0,2:0:0,4:null:1,5:2:1" \
+        "COCO: an annotation of no listed image keeps no sample, and its own source"
+    expect_json '[.files[0].findings[] | select(.code == "degenerate-box") | .message] | .[0]' \
+        "1 box with a width or height <= 0 (or no [x, y, w, h]), and 1 more in 1 other file" \
+        "COCO: one degenerate-box finding for both files"
+    cp "$d/out" "$d/coco-concat.json"
+    run --format=coco -n 3 --concat "$d/coco.json" "$d/coco.json"
+    expect_out "coco.json index 1, annotation id 2, image_id 9: \"2\"" \
+        "COCO text: a bad entry of no listed image, in its file, with its annotation"
+    run --json -n 3 --merge "$d/coco-report.json" "$d/coco-report.json"
+    jq -S '.files[0] | del(.path)' "$d/out" >"$d/coco-merge.n"
+    jq -S '.files[0] | del(.path)' "$d/coco-concat.json" >"$d/coco-concat.n"
+    cmp -s "$d/coco-concat.n" "$d/coco-merge.n"
+    ok $? "COCO: --merge of the two reports is --concat over the files"
+fi
+
+mkdir -p "$d/if/a/cat" "$d/if/a/.ipynb_checkpoints" "$d/if/b/dog" "$d/if/b/empty"
+: >"$d/if/a/cat/1.jpg"
+: >"$d/if/a/.ipynb_checkpoints/1.jpg"
+: >"$d/if/b/dog/1.jpg"
+run --json --format=imagefolder -n 2 --concat "$d/if/a" "$d/if/b"
+expect_status 1 "two ImageFolders: errors"
+expect_json '[.files[0].findings[] | "\(.code)=\(.message | sub(":.*"; ""))"] | join(",")' \
+    "hidden-class-folder=$d/if/a,empty-class-folder=$d/if/b" \
+    "--concat of ImageFolders: the hidden and the empty class folder, each named by its tree"
+run --json --format=imagefolder -n 3 --concat "$d/if/a" "$d/if/b"
+expect_json '[.files[0].findings[].code | select(. == "class-count")] | length' 1 \
+    "--concat of ImageFolders of 2 classes each, -n 3: class-count"
+
 echo "# --- bad_sample_list for one (S, H, W) .npy"
 run --json -n 5 "$d/ds/c.npy"
 expect_json '[.files[0].bad_sample_list[] | "\(.sample):\(.count):\(.first_at | map(tostring) | join(",")):\(.values | map(tostring) | join(","))"] | join(" ")' \

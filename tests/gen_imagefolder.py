@@ -8,12 +8,19 @@ is run too, for the error it raises), and writes tests/data/imagefolder/truth.js
 class_to_idx, samples per class, the samples in order, the files under the
 class folders that torchvision skips, and ImageFolder's error.
 
+The same for unloadable.txt (dangling links, a FIFO, a link loop, a device
+named like images) into truth-unloadable.json, with what open(path, "rb"),
+the first step of torchvision's loader, does with each sample: "ok", the
+exception it raises, or "blocks" (a FIFO waits for a writer: the epoch hangs).
+
     python3 -m venv v && v/bin/pip install torchvision && v/bin/python tests/gen_imagefolder.py
 
 make check never runs this; it reads the committed truth.json.
 """
 import json
 import os
+import signal
+import stat
 import sys
 import tempfile
 
@@ -23,8 +30,8 @@ from torchvision.datasets.folder import IMG_EXTENSIONS, ImageFolder, find_classe
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "imagefolder")
 
 
-def build(top):
-    for line in open(os.path.join(HERE, "tree.txt"), encoding="utf-8"):
+def build(top, tree="tree.txt"):
+    for line in open(os.path.join(HERE, tree), encoding="utf-8"):
         line = line.rstrip("\n")
         if not line or line.startswith("#"):
             continue
@@ -36,6 +43,51 @@ def build(top):
         elif kind == "l":
             path, target = rest.rsplit(" ", 1)
             os.symlink(target, os.path.join(top, path))
+        elif kind == "p":
+            os.mkfifo(os.path.join(top, rest))
+
+
+def opened(path):
+    """What open(path, "rb") does: "ok", "blocks", or the exception's name."""
+    def blocked(*_):
+        raise TimeoutError
+    old = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(2)
+    try:
+        with open(path, "rb"):
+            pass
+        return "ok"
+    except TimeoutError:
+        return "blocks"
+    except OSError as e:
+        return type(e).__name__
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def unloadable_truth():
+    with tempfile.TemporaryDirectory() as top:
+        build(top, "unloadable.txt")
+        root = os.path.join(top, "root")
+        classes, class_to_idx = find_classes(root)
+        samples = make_dataset(root, class_to_idx, extensions=IMG_EXTENSIONS, allow_empty=True)
+        rel = lambda p: os.path.relpath(p, top)
+        def kind(p):
+            try:
+                m = os.stat(p).st_mode
+            except OSError:
+                return "none"
+            return "file" if stat.S_ISREG(m) else "fifo" if stat.S_ISFIFO(m) else "device" \
+                if stat.S_ISCHR(m) or stat.S_ISBLK(m) else "other"
+        truth = {
+            "torchvision": torchvision.__version__,
+            "class_to_idx": class_to_idx,
+            "samples": [[rel(p), t, kind(p), opened(p)] for p, t in samples],
+        }
+    with open(os.path.join(HERE, "truth-unloadable.json"), "w", encoding="utf-8") as f:
+        json.dump(truth, f, indent=1)
+        f.write("\n")
 
 
 def main():
@@ -70,4 +122,5 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
+    unloadable_truth()

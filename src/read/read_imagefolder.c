@@ -13,7 +13,15 @@
  * Each image is one sample whose label is its class index; the values go to
  * the scan in torchvision's sample order (one run per class). Files that are
  * not images are skipped, as torchvision skips them, but named in the report;
- * so are files lying in the root itself, outside any class. */
+ * so are files lying in the root itself, outside any class.
+ *
+ * os.walk lists as a file every entry that is not a folder (links followed):
+ * a dangling link, a FIFO, a socket. torchvision counts those named like
+ * images as samples, and its loader (open(path, "rb")) fails on them only
+ * when the epoch reaches them: FileNotFoundError, or a FIFO's open() that
+ * waits for a writer and hangs the epoch; a file without read permission
+ * raises PermissionError. Each is counted as torchvision counts it and named
+ * as an unloadable-image error. */
 #include "label_notes.h"
 #include "reader.h"
 #include "walk.h"
@@ -25,6 +33,7 @@
 #include <stdlib.h>   /* calloc */
 #include <string.h>   /* strlen, strerror */
 #include <sys/stat.h> /* stat */
+#include <unistd.h>   /* access, geteuid */
 
 #define RUN_LEN 65536                /* values per chunk */
 #define NAMED_TEXT 10                /* files named in the text report per kind */
@@ -45,6 +54,8 @@ struct folder_state {
     int64_t run[RUN_LEN];
     uint64_t not_images;     /* files skipped for their extension */
     cJSON *not_images_json;
+    uint64_t images;         /* samples counted so far: the next one's index */
+    uint64_t unloadable;     /* samples torchvision's loader cannot open */
 };
 
 /* has_file_allowed_extension: path.lower().endswith(extensions); ASCII
@@ -72,6 +83,58 @@ static int name_file(struct la_reader *r, struct folder_state *t, const char *wh
     return 0;
 }
 
+/* What a file type makes of the loader's open(), or NULL for a regular file. */
+static const char *type_problem(mode_t type)
+{
+    if (S_ISFIFO(type))
+        return "a FIFO: the loader's open() waits for a writer, and the epoch hangs";
+    if (S_ISSOCK(type))
+        return "a socket (OSError: No such device or address)";
+    if (S_ISCHR(type) || S_ISBLK(type))
+        return "a device, not an image file";
+    return S_ISREG(type) ? NULL : "not a regular file";
+}
+
+/* Why torchvision's loader cannot open the sample at path, or NULL when it
+ * can (its contents are no label's business). readdir's d_type answers for
+ * all but links (and file systems that leave it out), which need a stat();
+ * a regular file's permission is asked of the kernel (access) only when not
+ * root, for whom every file is readable. */
+static const char *unloadable(const char *path, unsigned char d_type, char *buf, size_t len)
+{
+    struct stat st;
+    if (d_type != DT_LNK && d_type != DT_UNKNOWN)
+        st.st_mode = DTTOIF(d_type);
+    else if (stat(path, &st) != 0) {   /* Python names the errno as open() would raise it */
+        int e = errno;
+        const char *raised = e == ENOENT ? "FileNotFoundError"
+                           : e == EACCES || e == EPERM ? "PermissionError" : "OSError";
+        struct stat lst;
+        int dangling = e == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+        snprintf(buf, len, "%s (%s)", dangling ? "a dangling symbolic link" : strerror(e), raised);
+        return buf;
+    }
+    const char *why = type_problem(st.st_mode);
+    if (why)
+        return why;
+    if (geteuid() != 0 && access(path, R_OK) != 0) {
+        snprintf(buf, len, "%s (PermissionError)", strerror(errno));
+        return buf;
+    }
+    return NULL;
+}
+
+/* A sample the loader cannot open: counted (torchvision counts it), named. */
+static int note_unloadable(struct la_reader *r, struct folder_state *t, const char *path,
+                           const char *why)
+{
+    t->unloadable++;
+    char where[LA_NOTE_LEN];
+    snprintf(where, sizeof where, "%s", path);
+    la_one_line(where);
+    return la_notes_problem(r->notes, "unloadable-image", t->images, t->images, where, why, NULL);
+}
+
 /* One class folder: count its images, name the rest. @return 0, or -1 with r->err. */
 static int count_class(struct la_reader *r, struct folder_state *t, long c)
 {
@@ -84,11 +147,17 @@ static int count_class(struct la_reader *r, struct folder_state *t, long c)
     if (rc != 0)
         return -1;
     for (size_t i = 0; rc == 0 && i < w.n_files; i++) {
-        if (is_image(w.files[i]))
-            t->samples[c]++;
-        else
+        char buf[LA_NOTE_LEN];
+        const char *why;
+        if (!is_image(w.files[i])) {
             rc = name_file(r, t, "not an image (torchvision's IMG_EXTENSIONS)", t->not_images++,
                            w.files[i]);
+            continue;
+        }
+        if ((why = unloadable(w.files[i], w.types[i], buf, sizeof buf)) != NULL)
+            rc = note_unloadable(r, t, w.files[i], why);
+        t->samples[c]++;
+        t->images++;
     }
     for (size_t i = 0; rc == 0 && i < w.n_problems; i++)
         rc = la_notes_line(r->notes, "  not walked: %s", w.problems[i]);
@@ -204,6 +273,16 @@ static int folder_open(struct la_reader *r)
                                            "\"Couldn't find any class folder\")") != 0)
         return la_reader_set_error(r, "out of memory");
     folder_findings(r, t);
+    if (t->unloadable)
+        snprintf(la_notes_finding(r->notes, 1, "unloadable-image",
+                                  "FileNotFoundError or PermissionError in the DataLoader, "
+                                  "when the epoch reaches it (a FIFO: the epoch hangs)",
+                                  "%llu %s that torchvision counts as %s but its loader cannot "
+                                  "open", (unsigned long long)t->unloadable,
+                                  plural(t->unloadable, "image file", "image files"),
+                                  plural(t->unloadable, "a sample", "samples"))->hint,
+                 sizeof ((struct la_note_finding *)0)->hint,
+                 "remove them or repair the links (the JSON's problems list their paths)");
     r->notes->has_classes = 1;
     r->notes->classes = (uint64_t)t->n_classes;
     t->cls = -1;

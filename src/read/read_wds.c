@@ -6,14 +6,21 @@
  * or .tar.zst shard and standard input work alike: the source decompresses,
  * libarchive only parses tar. Memory is bounded: one chunk of labels, the
  * current key, and at most LABEL_MAX_BYTES of the label member; every other
- * member's data is skipped unread. */
+ * member's data is skipped unread.
+ *
+ * A sample without a label member is a sample (in the batches) with no
+ * label: the labels are the elements, numbered without gaps, and each one's
+ * sample is its key's ordinal, mapped through the runs of samples without a
+ * label (one entry per run, so a shard that misses every label costs one). */
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
+#include "util.h"   /* la_grow_n */
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>  /* errno, ERANGE */
+#include <pthread.h> /* pthread_mutex_t */
 #include <stdlib.h> /* malloc, realloc, free */
 #include <string.h> /* strchr, strrchr, strlen, memcpy, strcmp */
 
@@ -25,13 +32,26 @@
 static const char *const default_keys[] = { "cls", "label", "target", "idx" };
 #define N_DEFAULT_KEYS (sizeof default_keys / sizeof default_keys[0])
 
+/* A run of samples without a label, met before the label of index `label`:
+ * from that label on, a label's sample is its index + `missing` (all runs so far). */
+struct gap {
+    uint64_t label;
+    uint64_t missing;
+};
+
 struct wds_state {
     struct archive *ar;
     unsigned char readbuf[WDS_READ_BYTES];
     int64_t values[WDS_CHUNK];
     size_t n_values;
     uint64_t first_index;        /* of values[0] */
-    uint64_t samples;            /* keys seen so far: the next sample's index is samples - 1 */
+    uint64_t labels;             /* labels so far: the next one's index */
+    uint64_t samples;            /* keys seen so far: the current sample's ordinal is samples - 1 */
+    /* the sample of each label (wds_sample_of), read by the scan's thread
+     * while this reader's thread adds to it: under the lock */
+    struct gap *gaps;
+    size_t n_gaps, cap_gaps;
+    pthread_mutex_t gaps_lock;
     char *key;                   /* the current sample's key, NULL before the first */
     size_t key_cap;
     /* the current sample's label: the best member seen (rank into the key list) */
@@ -46,6 +66,41 @@ struct wds_state {
     uint64_t unparsable_index;
     int at_end;
 };
+
+/* The sample (key ordinal) of label `index`: notes->sample_of. */
+static uint64_t wds_sample_of(void *ctx, uint64_t index)
+{
+    struct wds_state *t = ctx;
+    pthread_mutex_lock(&t->gaps_lock);
+    size_t lo = 0, hi = t->n_gaps;       /* the runs met before label index */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->gaps[mid].label <= index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t missing = lo ? t->gaps[lo - 1].missing : 0;
+    pthread_mutex_unlock(&t->gaps_lock);
+    return index + missing;
+}
+
+/* One more sample without a label, before the label of index t->labels. */
+static int add_gap(struct wds_state *t)
+{
+    pthread_mutex_lock(&t->gaps_lock);
+    int rc = 0;
+    if (t->n_gaps && t->gaps[t->n_gaps - 1].label == t->labels) {
+        t->gaps[t->n_gaps - 1].missing++;
+    } else if (la_grow_n(&t->gaps, &t->cap_gaps, t->n_gaps + 1, sizeof *t->gaps, 16) != 0) {
+        rc = -1;
+    } else {
+        uint64_t before = t->n_gaps ? t->gaps[t->n_gaps - 1].missing : 0;
+        t->gaps[t->n_gaps++] = (struct gap){ t->labels, before + 1 };
+    }
+    pthread_mutex_unlock(&t->gaps_lock);
+    return rc;
+}
 
 /* libarchive pulls the source's (decompressed) bytes through this. */
 static la_ssize_t source_read(struct archive *a, void *client, const void **buf)
@@ -68,11 +123,17 @@ static int wds_open(struct la_reader *r)
         return la_reader_set_error(r, "out of memory");
     r->state = t;
     t->label_rank = -1;
+    pthread_mutex_init(&t->gaps_lock, NULL);
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
     /* the "wds" object of the JSON report: its problems, the samples seen */
     if (r->notes && !(r->notes->json = cJSON_CreateObject()))
         return la_reader_set_error(r, "out of memory");
+    if (r->notes) {
+        r->notes->sample_of = wds_sample_of;
+        r->notes->sample_ctx = t;
+        r->notes->samples_ordered = 1;
+    }
     t->ar = archive_read_new();
     if (!t->ar)
         return la_reader_set_error(r, "out of memory");
@@ -173,51 +234,52 @@ static int flush_values(struct wds_state *t, struct la_chunk *out)
     return 1;
 }
 
-static void note_missing(struct la_reader *r, struct wds_state *t, uint64_t index)
+/* Its problem's index is where its label would be among the labels. */
+static int note_missing(struct la_reader *r, struct wds_state *t, uint64_t sample)
 {
     t->missing++;
+    if (add_gap(t) != 0)
+        return la_reader_set_error(r, "out of memory");
     if (!r->notes)
-        return;
+        return 0;
     char where[LA_NOTE_LEN];
     snprintf(where, sizeof where, "key %s", t->key);
     la_one_line(where);
     /* out of memory only loses the place: the count still stands */
-    (void)la_notes_problem(r->notes, "missing-label", index, index, where, "no label member",
-                           NULL);
+    (void)la_notes_problem(r->notes, "missing-label", t->labels, sample, where,
+                           "no label member", NULL);
+    return 0;
 }
 
 /* The current sample is complete: its label joins the values, or is an
- * unparsable cell, or is missing. @return 1 when out holds a chunk to hand
- * over first (values before a gap or an unparsable cell). */
+ * unparsable cell, or is missing (its one finding is missing-label). @return 1
+ * when out holds a chunk to hand over first (values before an unparsable
+ * cell), -1 out of memory. */
 static int finish_sample(struct la_reader *r, struct wds_state *t, struct la_chunk *out)
 {
     if (!t->key)
         return 0;
-    uint64_t index = t->samples - 1;
     int64_t v;
     int flushed = 0;
-    if (t->label_rank < 0 || t->label_too_long || parse_python_int(t->label_text, &v) != 0) {
-        /* A sample without a label is still a sample (it is in the batches, and
-         * the indices after it are webdataset's): an unparsable entry, named. */
+    if (t->label_rank < 0) {
+        if (note_missing(r, t, t->samples - 1) != 0)
+            return -1;
+    } else if (t->label_too_long || parse_python_int(t->label_text, &v) != 0) {
         t->pending_unparsable = 1;
-        t->unparsable_index = index;
-        if (t->label_rank < 0) {
-            note_missing(r, t, index);
-            snprintf(t->unparsable, sizeof t->unparsable, "(no label member)");
-        } else {
-            if (t->label_too_long)
-                snprintf(t->unparsable, sizeof t->unparsable, "(a %llu-byte label member)",
-                         (unsigned long long)t->label_bytes);
-            else
-                snprintf(t->unparsable, sizeof t->unparsable, "%s", t->label_text);
-        }
+        t->unparsable_index = t->labels++;
+        if (t->label_too_long)
+            snprintf(t->unparsable, sizeof t->unparsable, "(a %llu-byte label member)",
+                     (unsigned long long)t->label_bytes);
+        else
+            snprintf(t->unparsable, sizeof t->unparsable, "%s", t->label_text);
         flushed = flush_values(t, out);   /* the values before it go first */
     } else {
         if (t->n_values == WDS_CHUNK)
             flushed = flush_values(t, out);
         if (t->n_values == 0)
-            t->first_index = index;
+            t->first_index = t->labels;
         t->values[t->n_values++] = v;
+        t->labels++;
     }
     t->label_rank = -1;
     t->seen = 0;
@@ -291,7 +353,8 @@ static int take_member(struct la_reader *r, struct wds_state *t, struct archive_
         return 0;                        /* webdataset skips a name with no extension */
     int flushed = 0;
     if (!t->key || strlen(t->key) != key_len || memcmp(t->key, name, key_len) != 0) {
-        flushed = finish_sample(r, t, out);
+        if ((flushed = finish_sample(r, t, out)) < 0)
+            return -1;
         if (start_sample(t, name, key_len) != 0)
             return la_reader_set_error(r, "out of memory");
     }
@@ -307,11 +370,14 @@ static int take_member(struct la_reader *r, struct wds_state *t, struct archive_
     return flushed;
 }
 
-/* At the end: the samples counted, and the missing-label finding. */
+/* At the end: the samples counted (the keys, labelled or not: audit.c's
+ * count of samples; the labels are the elements), and the missing-label finding. */
 static int finish(struct la_reader *r, const struct wds_state *t)
 {
     if (!r->notes)
         return 0;
+    r->notes->has_samples = 1;
+    r->notes->samples = t->samples;
     cJSON_AddNumberToObject(r->notes->json, "samples", (double)t->samples);
     cJSON_AddNumberToObject(r->notes->json, "missing_label", (double)t->missing);
     if (la_notes_line(r->notes, "  %llu %s (keys)", (unsigned long long)t->samples,
@@ -343,7 +409,7 @@ static int wds_next(struct la_reader *r, struct la_chunk *out)
         if (rc == ARCHIVE_EOF) {
             t->at_end = 1;
             int flushed = finish_sample(r, t, out);
-            if (finish(r, t) != 0)
+            if (flushed < 0 || finish(r, t) != 0)
                 return -1;
             if (flushed)
                 return 1;
@@ -367,6 +433,8 @@ static void wds_close(struct la_reader *r)
     if (t->ar)
         archive_read_free(t->ar);
     free(t->key);
+    free(t->gaps);
+    pthread_mutex_destroy(&t->gaps_lock);
     free(t);
     r->state = NULL;
 }

@@ -77,6 +77,19 @@ static char *dup_printf(const char *a, const char *b)
     return s;
 }
 
+/* A file's name as a group keeps it: its d_type in the byte after the
+ * terminating NUL, where sorting by name never looks. */
+static char *typed_name(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    char *s = malloc(n + 2);
+    if (s) {
+        memcpy(s, e->d_name, n + 1);
+        s[n + 1] = (char)e->d_type;
+    }
+    return s;
+}
+
 /* One folder met on the walk: its path and its files' names, sorted. */
 struct group {
     char *dir;
@@ -142,7 +155,7 @@ static int walk_dir(struct walker *k, const char *dir, int depth)
             free(full);
         } else {
             free(full);
-            rc = full ? strs_push(&k->groups[gi].names, strdup(e->d_name)) : -1;
+            rc = full ? strs_push(&k->groups[gi].names, typed_name(e)) : -1;
         }
     }
     closedir(d);
@@ -174,15 +187,23 @@ static void free_groups(struct walker *k)
     free(k->groups);
 }
 
-/* The groups in order, each group's files as full paths. */
-static int flatten(struct walker *k, struct strs *files)
+/* The groups in order, each group's files as full paths, and their types. */
+static int flatten(struct walker *k, struct strs *files, unsigned char **types)
 {
     if (k->n_groups > 1)
         qsort(k->groups, k->n_groups, sizeof *k->groups, by_dir);
+    size_t n = 0;
     for (size_t i = 0; i < k->n_groups; i++)
-        for (size_t j = 0; j < k->groups[i].names.n; j++)
-            if (strs_push(files, la_path_join(k->groups[i].dir, k->groups[i].names.v[j])) != 0)
+        n += k->groups[i].names.n;
+    if (!(*types = malloc(n ? n : 1)))
+        return -1;
+    for (size_t i = 0; i < k->n_groups; i++)
+        for (size_t j = 0; j < k->groups[i].names.n; j++) {
+            const char *name = k->groups[i].names.v[j];
+            (*types)[files->n] = (unsigned char)name[strlen(name) + 1];
+            if (strs_push(files, la_path_join(k->groups[i].dir, name)) != 0)
                 return -1;
+        }
     return 0;
 }
 
@@ -200,7 +221,7 @@ int la_walk_tree(const char *top, struct la_walk *w, char *err, size_t errlen)
     struct strs files = { 0 };
     int rc = walk_dir(&k, top, 1);
     if (rc == 0)
-        rc = flatten(&k, &files);
+        rc = flatten(&k, &files, &w->types);
     free_groups(&k);
     w->files = files.v;
     w->n_files = files.n;
@@ -256,6 +277,7 @@ void la_walk_free_names(char **names, long n)
 void la_walk_free(struct la_walk *w)
 {
     la_walk_free_names(w->files, (long)w->n_files);
+    free(w->types);
     la_walk_free_names(w->problems, (long)w->n_problems);
     *w = (struct la_walk){ 0 };
 }

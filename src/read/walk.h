@@ -15,6 +15,8 @@
 
 struct la_walk {
     char **files;      /* full paths: top "/" relative path */
+    unsigned char *types;  /* each file's d_type as readdir gave it (DT_REG, DT_LNK,
+                              DT_FIFO, ...; DT_UNKNOWN where the file system said none) */
     size_t n_files;
     char **problems;   /* "PATH: why", for the report */
     size_t n_problems;
