@@ -76,7 +76,7 @@ static int is_image(const char *path)
 static int name_file(struct la_reader *r, struct folder_state *t, const char *why, uint64_t nth,
                      const char *path)
 {
-    if (t->not_images_json && cJSON_GetArraySize(t->not_images_json) < (int)r->notes->cap)
+    if (t->not_images_json && (size_t)cJSON_GetArraySize(t->not_images_json) < r->notes->cap)
         cJSON_AddItemToArray(t->not_images_json, cJSON_CreateString(path));
     if (nth < NAMED_TEXT)
         return la_notes_line(r->notes, "  %s, skipped: %s", why, path);
