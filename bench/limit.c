@@ -84,10 +84,14 @@ static void count_block(struct job *j, const void *p, size_t n)
     j->bad += bad;
 }
 
+/* The buffer lies at the file offset's place in a page, as labelaudit's
+ * does: the kernel's copy into a buffer a few bytes above the source modulo
+ * 4 KiB (malloc's 16 bytes into a fresh page, from a raw file's page starts)
+ * ran four times slower on AMD Zen, and the limit must not be slowed by that. */
 static void *bin_thread(void *arg)
 {
     struct job *j = arg;
-    char *buf = malloc(BUF);
+    char *page = aligned_alloc(4096, BUF + 4096), *buf = page ? page + j->lo % 4096 : NULL;
     for (uint64_t off = j->lo; buf && off < j->hi;) {
         size_t want = j->hi - off < BUF ? (size_t)(j->hi - off) : BUF;
         ssize_t got = pread(j->fd, buf, want, (off_t)off);
@@ -96,7 +100,7 @@ static void *bin_thread(void *arg)
         count_block(j, buf, (size_t)got);
         off += (uint64_t)got;
     }
-    free(buf);
+    free(page);
     return NULL;
 }
 

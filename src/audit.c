@@ -1,9 +1,9 @@
 /* audit.c - see audit.h.
  *
  * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) goes
- * to the backend whole when it can take it (the CPU backend: each thread maps
+ * to the backend whole when it can take it (the CPU backend: each thread reads
  * its own share a window at a time, scan.h); else it is mapped a window at a
- * time and scanned in place by the backend's threads. Every other input is
+ * time (window.h) and scanned in place by the backend's threads. Every other input is
  * read by a reader thread that copies each chunk into a small ring, while
  * this thread scans the previous one. */
 #include "audit.h"
@@ -18,9 +18,9 @@
 #include <errno.h>    /* errno */
 #include <sys/stat.h> /* fstat */
 
-#include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
+#include "window.h" /* a file run a mapped window at a time */
 #include "msg.h"
-#include "util.h"   /* la_mul_overflow, la_grow, la_pread_full */
+#include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
@@ -73,93 +73,41 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
 
 // ---- file runs: mapped windows, scanned in place ------------------------------
 
-/* Bytes mapped at a time, unless the backend asks for another size: large
- * enough that mmap, munmap and waking the scan threads cost little per byte,
- * small enough to bound resident memory (mapped file pages count in RSS until
- * they are unmapped). */
-#define RUN_WINDOW ((size_t)8 << 20)
-
-struct window {
-    size_t size;        /* bytes at most per window */
-    struct la_mapping map;  /* the mapping; none when buf holds a pread() copy */
-    char *buf;          /* fallback buffer of size bytes (mmap refused) */
-};
-
-static void shrank(struct la_file_report *r, uint64_t at)
-{
-    snprintf(r->error, sizeof r->error, "byte %llu: file shrank while being read",
-             (unsigned long long)at);
-}
-
-/* Make file bytes [off, off + len) readable: mapped and guarded, or, when
- * mmap is refused, read with pread (which a shrinking file cannot kill).
- * @return them, or NULL with r->error. */
-static const char *window_open(struct window *w, int fd, uint64_t off, size_t len,
-                               struct la_file_report *r)
-{
-    struct stat st;
-    /* already cut short: say so now (if it shrinks later, the guard catches it) */
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < off + len) {
-        shrank(r, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : off);
-        return NULL;
-    }
-    const char *mapped = la_map_guarded(fd, off, len, &w->map);
-    if (mapped)
-        return mapped;
-    if (!w->buf)
-        la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
-                   (unsigned long long)off);
-    if (!w->buf && !(w->buf = malloc(w->size))) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        return NULL;
-    }
-    size_t got = la_pread_full(fd, w->buf, len, off);
-    if (got < len) {
-        snprintf(r->error, sizeof r->error, "byte %llu: read error: %s",
-                 (unsigned long long)(off + got), errno ? strerror(errno) : "end of file");
-        return NULL;
-    }
-    return w->buf;
-}
-
-/* Unmap. @return 0, or -1 with r->error when the file shrank under the
- * mapping (what was scanned there were zeros, not the file). */
-static int window_close(struct window *w, struct la_file_report *r)
-{
-    int64_t fault = la_unmap_guarded(&w->map);
-    if (fault >= 0)
-        shrank(r, (uint64_t)fault);
-    return fault >= 0 ? -1 : 0;
-}
-
 /* Scan rd->run window by window. @return 0, -1 on a read error, -2 on a scan error. */
 static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct la_rule *rule,
                     struct la_scan_backend *b, struct la_progress *prog)
 {
     const struct la_file_run *run = &rd->run;
     size_t esz = la_dtype_info(run->dtype)->size;
-    struct window w = { .size = b->window_bytes ? b->window_bytes : RUN_WINDOW };
+    size_t size = b->window_bytes ? b->window_bytes : LA_WINDOW_BYTES;
     /* the backend's threads read their own shares; per-column counts need
      * the values in order, so they keep the windows */
     if (b->ops->scan_run && !r->pos.cols) {
         int rc = b->ops->scan_run(b, run, rule, &r->stats, prog, r->error, sizeof r->error);
         if (rc != 1) {
             la_verbose(r->path, "read in place: %llu values from byte %llu, each thread "
-                       "mapping its own share a window at a time",
-                       (unsigned long long)run->count, (unsigned long long)run->offset);
+                       "reading its own share %.3g MiB at a time (pread)",
+                       (unsigned long long)run->count, (unsigned long long)run->offset,
+                       (double)LA_WINDOW_COPY_BYTES / (1 << 20));
             return rc;
         }
     }
     int rc = 0;
     la_verbose(r->path, "read in place: %llu values from byte %llu, mapped %.3g MiB at a time "
                "and scanned there (no copy)", (unsigned long long)run->count,
-               (unsigned long long)run->offset, (double)w.size / (1 << 20));
+               (unsigned long long)run->offset, (double)size / (1 << 20));
     posix_fadvise(run->fd, (off_t)run->offset, 0, POSIX_FADV_SEQUENTIAL);
+    struct la_window w = { 0 };
+    struct la_window_failure fail = { 0 };
     for (uint64_t done = 0; done < run->count && rc == 0;) {
-        uint64_t n = w.size / esz;
+        uint64_t n = size / esz;
         n = n < run->count - done ? n : run->count - done;
         uint64_t off = run->offset + done * esz;
-        const char *values = window_open(&w, run->fd, off, (size_t)n * esz, r);
+        uint64_t preads = w.preads;
+        const char *values = la_window_open(&w, run->fd, off, (size_t)n * esz, &fail);
+        if (w.preads == 1 && preads == 0)
+            la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
+                       (unsigned long long)off);
         if (!values) {
             rc = -1;
             break;
@@ -168,12 +116,14 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
             rc = -2;
         la_pos_counts_fold(&r->pos, &chunk);
-        if (window_close(&w, r) != 0)
+        if (la_window_close(&w, &fail) != 0)
             rc = -1;        /* the scan's own error, if any, was about zeros */
         done += n;
         la_progress_update(prog, off + n * esz);
     }
-    free(w.buf);
+    if (rc == -1)
+        la_window_failure_text(&fail, r->error, sizeof r->error);
+    la_window_free(&w);
     return rc;
 }
 
@@ -393,6 +343,12 @@ static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
     finish_layout(r);
     r->read_ok = 1;
     la_diagnose(r, cfg);
+}
+
+static void shrank(struct la_file_report *r, uint64_t at)
+{
+    snprintf(r->error, sizeof r->error, "byte %llu: file shrank while being read",
+             (unsigned long long)at);
 }
 
 /* A regular file rewritten while it was read (np.save over it, a log appended

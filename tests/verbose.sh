@@ -43,8 +43,8 @@ expect_err "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)" "LABELAUDIT
 
 run -v -n 10 "$npy"
 expect_err "labels.npy: format npy (magic bytes)\$" ".npy: found by its magic bytes"
-expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread mapping its own share" \
-    ".npy: each thread maps its share"
+expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread reading its own share" \
+    ".npy: each thread reads its share"
 
 run -v -n 10 "$d/labels.npy.gz"
 inflater=zlib
