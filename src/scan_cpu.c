@@ -565,9 +565,28 @@ static void note_group_values(const void *p, size_t m, int dtype, const struct k
     }
 }
 
+/* The bad entries of p[0..m) (p[0] has flat index `first`), in order, as the
+ * reference loop adds them, when the bins hold the block's counts: every
+ * value not_fast() is invalid (lim is the class count) and none is far (its
+ * value is in its bin), so only the list, the groups and the sink still need
+ * each entry's place. Costs a compare per value, not the reference loop's
+ * verdict and histogram update. */
+FAST_INLINE void list_bad(const void *p, size_t m, uint64_t first, int dtype,
+                          const struct keys *k, const struct la_rule *r, struct la_stats *s)
+{
+    for (size_t i = 0; i < m; i++) {
+        uint64_t x = load_label(p, i, dtype);
+        if (not_fast(x, k))
+            la_stats_add_bad(s, first + i, la_verdict_i64((int64_t)x, r),
+                             (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } }, NULL);
+    }
+}
+
 /* A block whose values are not all labels below lim (n_bad of them). When
  * only counts matter, its counts stay in the bins and the samples holding
- * them are counted; else they are taken back and the reference loop folds it. */
+ * them are counted; when its entries are wanted and the bins say all the
+ * rest, they stay too and the entries are listed (list_bad); else they are
+ * taken back and the reference loop folds it. */
 FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_bad,
                               uint32_t before, int dtype, const struct keys *k,
                               const struct la_rule *r, struct la_stats *s, struct fast *f)
@@ -580,6 +599,11 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
      * the block holds several samples, groups take the reference loop */
     int counts_only = f->counts_only && !far && !s->sink && s->n_bad >= f->entry_cap &&
                       (one_sample || (!group && !la_stats_keeps_group(s, sample + 1)));
+    if (!counts_only && f->counts_only && !far) {
+        list_bad(p, m, first, dtype, k, r, s);
+        f->dirty = 1;
+        return;
+    }
     if (!counts_only) {
         tally_block(p, m, dtype, f, k, UINT32_MAX);   /* adds -1: takes them back */
         fold_values_ref(dtype, p, m, first, r, s);
