@@ -372,6 +372,12 @@ static int changed_while_read(int fd, const struct stat *before, struct la_file_
     return 0;
 }
 
+/* Held while a reader of a format flagged LA_FMTF_SERIAL (libmatio's,
+ * libhdf5's) has its file open: a folder's files are audited on several
+ * threads (dataset.c), and these readers take turns, from open to close.
+ * One lock for both: a MATLAB v7.3 file is read through libhdf5 too. */
+static pthread_mutex_t g_serial_readers = PTHREAD_MUTEX_INITIALIZER;
+
 int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r)
 {
@@ -403,7 +409,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         snprintf(r->error, sizeof r->error, "out of memory");
         return 0;
     }
-    int rc = 0;
+    int rc = 0, serial = 0;
     if (format == LA_FMT_NONE)  /* a zip archive, UTF-32 text: refused by name */
         goto done;
     if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
@@ -412,6 +418,8 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
+    if ((serial = la_format_has(format, LA_FMTF_SERIAL)))
+        pthread_mutex_lock(&g_serial_readers);
     if (rd.ops->open(&rd) != 0) {
         snprintf(r->error, sizeof r->error, "%s", rd.err);
         r->info = rd.info;
@@ -444,6 +452,8 @@ done:
         r->read_ok = 0;
     if (rd.ops && rd.ops->close)
         rd.ops->close(&rd);
+    if (serial)
+        pthread_mutex_unlock(&g_serial_readers);
     la_source_close(rd.src);
     la_notes_free(rd.notes);
     return rc;
