@@ -130,6 +130,8 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
 // ---- everything else: a reader thread and a ring of chunk copies ------------------
 
 #define RING_SLOTS 3
+/* Files of at most this many bytes of values are read on the scanning thread. */
+#define SERIAL_MAX_BYTES ((size_t)1 << 20)
 
 struct slot {
     struct la_chunk chunk;      /* values or unparsable point into the copies below */
@@ -306,6 +308,22 @@ static int locate_bad(struct la_reader *rd, struct la_file_report *r)
     return rc;
 }
 
+/* Whether the reader said its values' count (a mask image's, a volume's) and
+ * they are few enough to come in a chunk or a few: a reader thread would
+ * have nothing to do while this one scans, and starting it and handing each
+ * chunk over (a copy) cost more than it saves. A folder of 512 x 512 masks is
+ * such a folder: its files take turns on the threads already. */
+static int fits_one_chunk(const struct la_array_info *info)
+{
+    if (!info->shape_known || info->ndim < 1)
+        return 0;
+    uint64_t bytes = la_dtype_info(info->dtype)->size;
+    for (int d = 0; d < info->ndim; d++)
+        if (la_mul_overflow(bytes, info->shape[d], &bytes))
+            return 0;
+    return bytes <= SERIAL_MAX_BYTES;
+}
+
 /* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
 static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
                     struct la_scan_backend *b)
@@ -313,8 +331,13 @@ static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct
     struct la_rule rule = la_rule_from_config(cfg);
     struct la_progress prog;
     la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
+    int serial = !rd->has_run && fits_one_chunk(&rd->info);
+    if (serial)
+        la_verbose(r->path, "read and scanned on one thread, few values: no reader thread (%s)",
+                   why_not_in_place(rd));
     int rc = rd->has_run ? scan_run(rd, r, &rule, b, &prog)
-                         : scan_threaded(rd, r, &rule, b, &prog);
+           : serial ? scan_serial(rd, r, &rule, b, &prog)
+                    : scan_threaded(rd, r, &rule, b, &prog);
     la_progress_end(&prog);
     return rc;
 }
