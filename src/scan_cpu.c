@@ -365,23 +365,58 @@ FAST_INLINE unsigned not_fast(uint64_t x, const struct keys *k)
     return (x >= k->lim) & (x != k->ignore);
 }
 
+/* Whether dtype's values are bytes, whose runs byte_run finds. */
+FAST_INLINE int is_byte(int dtype)
+{
+    return dtype == LA_DT_UINT8 || dtype == LA_DT_INT8 || dtype == LA_DT_BOOL;
+}
+
+/* Whether the eight bytes from p[i] on are one value (a run: a mask's
+ * regions are thousands of pixels of one class). Such a run is counted with
+ * one add instead of eight: adds to one counter wait on each other, and in a
+ * mask the next pixel's counter is the same one (on 512 x 512 VOC-like masks,
+ * those adds were a fifth of the time). */
+FAST_INLINE int byte_run(const void *p, size_t i)
+{
+    uint64_t w;
+    memcpy(&w, (const unsigned char *)p + i, 8);
+    return w == (w & 0xFFu) * 0x0101010101010101ull;
+}
+
+/* Add d to the bins of p[i..i+4), one value to each row. @return how many are not_fast(). */
+FAST_INLINE size_t tally4(const void *p, size_t i, int dtype, const struct fast *f,
+                          const struct keys *k, uint32_t d)
+{
+    uint32_t *c0 = f->bins, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
+    uint64_t x0 = load_label(p, i, dtype), x1 = load_label(p, i + 1, dtype);
+    uint64_t x2 = load_label(p, i + 2, dtype), x3 = load_label(p, i + 3, dtype);
+    c0[fast_bin(x0, dtype, k)] += d;
+    c1[fast_bin(x1, dtype, k)] += d;
+    c2[fast_bin(x2, dtype, k)] += d;
+    c3[fast_bin(x3, dtype, k)] += d;
+    return not_fast(x0, k) + not_fast(x1, k) + not_fast(x2, k) + not_fast(x3, k);
+}
+
 /* Add d (1, or UINT32_MAX to take counts back) to the bins of p[0..m); four
- * rows take every fourth value. Returns how many values are not_fast(). */
+ * rows take every fourth value, a run of eight bytes one add. Returns how
+ * many values are not_fast(). */
 FAST_INLINE size_t tally_block(const void *p, size_t m, int dtype, const struct fast *f,
                                const struct keys *keys, uint32_t d)
 {
     const struct keys k = *keys;
-    uint32_t *c0 = f->bins, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
+    uint32_t *c0 = f->bins;
     size_t i = 0, other = 0;
-    for (; i + 4 <= m; i += 4) {
-        uint64_t x0 = load_label(p, i, dtype), x1 = load_label(p, i + 1, dtype);
-        uint64_t x2 = load_label(p, i + 2, dtype), x3 = load_label(p, i + 3, dtype);
-        c0[fast_bin(x0, dtype, &k)] += d;
-        c1[fast_bin(x1, dtype, &k)] += d;
-        c2[fast_bin(x2, dtype, &k)] += d;
-        c3[fast_bin(x3, dtype, &k)] += d;
-        other += not_fast(x0, &k) + not_fast(x1, &k) + not_fast(x2, &k) + not_fast(x3, &k);
+    for (; is_byte(dtype) && i + 8 <= m; i += 8) {
+        if (byte_run(p, i)) {
+            uint64_t x = load_label(p, i, dtype);
+            c0[fast_bin(x, dtype, &k)] += 8u * d;
+            other += 8u * not_fast(x, &k);
+        } else {
+            other += tally4(p, i, dtype, f, &k, d) + tally4(p, i + 4, dtype, f, &k, d);
+        }
     }
+    for (; i + 4 <= m; i += 4)
+        other += tally4(p, i, dtype, f, &k, d);
     for (; i < m; i++) {
         uint64_t x = load_label(p, i, dtype);
         c0[fast_bin(x, dtype, &k)] += d;
@@ -449,19 +484,33 @@ FAST_INLINE int probe_clean(const void *p, size_t m, int dtype, const struct key
     return clean;
 }
 
-/* Add 1 to the bins of p[0..m), every value of which lies in the window
- * (all_below found them all below lim):
- * its bin is x + FAST_NEAR. Four rows, as in tally_block. */
-FAST_INLINE void tally_near(const void *p, size_t m, int dtype, const struct fast *f)
+/* Add 1 to the bins of p[i..i+4), one value to each row. */
+FAST_INLINE void near4(const void *p, size_t i, int dtype, const struct fast *f)
 {
     uint32_t *c0 = f->bins + FAST_NEAR, *c1 = c0 + f->row, *c2 = c1 + f->row, *c3 = c2 + f->row;
+    c0[load_label(p, i, dtype)]++;
+    c1[load_label(p, i + 1, dtype)]++;
+    c2[load_label(p, i + 2, dtype)]++;
+    c3[load_label(p, i + 3, dtype)]++;
+}
+
+/* Add 1 to the bins of p[0..m), every value of which lies in the window
+ * (all_below found them all below lim):
+ * its bin is x + FAST_NEAR. Four rows and runs of bytes, as in tally_block. */
+FAST_INLINE void tally_near(const void *p, size_t m, int dtype, const struct fast *f)
+{
+    uint32_t *c0 = f->bins + FAST_NEAR;
     size_t i = 0;
-    for (; i + 4 <= m; i += 4) {
-        c0[load_label(p, i, dtype)]++;
-        c1[load_label(p, i + 1, dtype)]++;
-        c2[load_label(p, i + 2, dtype)]++;
-        c3[load_label(p, i + 3, dtype)]++;
+    for (; is_byte(dtype) && i + 8 <= m; i += 8) {
+        if (byte_run(p, i)) {
+            c0[load_label(p, i, dtype)] += 8;
+        } else {
+            near4(p, i, dtype, f);
+            near4(p, i + 4, dtype, f);
+        }
     }
+    for (; i + 4 <= m; i += 4)
+        near4(p, i, dtype, f);
     for (; i < m; i++)
         c0[load_label(p, i, dtype)]++;
 }
