@@ -21,11 +21,12 @@
  *
  * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files (issue 13):
  *
- *   limit spng|libpng|niigz LIST CLASSES THREADS
+ *   limit spng|spng-decode|libpng|niigz LIST CLASSES THREADS
  *
  * LIST names one file a line; THREADS take the next file as they finish one,
  * decode it (8-bit grey or palette PNG with libspng or libpng, a gzipped uint8
- * .nii with zlib) a row or 1 MiB at a time, and count as above.
+ * .nii with zlib) a row or 1 MiB at a time, and count as above; spng-decode
+ * only decodes (prints "-"): what libspng alone takes.
  *
  * Built with -DLIMIT_HDF5 (and -lhdf5), an HDF5 dataset: limit_hdf5.h. */
 #include <fcntl.h>    /* open */

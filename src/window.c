@@ -12,10 +12,11 @@
 #define PAGE ((size_t)4096)
 
 /* The window read with pread into w->buf, at the file offset's place in a
- * page: the kernel copies with `rep movsb`, which on AMD Zen runs about four
- * times slower when the destination lies just above the source modulo 4 KiB
- * (malloc's 16-byte offset into a fresh page, against a file read from a page
- * start: measured 0.34 s against 0.08 s for 800 MB). @return the bytes, or
+ * page: the kernel's copy (`rep movsb`) ran about four times slower on this
+ * AMD EPYC when the destination lay a few bytes above the source modulo
+ * 4 KiB (malloc's 16-byte offset into a fresh page, against a raw file read
+ * from page starts: 0.34 s against 0.08 s of CPU for 800 MB; the same
+ * short-distance case glibc's memmove steers around). @return the bytes, or
  * NULL with *f. */
 static const char *read_copy(struct la_window *w, int fd, uint64_t off, size_t len,
                              struct la_window_failure *f)

@@ -4,8 +4,9 @@
 # this over a folder (and a --concat list) of HDF5 and MATLAB files (the
 # readers of libhdf5 and libmatio, which formats.c flags to take turns: one
 # such file open at a time), quoted CSV files (parsed on the pool while
-# those are read) and a few that each reader refuses (libmatio logs its
-# error through a callback), at -j2 to -j4. A race makes ThreadSanitizer exit
+# those are read), PNG masks (each thread decodes into the buffer of its
+# last) and a few that each reader refuses (libmatio logs its error through
+# a callback), at -j2 to -j4. A race makes ThreadSanitizer exit
 # 66; any exit but 1 (findings) or 3 (a file refused) fails, as does a run
 # whose report lost a file. Prints "tsan-dataset: N runs, N failed".
 # Without the turns, the first run already stops on a race in read_mat.c
@@ -31,7 +32,8 @@ for round in 1 2 3; do
              "$src"/data/containers/mat-flowers-v73.mat "$src"/data/containers/h5-chunks.h5 \
              "$src"/data/quoted/07.csv "$src"/data/containers/mat-svhn.mat \
              "$src"/malformed/mat-garbage.mat "$src"/malformed/h5-chunk-garbage.h5 \
-             "$src"/malformed/mat-lying-name-size.mat; do
+             "$src"/malformed/mat-lying-name-size.mat "$src"/data/masks/voc512.png \
+             "$src"/data/masks/palette4.png; do
         n=$((n + 1))
         cp "$f" "$d/ds/$(printf %03d $n)-$(basename "$f")"
     done
