@@ -164,13 +164,13 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio",
+                     .library = "libmatio", .flags = LA_FMTF_SERIAL,
 #if HAVE_MATIO
                      .ops = &la_reader_mat,
 #endif
     },
     [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
-                      .library = "libhdf5",
+                      .library = "libhdf5", .flags = LA_FMTF_SERIAL,
 #if HAVE_HDF5
                       .ops = &la_reader_hdf5,
 #endif
