@@ -9,7 +9,7 @@
 #include <string.h> /* strcmp */
 
 #include "dataset.h" /* la_dataset_unreadable */
-#include "formats.h" /* LA_FMT_MAT */
+#include "formats.h" /* la_format_has */
 
 /* The errors users search for, in PyTorch's own words. */
 #define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
@@ -256,7 +256,7 @@ static void diagnose_one_based(struct la_file_report *r, const struct la_config 
         snprintf(then_n, sizeof then_n, ", then -n %lld (not %lld)", (long long)n,
                  (long long)n + 1);
     snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1%s", then_n);
-    if (r->info.format == LA_FMT_MAT)     /* MATLAB counts from 1 */
+    if (la_format_has(r->info.format, LA_FMTF_ONE_BASED_ORIGIN))
         snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s%s", then_n,
                  n == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
                            "then use y % 10" : "");

@@ -48,6 +48,8 @@ enum {
                                    reads twice): r->src is NULL, r->path and r->notes are set;
                                    only by --format, a folder is then not a dataset of files */
     LA_FMTF_NOTES = 1u << 4,    /* a source's reader that leaves notes (label_notes.h) too */
+    LA_FMTF_ONE_BASED_ORIGIN = 1u << 5, /* written by MATLAB, whose arrays count from 1: the
+                                           one-based finding's fix says so */
 };
 
 struct la_reader_ops;
