@@ -71,8 +71,6 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
 #undef ERR
 #undef WARN
 
-const struct la_code_def *la_code_def(enum la_code code) { return &g_findings[code]; }
-
 const char *la_finding_code_name(enum la_code code) { return g_findings[code].name; }
 
 enum la_code la_finding_code_by_name(const char *name)

@@ -35,9 +35,6 @@ struct la_code_def {
     const char *fix;              /* the hint when it is always the same, else NULL */
 };
 
-/** la_code_def() : the row of code. */
-const struct la_code_def *la_code_def(enum la_code code);
-
 /** la_finding_code_name() : "out-of-range", ... */
 const char *la_finding_code_name(enum la_code code);
 
