@@ -9,23 +9,7 @@
 #include <string.h> /* strcmp */
 
 #include "dataset.h" /* la_dataset_unreadable */
-
-static const char *const code_names[LA_F_COUNT] = {
-    "out-of-range", "non-finite", "non-integer", "unparsable", "empty", "float-labels",
-    "one-based", "ignore-like-value", "missing-classes", "tiny-last-batch", "no-batches",
-    "int-labels-dtype",
-    "label-gap", "labelids-not-trainids", "reduce-zero-label",
-    "hidden-class-folder", "empty-class-folder", "class-count", "unknown-category",
-    "degenerate-box", "box-outside-image", "duplicate-label",
-    "missing-label", "ambiguous-header", "unloadable-image",
-};
-
-const char *la_finding_code_name(enum la_code code) { return code_names[code]; }
-
-const char *la_severity_name(enum la_severity sev)
-{
-    return sev == LA_SEV_ERROR ? "error" : "warning";
-}
+#include "formats.h" /* la_format_has */
 
 /* The errors users search for, in PyTorch's own words. */
 #define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
@@ -39,15 +23,82 @@ const char *la_severity_name(enum la_severity sev)
 #define PREVENTS_PARSE "ValueError: could not convert string to float"
 #define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
-static struct la_finding *add(struct la_file_report *r, enum la_severity sev, enum la_code code,
-                              const char *prevents, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+#define ERR LA_SEV_ERROR
+#define WARN LA_SEV_WARNING
 
-static struct la_finding *add(struct la_file_report *r, enum la_severity sev, enum la_code code,
-                              const char *prevents, const char *fmt, ...)
+/* Every finding code, with what is the same each time it is found. With
+ * --loss bce, out-of-range and non-finite prevent BCE's error instead of the
+ * class losses' given here; int-labels-dtype's error names the dtype; the
+ * readers word their codes' prevents and hints (label_notes.h). */
+static const struct la_code_def g_findings[LA_F_COUNT] = {
+    [LA_F_OUT_OF_RANGE] = { "out-of-range", ERR, PREVENTS_NLL, NULL },
+    [LA_F_NON_FINITE] = { "non-finite", ERR, PREVENTS_NLL, NULL },
+    [LA_F_NON_INTEGER] = { "non-integer", ERR, PREVENTS_FLOAT, NULL },
+    [LA_F_UNPARSABLE] = { "unparsable", ERR, PREVENTS_PARSE, NULL },
+    [LA_F_EMPTY] = { "empty", ERR, NULL, NULL },
+    [LA_F_FLOAT_LABELS] = { "float-labels", WARN, PREVENTS_FLOAT, NULL },
+    [LA_F_ONE_BASED] = { "one-based", WARN, PREVENTS_NLL, NULL },
+    [LA_F_IGNORE_LIKE_VALUE] = { "ignore-like-value", WARN, PREVENTS_NLL, NULL },
+    [LA_F_MISSING_CLASSES] = { "missing-classes", WARN, NULL, NULL },
+    [LA_F_TINY_LAST_BATCH] = { "tiny-last-batch", WARN, PREVENTS_BATCHNORM, NULL },
+    [LA_F_NO_BATCHES] = { "no-batches", WARN, NULL, NULL },
+    [LA_F_INT_LABELS_DTYPE] = { "int-labels-dtype", WARN, NULL,
+        "store them as int64 (y.astype(np.int64)), or convert in the Dataset "
+        "(torch.as_tensor(y, dtype=torch.long))" },
+    [LA_F_LABEL_GAP] = { "label-gap", WARN, PREVENTS_NLL, NULL },
+    [LA_F_LABELIDS_NOT_TRAINIDS] = { "labelids-not-trainids", WARN, PREVENTS_NLL,
+        "train on the trainIds masks (cityscapesscripts' createTrainIdLabelImgs makes "
+        "them), with --ignore-index 255" },
+    [LA_F_REDUCE_ZERO_LABEL] = { "reduce-zero-label", WARN, PREVENTS_NLL,
+        "reduce_zero_label: map 0 -> 255 and c -> c-1, then --ignore-index 255 "
+        "(mmsegmentation: reduce_zero_label=True)" },
+    [LA_F_HIDDEN_CLASS_FOLDER] = { "hidden-class-folder", ERR, NULL, NULL },
+    [LA_F_EMPTY_CLASS_FOLDER] = { "empty-class-folder", ERR, NULL, NULL },
+    [LA_F_CLASS_COUNT] = { "class-count", ERR, PREVENTS_NLL,
+        "torchvision makes a class of every sub-folder of the root: look for a stray or "
+        "missing one in the class_to_idx above" },
+    [LA_F_UNKNOWN_CATEGORY] = { "unknown-category", ERR, NULL, NULL },
+    [LA_F_DEGENERATE_BOX] = { "degenerate-box", ERR, NULL, NULL },
+    [LA_F_BOX_OUTSIDE_IMAGE] = { "box-outside-image", WARN, NULL, NULL },
+    [LA_F_DUPLICATE_LABEL] = { "duplicate-label", WARN, NULL, NULL },
+    [LA_F_MISSING_LABEL] = { "missing-label", ERR, NULL, NULL },
+    [LA_F_AMBIGUOUS_HEADER] = { "ambiguous-header", WARN, NULL,
+        "--no-header if there is no header (np.savetxt writes none), --header if pandas "
+        "wrote it" },
+    [LA_F_UNLOADABLE_IMAGE] = { "unloadable-image", ERR, NULL, NULL },
+};
+
+#undef ERR
+#undef WARN
+
+const char *la_finding_code_name(enum la_code code) { return g_findings[code].name; }
+
+enum la_code la_finding_code_by_name(const char *name)
 {
+    int code = 0;
+    while (code < LA_F_COUNT && strcmp(g_findings[code].name, name) != 0)
+        code++;
+    return (enum la_code)code;
+}
+
+const char *la_severity_name(enum la_severity sev)
+{
+    return sev == LA_SEV_ERROR ? "error" : "warning";
+}
+
+/* A finding of code with its row's severity, prevents and fix; the message
+ * from fmt. */
+static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
+{
+    const struct la_code_def *def = &g_findings[code];
     struct la_finding *f = &r->findings[r->n_findings++];
-    *f = (struct la_finding){ .severity = sev, .code = code, .prevents = prevents };
+    *f = (struct la_finding){ .severity = def->severity, .code = code,
+                              .prevents = def->prevents };
+    if (def->fix)
+        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->message, sizeof f->message, fmt, ap);
@@ -122,18 +173,18 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
     if (n == 0)
         return;
     if (!is_class_loss(cfg)) {
-        add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_BCE,
-            "%llu %s outside [0, 1] (%llu below 0, %llu above 1)", (unsigned long long)n,
-            plural(n, "target", "targets"), (unsigned long long)below, (unsigned long long)above);
+        add(r, LA_F_OUT_OF_RANGE, "%llu %s outside [0, 1] (%llu below 0, %llu above 1)",
+            (unsigned long long)n, plural(n, "target", "targets"), (unsigned long long)below,
+            (unsigned long long)above)->prevents = PREVENTS_BCE;
         return;
     }
     if (cfg->has_num_classes)
-        hint_shifted_labels(r, cfg, add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL,
+        hint_shifted_labels(r, cfg, add(r, LA_F_OUT_OF_RANGE,
             "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
             (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
             (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes));
     else
-        add(r, LA_SEV_ERROR, LA_F_OUT_OF_RANGE, PREVENTS_NLL, "%llu negative %s",
+        add(r, LA_F_OUT_OF_RANGE, "%llu negative %s",
             (unsigned long long)n, plural(n, "label", "labels"));
 }
 
@@ -142,13 +193,13 @@ static void diagnose_values(struct la_file_report *r, const struct la_config *cf
     const struct la_stats *s = &r->stats;
     uint64_t n;
     if ((n = s->n_verdict[LA_V_UNPARSABLE]))
-        add(r, LA_SEV_ERROR, LA_F_UNPARSABLE, PREVENTS_PARSE, "%llu %s not a number",
+        add(r, LA_F_UNPARSABLE, "%llu %s not a number",
             (unsigned long long)n, plural(n, "cell is", "cells are"));
     if ((n = s->n_verdict[LA_V_NON_FINITE]))
-        add(r, LA_SEV_ERROR, LA_F_NON_FINITE, prevents_range(cfg), "%llu %s NaN or infinite",
-            (unsigned long long)n, plural(n, "label is", "labels are"));
+        add(r, LA_F_NON_FINITE, "%llu %s NaN or infinite", (unsigned long long)n,
+            plural(n, "label is", "labels are"))->prevents = prevents_range(cfg);
     if ((n = s->n_verdict[LA_V_NON_INTEGER]))
-        add(r, LA_SEV_ERROR, LA_F_NON_INTEGER, PREVENTS_FLOAT,
+        add(r, LA_F_NON_INTEGER,
             "%llu %s a fractional part (class targets must be integers)",
             (unsigned long long)n, plural(n, "label has", "labels have"));
     diagnose_out_of_range(r, cfg);
@@ -194,7 +245,7 @@ static int64_t one_based_n(const struct la_file_report *r, const struct la_confi
 static void diagnose_one_based(struct la_file_report *r, const struct la_config *cfg)
 {
     int64_t n = one_based_n(r, cfg);
-    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_ONE_BASED, PREVENTS_NLL,
+    struct la_finding *f = add(r, LA_F_ONE_BASED,
                                "labels run from 1 to %lld%s: they look 1-based", (long long)n,
                                cfg->has_num_classes ? "" : " and class 0 never occurs");
     /* without -n, say which N goes with the shifted labels: max + 1 would not */
@@ -203,7 +254,7 @@ static void diagnose_one_based(struct la_file_report *r, const struct la_config 
         snprintf(then_n, sizeof then_n, ", then -n %lld (not %lld)", (long long)n,
                  (long long)n + 1);
     snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1%s", then_n);
-    if (r->info.format == LA_FMT_MAT)     /* MATLAB counts from 1 (issue 15) */
+    if (la_format_has(r->info.format, LA_FMTF_ONE_BASED_ORIGIN))
         snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s%s", then_n,
                  n == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
                            "then use y % 10" : "");
@@ -256,17 +307,15 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     if (!is_class_loss(cfg))
         return;
     if (s->saw_float || la_dtype_is_float(r->info.dtype))
-        add(r, LA_SEV_WARNING, LA_F_FLOAT_LABELS, PREVENTS_FLOAT,
+        add(r, LA_F_FLOAT_LABELS,
             "class labels are stored as %s; CrossEntropyLoss wants int64 class indices "
             "(recent PyTorch reads float targets as class probabilities)",
             la_dtype_info(r->info.dtype)->name);
     const char *int_dtype_error = int_dtype_kept_by_collate(r->info.dtype);
     if (int_dtype_error) {
-        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_INT_LABELS_DTYPE, int_dtype_error,
-            "class labels are stored as %s; the default collate keeps that dtype and "
-            "CrossEntropyLoss wants int64 class indices", la_dtype_info(r->info.dtype)->name);
-        snprintf(f->hint, sizeof f->hint, "store them as int64 (y.astype(np.int64)), or convert "
-                 "in the Dataset (torch.as_tensor(y, dtype=torch.long))");
+        add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; the default collate "
+            "keeps that dtype and CrossEntropyLoss wants int64 class indices",
+            la_dtype_info(r->info.dtype)->name)->prevents = int_dtype_error;
     }
     if (one_based(r, cfg))
         diagnose_one_based(r, cfg);
@@ -275,7 +324,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
         !(cfg->has_ignore_index && v == cfg->ignore_index)) {
         uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
-        struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_IGNORE_LIKE_VALUE, PREVENTS_NLL,
+        struct la_finding *f = add(r, LA_F_IGNORE_LIKE_VALUE,
                                    "%llu of the %llu out-of-range %s are %lld",
                                    (unsigned long long)n, (unsigned long long)total,
                                    plural(total, "value", "values"), (long long)v);
@@ -296,7 +345,7 @@ static void diagnose_missing(struct la_file_report *r)
         if (r->stats.hist[c] == 0 && missing++ == 0)
             first = c;
     if (missing)
-        add(r, LA_SEV_WARNING, LA_F_MISSING_CLASSES, NULL,
+        add(r, LA_F_MISSING_CLASSES,
             "%llu of %llu classes never occur (first: %llu)", (unsigned long long)missing,
             (unsigned long long)r->hist_n, (unsigned long long)first);
 }
@@ -379,7 +428,7 @@ static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_o
         rl += (size_t)snprintf(remap + rl, sizeof remap - rl, "%s%lld -> %llu", sep,
                                (long long)out[i], (unsigned long long)missing[i]);
     }
-    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABEL_GAP, PREVENTS_NLL,
+    struct la_finding *f = add(r, LA_F_LABEL_GAP,
                                "out of range: %s; never occurring: %s %s: the labels skip "
                                "%s (as BraTS's 0, 1, 2, 4 with -n 4)", from,
                                plural((uint64_t)n_out, "class", "classes"), to,
@@ -430,11 +479,8 @@ static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
     int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
     if (!label_id)
         return 0;
-    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_LABELIDS_NOT_TRAINIDS, PREVENTS_NLL,
-                               "values up to %lld with -n 19: these look like Cityscapes "
-                               "labelIds (0..33), not trainIds (0..18)", (long long)label_id);
-    snprintf(f->hint, sizeof f->hint, "train on the trainIds masks (cityscapesscripts' "
-             "createTrainIdLabelImgs makes them), with --ignore-index 255");
+    add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with -n 19: these look like "
+        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id);
     return 1;
 }
 
@@ -443,14 +489,10 @@ static int hint_reduce_zero(struct la_file_report *r, const struct la_config *cf
 {
     if (!zero_means_other(r, cfg, out, n_out))
         return 0;
-    struct la_finding *f = add(r, LA_SEV_WARNING, LA_F_REDUCE_ZERO_LABEL, PREVENTS_NLL,
-                               "values run 0..%lld with -n %lld and 0 is frequent (%llu of "
-                               "%llu labels): 0 looks like \"other\", as in ADE20K",
-                               (long long)cfg->num_classes, (long long)cfg->num_classes,
-                               (unsigned long long)r->stats.hist[0],
-                               (unsigned long long)r->stats.count);
-    snprintf(f->hint, sizeof f->hint, "reduce_zero_label: map 0 -> 255 and c -> c-1, then "
-             "--ignore-index 255 (mmsegmentation: reduce_zero_label=True)");
+    add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with -n %lld and 0 is frequent (%llu "
+        "of %llu labels): 0 looks like \"other\", as in ADE20K", (long long)cfg->num_classes,
+        (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
+        (unsigned long long)r->stats.count);
     return 1;
 }
 
@@ -483,11 +525,11 @@ static void diagnose_batching(struct la_file_report *r, const struct la_config *
     la_batching_compute(r->samples, &p, &r->batching);
     const struct la_batching *b = &r->batching;
     if (b->no_batches)
-        add(r, LA_SEV_WARNING, LA_F_NO_BATCHES, NULL,
+        add(r, LA_F_NO_BATCHES,
             "%llu samples per rank, batch %llu: no batches at all; the epoch trains on nothing",
             (unsigned long long)b->samples_per_rank, (unsigned long long)b->p.batch_size);
     else if (b->tiny_last_batch)
-        add(r, LA_SEV_WARNING, LA_F_TINY_LAST_BATCH, PREVENTS_BATCHNORM,
+        add(r, LA_F_TINY_LAST_BATCH,
             "the last batch %sholds %llu %s (batch %llu, %llu samples%s)",
             b->p.world_size > 1 ? "of each rank " : "", (unsigned long long)b->last_batch,
             plural(b->last_batch, "sample", "samples"), (unsigned long long)b->p.batch_size,
@@ -502,19 +544,14 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     if (!n)
         return;
     if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
-        snprintf(add(r, LA_SEV_ERROR, LA_F_CLASS_COUNT, PREVENTS_NLL,
-                     "%llu class folders, but -n says %lld classes", (unsigned long long)n->classes,
-                     (long long)cfg->num_classes)->hint, LA_MSG_LEN,
-                 "torchvision makes a class of every sub-folder of the root: look for a stray "
-                 "or missing one in the class_to_idx above");
-    for (size_t i = 0; i < n->n_findings; i++) {
+        add(r, LA_F_CLASS_COUNT, "%llu class folders, but -n says %lld classes",
+            (unsigned long long)n->classes, (long long)cfg->num_classes);
+    /* the readers word their findings' prevents and hints themselves */
+    for (size_t i = 0; i < n->n_findings && r->n_findings < LA_F_COUNT; i++) {
         const struct la_note_finding *f = &n->findings[i];
-        for (int code = 0; code < LA_F_COUNT; code++)
-            if (strcmp(code_names[code], f->code) == 0 && r->n_findings < LA_F_COUNT) {
-                struct la_finding *g = add(r, f->error ? LA_SEV_ERROR : LA_SEV_WARNING,
-                                           (enum la_code)code, f->prevents, "%s", f->message);
-                snprintf(g->hint, sizeof g->hint, "%s", f->hint);
-            }
+        struct la_finding *g = add(r, f->code, "%s", f->message);
+        g->prevents = f->prevents;
+        snprintf(g->hint, sizeof g->hint, "%s", f->hint);
     }
 }
 
@@ -525,23 +562,20 @@ static void diagnose_header(struct la_file_report *r)
 {
     uint64_t n = r->stats.ambiguous_headers;
     unsigned long long samples = r->samples;
-    struct la_finding *f;
     if (!n)
         return;
     if (!r->dataset)
-        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "the first row \"%s\" was "
+        add(r, LA_F_AMBIGUOUS_HEADER, "the first row \"%s\" was "
                 "taken for pandas' default header, but it may as well be data: %llu %s with it "
                 "a header, %llu with it a row", r->info.header_ambiguous_row, samples,
                 plural(r->samples, "sample", "samples"), samples + 1);
     else
-        f = add(r, LA_SEV_WARNING, LA_F_AMBIGUOUS_HEADER, NULL, "in %llu %s the first row (0, "
+        add(r, LA_F_AMBIGUOUS_HEADER, "in %llu %s the first row (0, "
                 "or 0,1,...) was taken for pandas' default header, but it may as well be data: "
                 "%llu %s with %s, %llu with %s", (unsigned long long)n,
                 plural(n, "file", "files"), samples, plural(r->samples, "sample", "samples"),
                 plural(n, "it a header", "them headers"), samples + (unsigned long long)n,
                 plural(n, "it a row", "them rows"));
-    snprintf(f->hint, sizeof f->hint, "--no-header if there is no header (np.savetxt "
-             "writes none), --header if pandas wrote it");
 }
 
 void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
@@ -549,7 +583,7 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
     r->n_findings = 0;
     decide_histogram(r, cfg);
     if (r->stats.count == 0) {
-        add(r, LA_SEV_ERROR, LA_F_EMPTY, NULL, "no labels at all");
+        add(r, LA_F_EMPTY, "no labels at all");
     } else {
         diagnose_values(r, cfg);
         diagnose_hints(r, cfg);

@@ -12,24 +12,7 @@
 #include "stats.h"
 #include "weights.h"
 #include "label_notes.h"
-
-enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
-
-/* The SPEC's stable codes; la_finding_code_name() gives their spelling. */
-enum la_code {
-    LA_F_OUT_OF_RANGE, LA_F_NON_FINITE, LA_F_NON_INTEGER, LA_F_UNPARSABLE, LA_F_EMPTY,
-    LA_F_FLOAT_LABELS, LA_F_ONE_BASED, LA_F_IGNORE_LIKE_VALUE, LA_F_MISSING_CLASSES,
-    LA_F_TINY_LAST_BATCH, LA_F_NO_BATCHES, LA_F_INT_LABELS_DTYPE,
-    /* segmentation masks that need a remap (issue 13) */
-    LA_F_LABEL_GAP, LA_F_LABELIDS_NOT_TRAINIDS, LA_F_REDUCE_ZERO_LABEL,
-    /* found by the imagefolder, coco and yolo readers (label_notes.h) */
-    LA_F_HIDDEN_CLASS_FOLDER, LA_F_EMPTY_CLASS_FOLDER, LA_F_CLASS_COUNT, LA_F_UNKNOWN_CATEGORY,
-    LA_F_DEGENERATE_BOX, LA_F_BOX_OUTSIDE_IMAGE, LA_F_DUPLICATE_LABEL,
-    LA_F_MISSING_LABEL,          /* wds: a sample with no label member (issue 16) */
-    LA_F_AMBIGUOUS_HEADER,       /* csv: pandas' default header, or a row of numbers? */
-    LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
-    LA_F_COUNT
-};
+#include "findings.h"  /* enum la_code, la_finding_code_name */
 
 #define LA_MSG_LEN 512
 
@@ -65,10 +48,6 @@ struct la_file_report {
     size_t n_findings;
     struct la_dataset *dataset;   /* a directory or --concat (dataset.h), or NULL */
 };
-
-/** la_finding_code_name() : "out-of-range", ... */
-const char *la_finding_code_name(enum la_code code);
-const char *la_severity_name(enum la_severity sev);
 
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */
 void la_diagnose(struct la_file_report *r, const struct la_config *cfg);

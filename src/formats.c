@@ -164,7 +164,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio", .flags = LA_FMTF_SERIAL,
+                     .library = "libmatio", .flags = LA_FMTF_SERIAL | LA_FMTF_ONE_BASED_ORIGIN,
 #if HAVE_MATIO
                      .ops = &la_reader_mat,
 #endif

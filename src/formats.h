@@ -54,6 +54,8 @@ enum {
                                    promise; libhdf5 built thread-safe takes one global lock
                                    in every call, so two readers gain nothing, and one
                                    built without it would be entered by both at once */
+    LA_FMTF_ONE_BASED_ORIGIN = 1u << 6, /* written by MATLAB, whose arrays count from 1: the
+                                           one-based finding's fix says so */
 };
 
 struct la_reader_ops;

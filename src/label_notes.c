@@ -114,14 +114,14 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
     return 0;
 }
 
-struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const char *code,
+struct la_note_finding *la_notes_finding(struct la_notes *n, enum la_code code,
                                          const char *prevents, const char *fmt, ...)
 {
     static struct la_note_finding dropped;   /* written to, never read */
     if (n->n_findings >= LA_NOTES_MAX_FINDINGS)
         return &dropped;
     struct la_note_finding *f = &n->findings[n->n_findings++];
-    *f = (struct la_note_finding){ .error = error, .code = code, .prevents = prevents };
+    *f = (struct la_note_finding){ .code = code, .prevents = prevents };
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->message, sizeof f->message, fmt, ap);
@@ -311,19 +311,20 @@ static void fold_findings(struct la_notes *into, const struct la_notes *from, co
         const struct la_note_finding *f = &from->findings[i];
         struct la_note_finding *g = NULL;
         for (size_t k = 0; k < into->n_findings && !g; k++)
-            if (strcmp(into->findings[k].code, f->code) == 0)
+            if (into->findings[k].code == f->code)
                 g = &into->findings[k];
         size_t sources = f->sources ? f->sources : 1;   /* a merged report's may be several */
+        uint64_t problems = la_notes_count(from, la_finding_code_name(f->code));
         if (g) {
             g->sources += sources;
-            g->more += la_notes_count(from, f->code);
+            g->more += problems;
             continue;
         }
         /* a finding with no problem of its own (an ImageFolder's hidden
          * class folder) is the only place that could name its source */
-        int named = !path || la_notes_count(from, f->code) != 0;
+        int named = !path || problems != 0;
         const char *prevents = f->prevents ? la_notes_keep(into, f->prevents) : NULL;
-        g = la_notes_finding(into, f->error, f->code, prevents, "%s%s%s",
+        g = la_notes_finding(into, f->code, prevents, "%s%s%s",
                              named ? "" : path, named ? "" : ": ", f->message);
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
         g->sources = sources;

@@ -16,6 +16,7 @@
 #include <stdio.h>  /* FILE */
 #include <cjson/cJSON.h>
 #include "stats.h"   /* la_sample_of */
+#include "findings.h" /* enum la_code */
 
 struct la_dataset;
 
@@ -34,8 +35,7 @@ struct la_note {
 
 /* A finding as the reader words it; diagnose.c turns it into a la_finding. */
 struct la_note_finding {
-    int error;                 /* 1 error, 0 warning */
-    const char *code;
+    enum la_code code;         /* its severity is the code's (findings.h) */
     const char *prevents;      /* static string or NULL */
     char message[512];
     char hint[512];
@@ -100,9 +100,9 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
                      const char *where, const char *what, cJSON *json);
 
 /** la_notes_finding() : add a finding (at most LA_NOTES_MAX_FINDINGS; extra ones are dropped). */
-struct la_note_finding *la_notes_finding(struct la_notes *n, int error, const char *code,
+struct la_note_finding *la_notes_finding(struct la_notes *n, enum la_code code,
                                          const char *prevents, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 4, 5)));
 
 /** la_notes_keep() : a copy of text that lives as long as n (a finding's
  *  prevents read from a report), or NULL out of memory. */

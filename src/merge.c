@@ -364,16 +364,22 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
 
 // ---- what the readers found: a WebDataset's missing labels, COCO's categories -----
 
-/* The code's own spelling (a static string), or NULL when it is none of the
- * readers' (those diagnose.c makes from the values come back by themselves). */
-static const char *reader_code(const cJSON *code, int finding)
+/* A problem's code in its own spelling (a static string), or NULL when it is
+ * no finding's. */
+static const char *problem_code(const cJSON *code)
 {
-    for (int c = finding ? LA_F_HIDDEN_CLASS_FOLDER : 0; cJSON_IsString(code) && c < LA_F_COUNT;
-         c++)
-        if (c != LA_F_CLASS_COUNT && strcmp(la_finding_code_name((enum la_code)c),
-                                            code->valuestring) == 0)
-            return la_finding_code_name((enum la_code)c);
-    return NULL;
+    enum la_code c = cJSON_IsString(code) ? la_finding_code_by_name(code->valuestring)
+                                          : LA_F_COUNT;
+    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+}
+
+/* A finding's code when it is one of the readers' (those diagnose.c makes
+ * from the values come back by themselves), else LA_F_COUNT. */
+static enum la_code reader_finding_code(const cJSON *code)
+{
+    enum la_code c = cJSON_IsString(code) ? la_finding_code_by_name(code->valuestring)
+                                          : LA_F_COUNT;
+    return c >= LA_F_HIDDEN_CLASS_FOLDER && c != LA_F_CLASS_COUNT ? c : LA_F_COUNT;
 }
 
 static const char *text_of(const cJSON *o, const char *key)
@@ -430,7 +436,7 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, get(obj, "problems")) {
-        const char *code = reader_code(get(p, "code"), 0);
+        const char *code = problem_code(get(p, "code"));
         if (!code)
             continue;
         cJSON *json = cJSON_Duplicate(p, 1);
@@ -490,13 +496,13 @@ static void rebuild_findings(struct la_notes *n, const cJSON *e)
 {
     const cJSON *f;
     cJSON_ArrayForEach(f, get(e, "findings")) {
-        const char *code = reader_code(get(f, "code"), 1);
-        if (!code)
+        enum la_code code = reader_finding_code(get(f, "code"));
+        if (code == LA_F_COUNT)
             continue;
         const char *message = text_of(f, "message"), *hint = strstr(message, "; ");
         const cJSON *prevents = get(f, "prevents");
         struct la_note_finding *g = la_notes_finding(
-            n, strcmp(text_of(f, "severity"), "error") == 0, code,
+            n, code,
             cJSON_IsString(prevents) ? la_notes_keep(n, prevents->valuestring) : NULL, "%.*s",
             hint ? (int)(hint - message) : (int)strlen(message), message);
         if (hint)

@@ -53,6 +53,8 @@ expect_json '.files[0].invalid.above' "1" "one bfloat16 value above 1"
 run -n 10 "$c/pt-labels.pt"
 expect_status 1 "1..10 with -n 10 is an error"
 expect_out "one-based" "and the one-based hint"
+! grep -q "MATLAB" "$d/out"
+ok $? "a .pt's one-based fix does not name MATLAB (only .mat files count from 1)"
 # Flowers-102's imagelabels.mat without -n: 1..102 suggests 102 classes, not 103
 run --json "$srcdir/samples/imagelabels.mat"
 expect_json '[.files[0].findings[].code] | join(",")' "float-labels,one-based,missing-classes" \

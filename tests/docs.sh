@@ -5,7 +5,11 @@
 #     not the other fails here, not in a user's terminal);
 #  2. every command in the man page's EXAMPLES section runs, on stand-in files
 #     made from samples/, and exits as the example says (0 or 1: never a usage
-#     error or an unreadable file; "exits 0" where its comment says so).
+#     error or an unreadable file; "exits 0" where its comment says so);
+#  3. every finding code has its row in src/diagnose.c's table, with the
+#     severity the SPEC gives it (tests/data/spec-codes.txt, copied from the
+#     SPEC's tables), and its entry in the man page; the codes the SPEC plans
+#     are not in the table yet (one added there must come with its docs).
 . "$srcdir/tests/setup.sh"
 man="$srcdir/man/labelaudit.1"
 
@@ -81,4 +85,38 @@ while IFS= read -r line; do
 done <"$d/examples"
 [ "$n" -ge 5 ]
 ok $? "the man page has $n example commands"
+
+# --- 3. the finding codes: the table, the SPEC's list and the man page agree
+# "code severity" of each row: [LA_F_X] = { "code", ERR|WARN, ...
+sed -n 's/^ *\[LA_F_[A-Z_]*\] = { "\([a-z-]*\)", \(ERR\|WARN\),.*/\1 \2/p' \
+    "$srcdir/src/diagnose.c" | sed -e 's/ ERR$/ error/' -e 's/ WARN$/ warning/' |
+    sort >"$d/table.codes"
+n_enum=$(grep -o 'LA_F_[A-Z_]*' "$srcdir/src/findings.h" | grep -v '^LA_F_COUNT$' | sort -u |
+    wc -l)
+n_rows=$(wc -l <"$d/table.codes")
+[ "$n_rows" -gt 0 ] && [ "$n_rows" -eq "$n_enum" ]
+ok $? "diagnose.c's table has a row for each of the $n_enum codes of enum la_code ($n_rows)"
+grep -v '^#' "$srcdir/tests/data/spec-codes.txt" | awk 'NF { print $1, $2, $3 }' >"$d/spec.codes"
+while read -r code sev status; do
+    case $status in
+    spec | extra)
+        grep -qx "$code $sev" "$d/table.codes"
+        ok $? "$code ($status) is in the table as $sev" ;;
+    planned)
+        ! grep -q "^$code " "$d/table.codes"
+        ok $? "$code is planned: not in the table until it has docs and moves to spec" ;;
+    *) ok 1 "spec-codes.txt: $code has an unknown status '$status'" ;;
+    esac
+done <"$d/spec.codes"
+sed 's/\\-/-/g' "$man" >"$d/man.txt"
+while read -r code sev; do
+    grep -q "^$code [a-z]* \(spec\|extra\)$" "$d/spec.codes"
+    ok $? "$code is in spec-codes.txt (as the SPEC's or an extra)"
+    grep -q -E "^\.BR? $code( |\$)|\\\\fB$code\\\\f" "$d/man.txt"
+    ok $? "$code is documented in the man page"
+    # the FINDINGS section's entries say the severity: .BR code " (error)"
+    said=$(sed -n "s/^\.BR $code \" (\([a-z]*\))\"\$/\1/p" "$d/man.txt")
+    [ -z "$said" ] || [ "$said" = "$sev" ]
+    ok $? "$code's severity in the man page (${said:-not said}) is the table's ($sev)"
+done <"$d/table.codes"
 finish

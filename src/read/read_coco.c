@@ -773,15 +773,15 @@ static void coco_findings(struct la_reader *r)
     uint64_t boxes = la_notes_count(n, "degenerate-box");
     uint64_t outside = la_notes_count(n, "box-outside-image");
     if (unknown)
-        la_notes_finding(n, 1, "unknown-category", "KeyError (pycocotools, or the dataset's own lookup)",
+        la_notes_finding(n, LA_F_UNKNOWN_CATEGORY, "KeyError (pycocotools, or the dataset's own lookup)",
                          "%llu %s a category_id or image_id that the file does not list",
                          (unsigned long long)unknown, unknown == 1 ? "annotation names" : "annotations name");
     if (boxes)
-        la_notes_finding(n, 1, "degenerate-box", PREVENTS_BOX,
+        la_notes_finding(n, LA_F_DEGENERATE_BOX, PREVENTS_BOX,
                          "%llu %s with a width or height <= 0 (or no [x, y, w, h])",
                          (unsigned long long)boxes, boxes == 1 ? "box" : "boxes");
     if (outside)
-        la_notes_finding(n, 0, "box-outside-image", NULL,
+        la_notes_finding(n, LA_F_BOX_OUTSIDE_IMAGE, NULL,
                          "%llu %s reaching outside the image's width and height",
                          (unsigned long long)outside, outside == 1 ? "box" : "boxes");
 }

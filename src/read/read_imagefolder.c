@@ -232,13 +232,13 @@ static void folder_findings(struct la_reader *r, struct folder_state *t)
                                    t->classes[c]);
     }
     if (nh)
-        snprintf(la_notes_finding(r->notes, 1, "hidden-class-folder", NULL,
+        snprintf(la_notes_finding(r->notes, LA_F_HIDDEN_CLASS_FOLDER, NULL,
                                   "hidden %s %s: torchvision makes %s, and every class after "
                                   "it shifts", plural(nh, "folder", "folders"), hidden,
                                   plural(nh, "it a class", "each a class"))->hint,
                  sizeof ((struct la_note_finding *)0)->hint, "delete it or move it out of the dataset root");
     if (ne)
-        la_notes_finding(r->notes, 1, "empty-class-folder",
+        la_notes_finding(r->notes, LA_F_EMPTY_CLASS_FOLDER,
                          "FileNotFoundError: Found no valid file for the classes ...",
                          "no image in the class %s %s (supported extensions are: %s)",
                          plural(ne, "folder", "folders"), empty, EXTENSIONS_TEXT);
@@ -274,7 +274,7 @@ static int folder_open(struct la_reader *r)
         return la_reader_set_error(r, "out of memory");
     folder_findings(r, t);
     if (t->unloadable)
-        snprintf(la_notes_finding(r->notes, 1, "unloadable-image",
+        snprintf(la_notes_finding(r->notes, LA_F_UNLOADABLE_IMAGE,
                                   "FileNotFoundError or PermissionError in the DataLoader, "
                                   "when the epoch reaches it (a FIFO: the epoch hangs)",
                                   "%llu %s that torchvision counts as %s but its loader cannot "

@@ -387,7 +387,7 @@ static int finish(struct la_reader *r, const struct wds_state *t)
         return 0;
     const char *key = la_read_opts_or_default(r->opts)->key;
     struct la_note_finding *f = la_notes_finding(
-        r->notes, 1, "missing-label", "training (KeyError in the collate or the loop)",
+        r->notes, LA_F_MISSING_LABEL, "training (KeyError in the collate or the loop)",
         "%llu %s without a %s member", (unsigned long long)t->missing,
         t->missing == 1 ? "sample" : "samples", key ? key : "cls, label, target or idx");
     if (f)

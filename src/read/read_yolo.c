@@ -593,18 +593,18 @@ static int finish(struct la_reader *r, struct yolo_state *t)
     uint64_t dups = la_notes_count(n, "duplicate-label");
     uint64_t out = t->boxes_dropping, empty = t->boxes_empty;
     if (out)
-        la_notes_finding(n, 1, "degenerate-box", ULTRA_CORRUPT,
+        la_notes_finding(n, LA_F_DEGENERATE_BOX, ULTRA_CORRUPT,
                          "%llu %s with a coordinate outside [0, 1] by more than Ultralytics' 1%% "
                          "or a negative width or height%s", (unsigned long long)out,
                          plural(out, "label line", "label lines"), empty ? ", and more of width or "
                          "height 0" : "");
     else if (empty)
-        la_notes_finding(n, 1, "degenerate-box", NULL,
+        la_notes_finding(n, LA_F_DEGENERATE_BOX, NULL,
                          "%llu %s with a width or height 0: Ultralytics' augmentation drops "
                          "such boxes without a word", (unsigned long long)empty,
                          plural(empty, "label line", "label lines"));
     if (dups)
-        la_notes_finding(n, 0, "duplicate-label", NULL,
+        la_notes_finding(n, LA_F_DUPLICATE_LABEL, NULL,
                          "%llu duplicate label %s: Ultralytics removes them with a warning",
                          (unsigned long long)dups, plural(dups, "line", "lines"));
     cJSON_AddNumberToObject(n->json, "label_files", (double)t->places->n_files);
