@@ -35,7 +35,7 @@
 # ONLY-WITH   the NAME of another library without which this one is not used
 # PKG-VARIABLE-PREFIX  of PKG_CHECK_MODULES's NAME_CFLAGS and NAME_LIBS
 #             (default NAME uppercased)
-AC_DEFUN([LA_OPTIONAL_LIB], [dnl
+AC_DEFUN([LA_OPTIONAL_LIB], [AC_REQUIRE([_LA_OPTIONAL_LIB_INIT])dnl
 m4_pushdef([_la_prefix], m4_default([$17], m4_toupper([$1])))dnl
 m4_pushdef([_la_have], [HAVE_]m4_toupper([$1]))dnl
 AC_ARG_WITH([$1], [AS_HELP_STRING([--without-$1], [$6])], [],
@@ -65,6 +65,14 @@ _LA_RECORD_SUMMARY(m4_bpatsubst([$4], [ .*]), [$1])dnl
 m4_ifnblank([$11],
   [_LA_RECORD_STATIC_PROBE([$9], _la_have, m4_bpatsubst([$4], [ .*]), [$10], [$11])])dnl
 m4_popdef([_la_have], [_la_prefix])dnl
+])
+
+# _LA_OPTIONAL_LIB_INIT: what the declarations append to starts empty, not
+# from the environment. la_light_modules: the pkg-config modules found for
+# light libraries, whose --static lists the light static-archive link needs.
+AC_DEFUN([_LA_OPTIONAL_LIB_INIT], [
+HEAVY_LIBS=
+la_light_modules=
 ])
 
 # _LA_SEARCH_HEADER_AND_LIB(ARGS-OF-LA_OPTIONAL_LIB): HEADER, then FUNCTION
