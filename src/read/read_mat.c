@@ -821,6 +821,19 @@ static int read_whole(struct la_reader *r, struct mat_state *st)
     return 0;
 }
 
+/* The variable chosen and its shape known: the read buffer, and what the
+ * reader tells of the array. @return 0, or -1 out of memory. */
+static int mat_publish(struct la_reader *r, struct mat_state *st)
+{
+    if (!(st->buf = malloc(MAT_CHUNK)))
+        return la_reader_set_error(r, "out of memory");
+    r->info.dtype = st->dtype;
+    r->info.ndim = st->ndim;
+    memcpy(r->info.shape, st->dims, sizeof st->dims);
+    r->info.shape_known = 1;
+    return 0;
+}
+
 #if HAVE_HDF5
 /* ---- v7.3, read through the HDF5 reader -------------------------------------
  * A v7.3 file is HDF5 after a 512-byte user block that opens with MATLAB's
@@ -1105,13 +1118,7 @@ static int v73_open(struct la_reader *r, struct mat_state *st)
         r->has_run = st->inner.has_run;
         r->run = st->inner.run;
     }
-    if (!(st->buf = malloc(MAT_CHUNK)))
-        return la_reader_set_error(r, "out of memory");
-    r->info.dtype = st->dtype;
-    r->info.ndim = st->ndim;
-    memcpy(r->info.shape, st->dims, sizeof st->dims);
-    r->info.shape_known = 1;
-    return 0;
+    return mat_publish(r, st);
 }
 #endif
 
@@ -1143,13 +1150,7 @@ static int mat_open(struct la_reader *r)
     mat_v5_run(r, st);
     if (open_stream(r, st) != 0 || (!st->vector && read_whole(r, st) != 0))
         return -1;
-    if (!(st->buf = malloc(MAT_CHUNK)))
-        return la_reader_set_error(r, "out of memory");
-    r->info.dtype = st->dtype;
-    r->info.ndim = st->ndim;
-    memcpy(r->info.shape, st->dims, sizeof st->dims);
-    r->info.shape_known = 1;
-    return 0;
+    return mat_publish(r, st);
 }
 
 /* n values in C order from the column-major matrix, at the multi-index cidx. */
