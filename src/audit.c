@@ -20,6 +20,7 @@
 
 #include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
 #include "msg.h"
+#include "pool.h"   /* la_thread_create: the reader thread is one of -j */
 #include "util.h"   /* la_mul_overflow, la_grow, la_pread_full */
 #include "ring.h"   /* the reader thread hands chunks over */
 
@@ -311,7 +312,7 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     struct piped g = { .rd = rd };
     pthread_t tid;
     la_ring_init(&g.ring, RING_SLOTS);
-    if (pthread_create(&tid, NULL, reader_main, &g) != 0) {
+    if (la_thread_create(&tid, reader_main, &g) != 0) {
         la_ring_destroy(&g.ring);
         la_verbose(r->path, "no reader thread could start: read and scanned on one thread");
         return scan_serial(rd, r, rule, b, prog);
@@ -319,7 +320,7 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     la_verbose(r->path, "a reader thread copies chunks into a ring of %d (%s)", RING_SLOTS,
                why_not_in_place(rd));
     int rc = scan_piped(&g, r, rule, b, prog);
-    pthread_join(tid, NULL);     /* after this, rd (its err and info) is ours again */
+    la_thread_join(tid);         /* after this, rd (its err and info) is ours again */
     la_ring_destroy(&g.ring);
     for (int i = 0; i < RING_SLOTS; i++) {
         free(g.slot[i].values);

@@ -801,7 +801,7 @@ static void cpu_free(struct cpu *p)
 static struct cpu *cpu_alloc(int threads)
 {
     struct cpu *p = calloc(1, sizeof *p);
-    if (!p || !(p->pool = la_pool_open(threads))) {
+    if (!p || !(p->pool = la_pool_open_lazy(threads))) {
         free(p);
         return NULL;
     }
