@@ -462,6 +462,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
+    la_scan_cpu_rest(b);        /* the reader may want the scan's idle threads */
     if (rd.ops->open(&rd) != 0) {
         snprintf(r->error, sizeof r->error, "%s", rd.err);
         r->info = rd.info;

@@ -129,6 +129,7 @@ struct la_pool {
     void *ctx;
     int size;                   /* the caller and the workers started */
     int want;                   /* la_pool_size(): size, or a lazy pool's threads */
+    int lazy;                   /* workers start at the jobs (la_pool_open_lazy) */
     pthread_t tids[LA_POOL_MAX];
     struct worker workers[LA_POOL_MAX];
 };
@@ -195,7 +196,10 @@ struct la_pool *la_pool_open(int threads)
 
 struct la_pool *la_pool_open_lazy(int threads)
 {
-    return pool_new(threads);
+    struct la_pool *p = pool_new(threads);
+    if (p)
+        p->lazy = 1;
+    return p;
 }
 
 int la_pool_size(const struct la_pool *p)
@@ -240,16 +244,30 @@ void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
         la_pool_wait(p);
 }
 
-void la_pool_close(struct la_pool *p)
+/* End the workers, between jobs. */
+static void end_workers(struct la_pool *p)
 {
-    if (!p)
-        return;
     pthread_mutex_lock(&p->mu);
     p->quit = 1;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     for (int t = 1; t < p->size; t++)
         la_thread_join(p->tids[t]);
+    p->quit = 0;
+    p->size = 1;
+}
+
+void la_pool_rest(struct la_pool *p)
+{
+    if (p && p->lazy && p->size > 1)
+        end_workers(p);
+}
+
+void la_pool_close(struct la_pool *p)
+{
+    if (!p)
+        return;
+    end_workers(p);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->go);
     pthread_cond_destroy(&p->idle);

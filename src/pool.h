@@ -54,6 +54,10 @@ struct la_pool *la_pool_open(int threads);
  *  takes no thread from the budget before it has values to fold. */
 struct la_pool *la_pool_open_lazy(int threads);
 
+/** la_pool_rest() : a lazy pool's workers end, given back to the budget; its
+ *  next job of several parts starts them again. Between jobs only. */
+void la_pool_rest(struct la_pool *p);
+
 /** la_pool_size() : the caller and the workers started, >= 1 (for a lazy
  *  pool: the parts a job may have). */
 int la_pool_size(const struct la_pool *p);

@@ -1130,6 +1130,12 @@ static void cpu_close(struct la_scan_backend *b)
 
 static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close, cpu_scan_run };
 
+void la_scan_cpu_rest(struct la_scan_backend *b)
+{
+    if (b->ops == &cpu_ops && b->state)
+        la_pool_rest(((struct cpu *)b->state)->pool);
+}
+
 int la_scan_cpu_open(struct la_scan_backend *b, int threads)
 {
     b->ops = &cpu_ops;

@@ -263,4 +263,11 @@ expect_err "in blocks on [23] threads\|inflated on [23] threads" \
 thread_peak -j4 -n 10 "$d/threaded/text1.csv"
 [ -n "$peak" ] && [ "$peak" -le 4 ]
 ok $? "one quoted CSV at -j4: reader thread and blocks within 4 (peak ${peak:-not said})"
+# a FILE scanned on all the threads, then a quoted CSV: the scan's threads
+# were given back between the files, so the CSV's reader has its own
+{ npy_head '|u1' '(400000,)'; head -c 400000 /dev/zero; } >"$d/zeros.npy"
+thread_peak -v -j4 -n 10 "$d/zeros.npy" "$d/threaded/text1.csv"
+[ "$peak" = 4 ]
+ok $? "zeros.npy then text1.csv at -j4: 4 threads at most, and all used (peak ${peak:-not said})"
+expect_err "text1.csv: csv: libcsv in blocks on 3 threads" "... the CSV parsed on the threads the scan left"
 finish
