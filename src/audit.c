@@ -9,6 +9,7 @@
 #include "audit.h"
 #include "dataset.h"
 #include "merge.h"
+#include "pool.h"   /* la_thread_create: the reader thread is one of -j */
 
 #include <fcntl.h>    /* posix_fadvise */
 #include <pthread.h>  /* pthread_create, pthread_cond_wait */
@@ -20,7 +21,6 @@
 
 #include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
 #include "msg.h"
-#include "pool.h"   /* la_thread_create: the reader thread is one of -j */
 #include "util.h"   /* la_mul_overflow, la_grow, la_pread_full */
 #include "ring.h"   /* the reader thread hands chunks over */
 
@@ -462,7 +462,6 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
-    la_scan_cpu_rest(b);        /* the reader may want the scan's idle threads */
     if (rd.ops->open(&rd) != 0) {
         snprintf(r->error, sizeof r->error, "%s", rd.err);
         r->info = rd.info;
@@ -546,6 +545,7 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
         return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
+    la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
     if (la_audit_file(cfg->files[i], cfg, b, io, r) != 0 &&
         fall_back_to_cpu(cfg, b, io, r) != 0) {
         la_err(cfg->files[i], "scan failed: %s", r->error);

@@ -424,6 +424,7 @@ static int audit_serial(char **paths, size_t n, const struct la_config *cfg,
 {
     for (size_t i = 0; i < n; i++) {
         struct la_file_report f;
+        la_scan_cpu_rest(b);    /* the file's reader may want the scan's idle threads */
         if (la_audit_file(paths[i], cfg, b, io, &f) != 0) {
             la_err(paths[i], "scan failed: %s", f.error);
             la_file_report_free(&f);
