@@ -238,7 +238,7 @@ void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx)
         add_workers(p);
     int started = la_pool_start(p, nparts, fn, ctx);
     fn(ctx, 0);
-    for (int t = p->size; t < nparts; t++)   /* a lazy pool's parts without a worker */
+    for (int t = p->size; t < nparts && t < p->want; t++)   /* a lazy pool's parts without a worker */
         fn(ctx, t);
     if (started)
         la_pool_wait(p);
