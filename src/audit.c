@@ -1,9 +1,9 @@
 /* audit.c - see audit.h.
  *
  * Reading and scanning overlap. A file run (plain .npy, raw: reader.h) goes
- * to the backend whole when it can take it (the CPU backend: each thread maps
+ * to the backend whole when it can take it (the CPU backend: each thread reads
  * its own share a window at a time, scan.h); else it is mapped a window at a
- * time and scanned in place by the backend's threads. Every other input is
+ * time (window.h) and scanned in place by the backend's threads. Every other input is
  * read by a reader thread that copies each chunk into a small ring, while
  * this thread scans the previous one. */
 #include "audit.h"
@@ -19,9 +19,9 @@
 #include <errno.h>    /* errno */
 #include <sys/stat.h> /* fstat */
 
-#include "fatal.h"  /* la_map_guarded: a file that shrinks under a mapping */
+#include "window.h" /* a file run a mapped window at a time */
 #include "msg.h"
-#include "util.h"   /* la_mul_overflow, la_grow, la_pread_full */
+#include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
@@ -74,93 +74,41 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
 
 // ---- file runs: mapped windows, scanned in place ------------------------------
 
-/* Bytes mapped at a time, unless the backend asks for another size: large
- * enough that mmap, munmap and waking the scan threads cost little per byte,
- * small enough to bound resident memory (mapped file pages count in RSS until
- * they are unmapped). */
-#define RUN_WINDOW ((size_t)8 << 20)
-
-struct window {
-    size_t size;        /* bytes at most per window */
-    struct la_mapping map;  /* the mapping; none when buf holds a pread() copy */
-    char *buf;          /* fallback buffer of size bytes (mmap refused) */
-};
-
-static void shrank(struct la_file_report *r, uint64_t at)
-{
-    snprintf(r->error, sizeof r->error, "byte %llu: file shrank while being read",
-             (unsigned long long)at);
-}
-
-/* Make file bytes [off, off + len) readable: mapped and guarded, or, when
- * mmap is refused, read with pread (which a shrinking file cannot kill).
- * @return them, or NULL with r->error. */
-static const char *window_open(struct window *w, int fd, uint64_t off, size_t len,
-                               struct la_file_report *r)
-{
-    struct stat st;
-    /* already cut short: say so now (if it shrinks later, the guard catches it) */
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < off + len) {
-        shrank(r, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : off);
-        return NULL;
-    }
-    const char *mapped = la_map_guarded(fd, off, len, &w->map);
-    if (mapped)
-        return mapped;
-    if (!w->buf)
-        la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
-                   (unsigned long long)off);
-    if (!w->buf && !(w->buf = malloc(w->size))) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        return NULL;
-    }
-    size_t got = la_pread_full(fd, w->buf, len, off);
-    if (got < len) {
-        snprintf(r->error, sizeof r->error, "byte %llu: read error: %s",
-                 (unsigned long long)(off + got), errno ? strerror(errno) : "end of file");
-        return NULL;
-    }
-    return w->buf;
-}
-
-/* Unmap. @return 0, or -1 with r->error when the file shrank under the
- * mapping (what was scanned there were zeros, not the file). */
-static int window_close(struct window *w, struct la_file_report *r)
-{
-    int64_t fault = la_unmap_guarded(&w->map);
-    if (fault >= 0)
-        shrank(r, (uint64_t)fault);
-    return fault >= 0 ? -1 : 0;
-}
-
 /* Scan rd->run window by window. @return 0, -1 on a read error, -2 on a scan error. */
 static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct la_rule *rule,
                     struct la_scan_backend *b, struct la_progress *prog)
 {
     const struct la_file_run *run = &rd->run;
     size_t esz = la_dtype_info(run->dtype)->size;
-    struct window w = { .size = b->window_bytes ? b->window_bytes : RUN_WINDOW };
+    size_t size = b->window_bytes ? b->window_bytes : LA_WINDOW_BYTES;
     /* the backend's threads read their own shares; per-column counts need
      * the values in order, so they keep the windows */
     if (b->ops->scan_run && !r->pos.cols) {
         int rc = b->ops->scan_run(b, run, rule, &r->stats, prog, r->error, sizeof r->error);
         if (rc != 1) {
             la_verbose(r->path, "read in place: %llu values from byte %llu, each thread "
-                       "mapping its own share a window at a time",
-                       (unsigned long long)run->count, (unsigned long long)run->offset);
+                       "reading its own share %.3g MiB at a time (pread)",
+                       (unsigned long long)run->count, (unsigned long long)run->offset,
+                       (double)LA_WINDOW_COPY_BYTES / (1 << 20));
             return rc;
         }
     }
     int rc = 0;
     la_verbose(r->path, "read in place: %llu values from byte %llu, mapped %.3g MiB at a time "
                "and scanned there (no copy)", (unsigned long long)run->count,
-               (unsigned long long)run->offset, (double)w.size / (1 << 20));
+               (unsigned long long)run->offset, (double)size / (1 << 20));
     posix_fadvise(run->fd, (off_t)run->offset, 0, POSIX_FADV_SEQUENTIAL);
+    struct la_window w = { 0 };
+    struct la_window_failure fail = { 0 };
     for (uint64_t done = 0; done < run->count && rc == 0;) {
-        uint64_t n = w.size / esz;
+        uint64_t n = size / esz;
         n = n < run->count - done ? n : run->count - done;
         uint64_t off = run->offset + done * esz;
-        const char *values = window_open(&w, run->fd, off, (size_t)n * esz, r);
+        uint64_t preads = w.preads;
+        const char *values = la_window_open(&w, run->fd, off, (size_t)n * esz, &fail);
+        if (w.preads == 1 && preads == 0)
+            la_verbose(r->path, "byte %llu: mmap refused: read with pread from here",
+                       (unsigned long long)off);
         if (!values) {
             rc = -1;
             break;
@@ -169,18 +117,22 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
             rc = -2;
         la_pos_counts_fold(&r->pos, &chunk);
-        if (window_close(&w, r) != 0)
+        if (la_window_close(&w, &fail) != 0)
             rc = -1;        /* the scan's own error, if any, was about zeros */
         done += n;
         la_progress_update(prog, off + n * esz);
     }
-    free(w.buf);
+    if (rc == -1)
+        la_window_failure_text(&fail, r->error, sizeof r->error);
+    la_window_free(&w);
     return rc;
 }
 
 // ---- everything else: a reader thread and a ring of chunk copies ------------------
 
 #define RING_SLOTS 3
+/* Files of at most this many bytes of values are read on the scanning thread. */
+#define SERIAL_MAX_BYTES ((size_t)1 << 20)
 
 struct slot {
     struct la_chunk chunk;      /* values or unparsable point into the copies below */
@@ -357,6 +309,22 @@ static int locate_bad(struct la_reader *rd, struct la_file_report *r)
     return rc;
 }
 
+/* Whether the reader said its values' count (a mask image's, a volume's) and
+ * they are few enough to come in a chunk or a few: a reader thread would
+ * have nothing to do while this one scans, and starting it and handing each
+ * chunk over (a copy) cost more than it saves. A folder of 512 x 512 masks is
+ * such a folder: its files take turns on the threads already. */
+static int fits_one_chunk(const struct la_array_info *info)
+{
+    if (!info->shape_known || info->ndim < 1)
+        return 0;
+    uint64_t bytes = la_dtype_info(info->dtype)->size;
+    for (int d = 0; d < info->ndim; d++)
+        if (la_mul_overflow(bytes, info->shape[d], &bytes))
+            return 0;
+    return bytes <= SERIAL_MAX_BYTES;
+}
+
 /* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
 static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
                     struct la_scan_backend *b)
@@ -364,8 +332,13 @@ static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct
     struct la_rule rule = la_rule_from_config(cfg);
     struct la_progress prog;
     la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
+    int serial = !rd->has_run && fits_one_chunk(&rd->info);
+    if (serial)
+        la_verbose(r->path, "read and scanned on one thread, few values: no reader thread (%s)",
+                   why_not_in_place(rd));
     int rc = rd->has_run ? scan_run(rd, r, &rule, b, &prog)
-                         : scan_threaded(rd, r, &rule, b, &prog);
+           : serial ? scan_serial(rd, r, &rule, b, &prog)
+                    : scan_threaded(rd, r, &rule, b, &prog);
     la_progress_end(&prog);
     return rc;
 }
@@ -401,6 +374,12 @@ static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
     la_diagnose(r, cfg);
 }
 
+static void shrank(struct la_file_report *r, uint64_t at)
+{
+    snprintf(r->error, sizeof r->error, "byte %llu: file shrank while being read",
+             (unsigned long long)at);
+}
+
 /* A regular file rewritten while it was read (np.save over it, a log appended
  * to) gave a mix of old and new bytes, or a short read that looked like a
  * truncated file: compare its size and time of change with those at the start.
@@ -421,6 +400,12 @@ static int changed_while_read(int fd, const struct stat *before, struct la_file_
     }
     return 0;
 }
+
+/* Held while a reader of a format flagged LA_FMTF_SERIAL (libmatio's,
+ * libhdf5's) has its file open: a folder's files are audited on several
+ * threads (dataset.c), and these readers take turns, from open to close.
+ * One lock for both: a MATLAB v7.3 file is read through libhdf5 too. */
+static pthread_mutex_t g_serial_readers = PTHREAD_MUTEX_INITIALIZER;
 
 int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r)
@@ -453,7 +438,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         snprintf(r->error, sizeof r->error, "out of memory");
         return 0;
     }
-    int rc = 0;
+    int rc = 0, serial = 0;
     if (format == LA_FMT_NONE)  /* a zip archive, UTF-32 text: refused by name */
         goto done;
     if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
@@ -462,6 +447,8 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
+    if ((serial = la_format_has(format, LA_FMTF_SERIAL)))
+        pthread_mutex_lock(&g_serial_readers);
     if (rd.ops->open(&rd) != 0) {
         snprintf(r->error, sizeof r->error, "%s", rd.err);
         r->info = rd.info;
@@ -496,6 +483,8 @@ done:
         r->read_ok = 0;
     if (rd.ops && rd.ops->close)
         rd.ops->close(&rd);
+    if (serial)
+        pthread_mutex_unlock(&g_serial_readers);
     la_source_close(rd.src);
     la_notes_free(rd.notes);
     return rc;

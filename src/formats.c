@@ -164,13 +164,13 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio",
+                     .library = "libmatio", .flags = LA_FMTF_SERIAL,
 #if HAVE_MATIO
                      .ops = &la_reader_mat,
 #endif
     },
     [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
-                      .library = "libhdf5",
+                      .library = "libhdf5", .flags = LA_FMTF_SERIAL,
 #if HAVE_HDF5
                       .ops = &la_reader_hdf5,
 #endif
@@ -306,6 +306,17 @@ static const char *foreign_zip(const unsigned char *head, size_t len, const char
     return "a zip archive";
 }
 
+/* A JSON object: its first byte past a UTF-8 byte order mark and white space
+ * is '{', which no CSV or text of labels starts with. A COCO file is one (its
+ * format is not guessed: --format=coco says it is). */
+static int json_object(const unsigned char *head, size_t len)
+{
+    size_t i = starts_with(head, len, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    return i < len && head[i] == '{';
+}
+
 /* UTF-16 without a byte order mark: ASCII in every other byte, NUL in the rest. */
 static int utf16_without_bom(const unsigned char *head, size_t len)
 {
@@ -336,6 +347,10 @@ const char *la_foreign_kind(const unsigned char *head, size_t len, const char **
     if (starts_with(head, len, "\xff\xfe", 2) || starts_with(head, len, "\xfe\xff", 2) ||
         starts_with(head, len, "\0\0\xfe\xff", 4))
         return NULL;
+    if (json_object(head, len)) {
+        *fix = "for COCO instances pass --format=coco; else export the labels as CSV or .npy";
+        return "a JSON document";
+    }
     if (utf16_without_bom(head, len)) {
         *fix = "re-save it as UTF-8 (or as UTF-16 with a byte order mark)";
         return "UTF-16 text without a byte order mark";

@@ -48,6 +48,12 @@ enum {
                                    reads twice): r->src is NULL, r->path and r->notes are set;
                                    only by --format, a folder is then not a dataset of files */
     LA_FMTF_NOTES = 1u << 4,    /* a source's reader that leaves notes (label_notes.h) too */
+    LA_FMTF_SERIAL = 1u << 5,   /* its reader may not run while another such reader does:
+                                   the files of a folder audited on several threads take
+                                   turns (audit.c). libmatio makes no thread-safety
+                                   promise; libhdf5 built thread-safe takes one global lock
+                                   in every call, so two readers gain nothing, and one
+                                   built without it would be entered by both at once */
 };
 
 struct la_reader_ops;

@@ -382,8 +382,51 @@ static const char *text_of(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* The words the text report gives a place, as its reader wrote them
+ * (read_yolo.c, read_coco.c), from the place's JSON fields; "" for another. */
+static void place_words(const cJSON *b, int problem, char *out, size_t cap)
+{
+    const cJSON *file = get(b, "file"), *line = get(b, "line"), *where = get(b, "where");
+    const cJSON *id = get(b, "id"), *image_id = get(b, "image_id");
+    long long ann = cJSON_IsNumber(id) ? (long long)id->valuedouble : 0LL;
+    long long img = cJSON_IsNumber(image_id) ? (long long)image_id->valuedouble : 0LL;
+    *out = '\0';
+    if (cJSON_IsString(where))
+        snprintf(out, cap, "%s", where->valuestring);
+    else if (cJSON_IsString(file) && cJSON_IsNumber(line))
+        snprintf(out, cap, "%s line %llu", file->valuestring, (unsigned long long)get_u64(b, "line"));
+    else if (id && image_id && problem)
+        snprintf(out, cap, "annotation %llu (id %lld, image_id %lld)",
+                 (unsigned long long)get_u64(b, "index"), ann, img);
+    else if (id && image_id)
+        snprintf(out, cap, "annotation id %lld, image_id %lld", ann, img);
+}
+
+/* A problem of a dataset report is at its dataset index, and its source says
+ * which file: the text names that file and the problem's place inside it, as
+ * the dataset's own run printed it. */
+static void in_its_source(const cJSON *e, const cJSON *p, cJSON *local, char *path, size_t cap)
+{
+    const cJSON *source = get(p, "source"), *sources = get(e, "sources");
+    *path = '\0';
+    if (!cJSON_IsNumber(source) || !cJSON_IsArray(sources))
+        return;
+    uint64_t first = 0, k = 0, want = get_u64(p, "source");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, sources) {
+        if (k++ == want) {
+            snprintf(path, cap, "%s ", text_of(s, "path"));
+            break;
+        }
+        first += get_u64(s, "count");
+    }
+    cJSON *index = cJSON_GetObjectItemCaseSensitive(local, "index");
+    if (cJSON_IsNumber(index))
+        cJSON_SetNumberValue(index, (double)(get_u64(p, "index") - first));
+}
+
 /* The problems of a report's format object, as its reader kept them. */
-static int rebuild_problems(struct la_notes *n, const cJSON *obj)
+static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj)
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, get(obj, "problems")) {
@@ -396,7 +439,18 @@ static int rebuild_problems(struct la_notes *n, const cJSON *obj)
         cJSON_DeleteItemFromObjectCaseSensitive(json, "code");
         cJSON_DeleteItemFromObjectCaseSensitive(json, "what");
         uint64_t sample = cJSON_IsNumber(get(p, "sample")) ? get_u64(p, "sample") : LA_NO_SAMPLE;
-        if (la_notes_problem(n, code, get_u64(p, "index"), sample, text_of(p, "where"),
+        char where[LA_NOTE_LEN], path[LA_NOTE_LEN / 2];
+        cJSON *local = cJSON_Duplicate(p, 1);
+        if (!local) {
+            cJSON_Delete(json);
+            return -1;
+        }
+        in_its_source(e, p, local, path, sizeof path);
+        size_t at = strlen(path);
+        place_words(local, 1, where + at, sizeof where - at);
+        memcpy(where, path, at);
+        cJSON_Delete(local);
+        if (la_notes_problem(n, code, get_u64(p, "index"), sample, where,
                              text_of(p, "what"), json) != 0)
             return -1;
     }
@@ -422,7 +476,9 @@ static int rebuild_places(struct la_notes *n, const cJSON *e)
             cJSON_Delete(json);
             continue;
         }
-        if (la_notes_problem(n, "at", get_u64(b, "index"), sample, "", "", json) != 0)
+        char where[LA_NOTE_LEN];
+        place_words(b, 0, where, sizeof where);
+        if (la_notes_problem(n, "at", get_u64(b, "index"), sample, where, "", json) != 0)
             return -1;
     }
     return 0;
@@ -479,7 +535,7 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
         const cJSON *classes = get(obj, "class_to_idx");   /* imagefolder: against -n */
         n->has_classes = cJSON_IsObject(classes);
         n->classes = n->has_classes ? (uint64_t)cJSON_GetArraySize(classes) : 0;
-        rc = rebuild_problems(n, obj) == 0 && rebuild_places(n, e) == 0 ? 0 : -1;
+        rc = rebuild_problems(n, e, obj) == 0 && rebuild_places(n, e) == 0 ? 0 : -1;
     }
     if (rc == 0) {
         rebuild_findings(n, e);

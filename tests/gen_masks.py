@@ -214,3 +214,18 @@ ifd = struct.pack("<H", len(tags)) + b"".join(
     struct.pack("<HHI", t, typ, 1) + (struct.pack("<HH", v, 0) if typ == 3 else struct.pack("<I", v))
     for t, typ, v in tags) + struct.pack("<I", 0)
 put(M + "tiff-sparse-claim.tif", b"II*\0" + struct.pack("<I", 8) + ifd)
+
+# a Pascal VOC-like 512 x 512 mask: a few objects of large smooth regions,
+# each with a 5-pixel 255 boundary, about 3 KB (tests/masks.sh copies it into
+# folders to count what each further image costs)
+r29 = np.random.default_rng(29)
+yy, xx = np.mgrid[0:512, 0:512]
+voc = np.zeros((512, 512), np.uint8)
+for _ in range(3):
+    cy, cx = r29.integers(128, 384, 2)
+    ry, rx = r29.integers(40, 140, 2)
+    dist = np.sqrt(((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2)
+    dist *= 1 + 0.08 * np.sin(np.arctan2(yy - cy, xx - cx) * r29.integers(3, 9) + r29.uniform(0, 6.3))
+    voc[dist <= 1.0 + 5.0 / min(ry, rx)] = 255
+    voc[dist <= 1.0] = r29.integers(1, 21)
+save_palette_png(D + "voc512.png", voc)

@@ -43,16 +43,22 @@ expect_err "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)" "LABELAUDIT
 
 run -v -n 10 "$npy"
 expect_err "labels.npy: format npy (magic bytes)\$" ".npy: found by its magic bytes"
-expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread mapping its own share" \
-    ".npy: each thread maps its share"
+expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread reading its own share" \
+    ".npy: each thread reads its share"
 
 run -v -j3 -n 10 "$d/labels.npy.gz"   # the reader thread, the decompressor and this one
 inflater=zlib
 "$LABELAUDIT" --version | grep -q "^gzip inflated by: ISA-L" && inflater=ISA-L
 expect_err "labels.npy.gz: gzip-compressed (magic bytes): $inflater decompresses it" ".npy.gz: the decompressor"
 expect_err "labels.npy.gz: gzip: decompressed ahead on a thread of its own" ".npy.gz: its thread"
-expect_err "labels.npy.gz: a reader thread copies chunks into a ring of 3 (compressed" \
-    ".npy.gz: a reader thread, since compressed bytes are not the values"
+expect_err "labels.npy.gz: read and scanned on one thread, few values: no reader thread (compressed" \
+    ".npy.gz of 1000 labels: read on the scanning thread, since compressed bytes are not the values"
+# 1.6 MB of int64 labels: enough for a reader thread to decode ahead of the scan
+"$builddir/bench/gen" npy-int64 "$d/big.npy" 200000 10 >/dev/null
+gzip "$d/big.npy"
+run -v -n 10 "$d/big.npy.gz"
+expect_err "big.npy.gz: a reader thread copies chunks into a ring of 3 (compressed" \
+    ".npy.gz of 200000 labels: a reader thread, since compressed bytes are not the values"
 
 run -v -n 10 --format=text "$d/plain.csv"
 expect_err "plain.csv: format text (--format)" "--format decides"

@@ -15,14 +15,15 @@
  * up to PNG_INTERLACED_MAX bytes. */
 #include "reader.h"
 
+#include <pthread.h> /* pthread_key_create: each thread's buffers */
 #include <spng.h>
-#include <stdlib.h> /* malloc, free */
-#include <string.h> /* memcpy */
+#include <stdlib.h>  /* malloc, free */
 
 #define PNG_BAND_BYTES ((size_t)1 << 20)          /* decoded bytes per chunk, about */
 #define PNG_ROW_MAX ((size_t)64 << 20)            /* one row of a mask: far beyond any */
 #define PNG_INTERLACED_MAX ((size_t)256 << 20)    /* a whole interlaced image */
 #define PNG_CHUNK_LIMIT ((size_t)16 << 20)        /* ancillary chunks (text, ICC): memory cap */
+#define PNG_KEEP_MAX ((size_t)4 << 20)            /* buffers a thread keeps for its next image */
 
 struct png_state {
     spng_ctx *ctx;
@@ -30,8 +31,11 @@ struct png_state {
     size_t row_bytes;         /* one decoded row as the PNG packs it (SPNG_FMT_PNG) */
     size_t out_elem;          /* bytes per output value: 1, or 2 for 16-bit grey */
     uint32_t band_rows;       /* rows per chunk (all of them when interlaced) */
+    unsigned char *buf;       /* packed and values, one block (png_buffer) */
+    size_t buf_cap;
     unsigned char *packed;    /* band_rows rows as decoded */
-    unsigned char *values;    /* band_rows * width values, unpacked */
+    unsigned char *values;    /* band_rows * width values, unpacked: packed itself
+                                 for 8- and 16-bit rows, which need no unpacking */
     uint32_t next_row;        /* first row of the next band */
     int source_failed;        /* the byte source, not the PNG, failed */
 };
@@ -63,6 +67,74 @@ static int png_error(struct la_reader *r, int code, const char *doing)
     return la_reader_set_error(r, "byte %llu: not a valid PNG while %s: %s",
                                (unsigned long long)la_source_offset(r->src), doing,
                                spng_strerror(code));
+}
+
+// ---- buffers kept from one image to the next ---------------------------------
+
+/* A folder of masks is decoded a few threads at a time, one image after
+ * another on each: fresh buffers of a few hundred KiB per image cost page
+ * faults and zeroing (about 15% of the time on 512 x 512 masks), so each
+ * thread keeps its last image's block, up to PNG_KEEP_MAX bytes, for its next
+ * one; it is freed when the thread ends. */
+struct kept {
+    unsigned char *p;
+    size_t cap;
+};
+
+static pthread_key_t g_kept_key;
+static int g_kept_ok;
+
+static void kept_free(void *v)
+{
+    struct kept *k = v;
+    free(k->p);
+    free(k);
+}
+
+static void kept_init(void)
+{
+    g_kept_ok = pthread_key_create(&g_kept_key, kept_free) == 0;
+}
+
+/* A block of at least need bytes: this thread's kept one if it is large
+ * enough, else a new one. NULL when out of memory. */
+static unsigned char *png_buffer(size_t need, size_t *cap)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, kept_init);
+    struct kept *k = g_kept_ok ? pthread_getspecific(g_kept_key) : NULL;
+    if (k && k->p && k->cap >= need) {
+        unsigned char *p = k->p;
+        *cap = k->cap;
+        k->p = NULL;
+        return p;
+    }
+    *cap = need;
+    return malloc(need);
+}
+
+/* This thread's slot, made on first use; NULL when none can be. */
+static struct kept *kept_slot(void)
+{
+    struct kept *k = g_kept_ok ? pthread_getspecific(g_kept_key) : NULL;
+    if (g_kept_ok && !k && (k = calloc(1, sizeof *k)) && pthread_setspecific(g_kept_key, k) != 0) {
+        free(k);
+        k = NULL;
+    }
+    return k;
+}
+
+/* Keep p (cap bytes) for this thread's next image, or free it. */
+static void png_buffer_done(unsigned char *p, size_t cap)
+{
+    struct kept *k = p && cap <= PNG_KEEP_MAX ? kept_slot() : NULL;
+    if (!k) {
+        free(p);
+        return;
+    }
+    free(k->p);     /* none, unless another image of this thread's was open meanwhile */
+    k->p = p;
+    k->cap = cap;
 }
 
 // ---- the header: what kind of mask, or why it is none -----------------------
@@ -111,10 +183,12 @@ static int size_image(struct la_reader *r, struct png_state *st)
         size_t rows = PNG_BAND_BYTES / ((size_t)h->width * st->out_elem);
         st->band_rows = rows == 0 ? 1 : rows > h->height ? h->height : (uint32_t)rows;
     }
-    st->packed = malloc(st->band_rows * st->row_bytes);
-    st->values = malloc((size_t)st->band_rows * h->width * st->out_elem);
-    if (!st->packed || !st->values)
+    size_t packed = st->band_rows * st->row_bytes;
+    size_t values = h->bit_depth >= 8 ? 0 : (size_t)st->band_rows * h->width;
+    if (!(st->buf = png_buffer(packed + values, &st->buf_cap)))
         return la_reader_set_error(r, "out of memory");
+    st->packed = st->buf;
+    st->values = h->bit_depth >= 8 ? st->buf : st->buf + packed;
     return 0;
 }
 
@@ -169,16 +243,14 @@ static unsigned grey_scale(const struct spng_ihdr *h)
     return 255u / ((1u << h->bit_depth) - 1);
 }
 
-/* The rows of the band just decoded, as values of out_elem bytes each. */
+/* The rows of the band just decoded, as values of out_elem bytes each. Rows
+ * of 8 and 16 bits are already that (SPNG_FMT_PNG: 16-bit samples in host
+ * order; a grey or palette row is width samples), in place. */
 static void unpack_band(struct png_state *st, uint32_t rows)
 {
     const struct spng_ihdr *h = &st->ihdr;
-    if (h->bit_depth >= 8) {   /* SPNG_FMT_PNG: 16-bit samples already in host order */
-        for (uint32_t y = 0; y < rows; y++)
-            memcpy(st->values + (size_t)y * h->width * st->out_elem,
-                   st->packed + (size_t)y * st->row_bytes, (size_t)h->width * st->out_elem);
+    if (h->bit_depth >= 8)
         return;
-    }
     for (uint32_t y = 0; y < rows; y++)
         unpack_row(st->packed + (size_t)y * st->row_bytes, st->values + (size_t)y * h->width,
                    h->width, h->bit_depth, grey_scale(h));
@@ -228,8 +300,7 @@ static void png_close(struct la_reader *r)
     if (!st)
         return;
     spng_ctx_free(st->ctx);
-    free(st->packed);
-    free(st->values);
+    png_buffer_done(st->buf, st->buf_cap);
     free(st);
     r->state = NULL;
 }

@@ -123,6 +123,9 @@ put("binary-elf", b"\x7fELF\2\1\1\0" + b"\0" * 56)
 put("binary-nul-late.csv", b"label\n" + b"1\n" * 100 + b"2\0\n")
 put("binary-nul.csv.gz", gz(b"label\n1\n\0\0\0\0\n"))   # judged once decompressed
 put("binary-utf16-no-bom.txt", "1\n2\n3\n".encode("utf-16-le"))
+# a COCO file given without --format=coco: JSON, which CSV parsing turned into an
+# "empty" file with a column named "1]}]}"
+put("json-coco-no-format.json", b' {"images": [{"id": 1}], "annotations": [{"id": 1, "image_id": 1, "category_id": 1}]}\n')
 
 
 # ---- .npz -------------------------------------------------------------------------
