@@ -9,6 +9,7 @@
 #include "audit.h"
 #include "dataset.h"
 #include "merge.h"
+#include "pool.h"   /* la_thread_create: the reader thread is one of -j */
 
 #include <fcntl.h>    /* posix_fadvise */
 #include <pthread.h>  /* pthread_create, pthread_cond_wait */
@@ -263,7 +264,7 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     struct piped g = { .rd = rd };
     pthread_t tid;
     la_ring_init(&g.ring, RING_SLOTS);
-    if (pthread_create(&tid, NULL, reader_main, &g) != 0) {
+    if (la_thread_create(&tid, reader_main, &g) != 0) {
         la_ring_destroy(&g.ring);
         la_verbose(r->path, "no reader thread could start: read and scanned on one thread");
         return scan_serial(rd, r, rule, b, prog);
@@ -271,7 +272,7 @@ static int scan_threaded(struct la_reader *rd, struct la_file_report *r,
     la_verbose(r->path, "a reader thread copies chunks into a ring of %d (%s)", RING_SLOTS,
                why_not_in_place(rd));
     int rc = scan_piped(&g, r, rule, b, prog);
-    pthread_join(tid, NULL);     /* after this, rd (its err and info) is ours again */
+    la_thread_join(tid);         /* after this, rd (its err and info) is ours again */
     la_ring_destroy(&g.ring);
     for (int i = 0; i < RING_SLOTS; i++) {
         free(g.slot[i].values);
@@ -533,6 +534,7 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
         return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
+    la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
     if (la_audit_file(cfg->files[i], cfg, b, io, r) != 0 &&
         fall_back_to_cpu(cfg, b, io, r) != 0) {
         la_err(cfg->files[i], "scan failed: %s", r->error);

@@ -1,8 +1,9 @@
 /* dataset.c - see dataset.h.
  *
- * Sources are decoded on all -j threads, one file per thread at a time, each
- * with its own one-thread CPU backend; their reports are folded in file order,
- * so the dataset's report is the same for every -j. At most WINDOW_PER_THREAD
+ * Sources are decoded on the -j threads (this one among them), one file per
+ * thread at a time, each with its own one-thread CPU backend; the files'
+ * readers get what the -j budget has left (pool.h). Their reports are folded
+ * in file order, so the dataset's report is the same for every -j. At most WINDOW_PER_THREAD
  * files per thread are in flight, so memory holds a few files' reports, never
  * the dataset's. */
 #include "dataset.h"
@@ -19,6 +20,7 @@
 #include "audit.h"
 #include "msg.h"
 #include "outputs.h"  /* la_output_of_run */
+#include "pool.h"     /* la_thread_create: the workers are of the -j budget */
 #include "util.h"     /* la_grow */
 
 #define WINDOW_PER_THREAD 2
@@ -324,55 +326,62 @@ struct par {
     pthread_cond_t cv;
 };
 
+/* With p->mu held: audit the next file on b when the window has room for it.
+ * @return 1 when a file was audited, 0 when none could be taken. */
+static int audit_next(struct par *p, struct la_scan_backend *b, int have_backend)
+{
+    if (p->next_start >= p->n || p->next_start >= p->next_fold + p->window)
+        return 0;
+    size_t i = p->next_start++;
+    struct pool_slot *s = &p->slots[i % p->window];
+    pthread_mutex_unlock(&p->mu);
+    s->rc = have_backend ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
+    if (!have_backend)
+        snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
+    pthread_mutex_lock(&p->mu);
+    s->done = 1;
+    pthread_cond_broadcast(&p->cv);
+    return 1;
+}
+
 static void *worker_main(void *arg)
 {
     struct par *p = arg;
     struct la_scan_backend b = { 0 };
     int have_backend = la_scan_cpu_open(&b, 1) == 0;
     pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (p->next_start < p->n && p->next_start >= p->next_fold + p->window)
+    while (p->next_start < p->n)
+        if (!audit_next(p, &b, have_backend))
             pthread_cond_wait(&p->cv, &p->mu);
-        if (p->next_start >= p->n)
-            break;
-        size_t i = p->next_start++;
-        struct pool_slot *s = &p->slots[i % p->window];
-        pthread_mutex_unlock(&p->mu);
-        s->rc = have_backend ? la_audit_file(p->paths[i], p->cfg, &b, NULL, &s->rep) : -1;
-        if (!have_backend)
-            snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
-        pthread_mutex_lock(&p->mu);
-        s->done = 1;
-        pthread_cond_broadcast(&p->cv);
-    }
     pthread_mutex_unlock(&p->mu);
     if (have_backend)
         la_scan_close(&b);
     return NULL;
 }
 
-/* Fold each file as its worker finishes it, in file order. @return 0, or -1. */
+/* Fold each file as it is finished, in file order. This thread is one of
+ * the -j: it audits files on b (a one-thread backend) while the next to fold
+ * is not done, and -j - 1 workers (fewer when there are fewer files, or the
+ * budget is short) audit the others; what the budget has left goes to the
+ * files' readers. @return 0, or -1. */
 static int audit_parallel(char **paths, size_t n, int threads, const struct la_config *cfg,
-                          struct la_file_report *r)
+                          struct la_scan_backend *b, struct la_file_report *r)
 {
     struct par p = { paths, n, cfg, (size_t)threads * WINDOW_PER_THREAD, NULL, 0, 0,
                      PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
     if (!(p.slots = calloc(p.window, sizeof *p.slots)))
         return -1;
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    int workers = (size_t)threads - 1 < n - 1 ? threads - 1 : (int)(n - 1);
+    pthread_t *tid = calloc((size_t)workers + 1, sizeof *tid);
     int started = 0, rc = 0;
-    while (tid && started < threads && pthread_create(&tid[started], NULL, worker_main, &p) == 0)
+    while (tid && started < workers && la_thread_create(&tid[started], worker_main, &p) == 0)
         started++;
-    if (started == 0) {
-        free(tid);
-        free(p.slots);
-        return 1;               /* no thread: the caller goes serial */
-    }
     for (size_t i = 0; i < n; i++) {
         struct pool_slot *s = &p.slots[i % p.window];
         pthread_mutex_lock(&p.mu);
         while (!s->done)
-            pthread_cond_wait(&p.cv, &p.mu);
+            if (!audit_next(&p, b, 1))
+                pthread_cond_wait(&p.cv, &p.mu);
         pthread_mutex_unlock(&p.mu);
         if (s->rc != 0 && !rc) {
             la_err(paths[i], "scan failed: %s", s->rep.error);
@@ -387,9 +396,25 @@ static int audit_parallel(char **paths, size_t n, int threads, const struct la_c
         pthread_mutex_unlock(&p.mu);
     }
     for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+        la_thread_join(tid[t]);
     free(tid);
     free(p.slots);
+    return rc;
+}
+
+/* The run's backend gives its scan threads back to the budget while the
+ * files are audited on one-thread backends of their own, and takes them
+ * again after. @return 0, or -1 when a backend could not be opened. */
+static int audit_on_threads(char **paths, size_t n, int threads, const struct la_config *cfg,
+                            struct la_scan_backend *b, struct la_file_report *r)
+{
+    la_scan_close(b);
+    int rc = la_scan_cpu_open(b, 1) == 0 ? audit_parallel(paths, n, threads, cfg, b, r) : -1;
+    la_scan_close(b);
+    if (la_scan_cpu_open(b, threads) != 0)
+        rc = -1;
+    if (rc != 0)
+        snprintf(r->error, sizeof r->error, "out of memory");
     return rc;
 }
 
@@ -399,6 +424,7 @@ static int audit_serial(char **paths, size_t n, const struct la_config *cfg,
 {
     for (size_t i = 0; i < n; i++) {
         struct la_file_report f;
+        la_scan_cpu_rest(b);    /* the file's reader may want the scan's idle threads */
         if (la_audit_file(paths[i], cfg, b, io, &f) != 0) {
             la_err(paths[i], "scan failed: %s", f.error);
             la_file_report_free(&f);
@@ -491,9 +517,8 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
                !serial ? "several at once, on the threads"
                : io ? "one at a time (--indices-out)"
                : threads < 2 || count < 2 ? "one at a time" : "one at a time (the GPU is one device)");
-    int rc = serial ? 1 : audit_parallel(list, count, threads, cfg, r);
-    if (rc == 1)
-        rc = audit_serial(list, count, cfg, b, io, r);
+    int rc = serial ? audit_serial(list, count, cfg, b, io, r)
+                    : audit_on_threads(list, count, threads, cfg, b, r);
     list_free(&files);
     la_dataset_end(r, cfg);
     return rc;

@@ -36,6 +36,7 @@
 #endif
 
 #include "msg.h"        /* la_verbose: -v says which path read the file */
+#include "pool.h"       /* la_thread_create: the decompressor is one of -j */
 #include "options.h"    /* struct la_config: the options that imply a format */
 #include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "ring.h"       /* the decompressor hands blocks over */
@@ -686,7 +687,7 @@ static void ahead_stop(struct la_source *s)
     if (!a)
         return;
     la_ring_quit(&a->ring);
-    pthread_join(a->tid, NULL);
+    la_thread_join(a->tid);
     for (int i = 0; i < AHEAD_SLOTS; i++)
         free(a->slot[i]);
     la_ring_destroy(&a->ring);
@@ -706,7 +707,7 @@ static int ahead_start(struct la_source *s)
     la_ring_init(&a->ring, AHEAD_SLOTS);
     a->raw_seen = s->raw_offset;
     s->ahead = a;
-    if (pthread_create(&a->tid, NULL, ahead_main, s) == 0) {
+    if (la_thread_create(&a->tid, ahead_main, s) == 0) {
         la_verbose(s->path, "%s: decompressed ahead on a thread of its own",
                    codecs[s->codec].name);
         return 0;

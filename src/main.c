@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "options.h"
 #include "outputs.h"
+#include "pool.h"   /* la_threads_budget: -j is every thread of the run */
 #include "report.h"
 #include "util.h"
 
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         return merge_rc;
     if (cfg.threads == 0)
         cfg.threads = la_online_cpus();
+    la_threads_budget(cfg.threads);
 
     char err[LA_ERR_LEN];
     struct la_scan_backend backend = { 0 };

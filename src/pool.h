@@ -9,11 +9,35 @@
 #ifndef LA_POOL_H
 #define LA_POOL_H
 
+#include <pthread.h> /* pthread_t */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define LA_POOL_MAX 64
+
+/* The -j budget. -j N is every thread of the run, the main thread included:
+ * each thread is started through la_thread_create(), which takes one from
+ * the budget or, when none is left, starts none (every caller has a way to
+ * go on without: fewer pool workers, the work on the calling thread), and
+ * la_thread_join() gives it back. Whoever asks first gets the threads, so
+ * how many a reader gets depends on timing; the reports must not (each
+ * thread count gives the same report). */
+
+/** la_threads_budget() : at most total threads at once, the caller (the
+ *  main thread) being one. Never called: no bound (the unit tests). With
+ *  LABELAUDIT_THREAD_PEAK=1 in the environment, the most threads seen alive
+ *  at once (/proc/self/task, counted at each thread's start) is printed on
+ *  stderr at exit: the tests' check of the budget. */
+void la_threads_budget(int total);
+
+/** la_thread_create() : pthread_create() of one thread from the budget.
+ *  @return 0, or -1 when the budget is spent or the system refused. */
+int la_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
+
+/** la_thread_join() : pthread_join(), and the thread is given back. */
+void la_thread_join(pthread_t tid);
 
 struct la_pool;
 typedef void (*la_pool_part_fn)(void *ctx, int part);
@@ -22,11 +46,25 @@ typedef void (*la_pool_part_fn)(void *ctx, int part);
  *  system refuses some: jobs are still complete). @return NULL when out of memory. */
 struct la_pool *la_pool_open(int threads);
 
-/** la_pool_size() : the caller and the workers started, >= 1. */
+/** la_pool_open_lazy() : a pool whose workers start at the first job of more
+ *  than one part, with what the budget has left then (and again at later
+ *  jobs while it has fewer than threads - 1). la_pool_size() says threads;
+ *  la_pool_run() runs the parts that no worker holds on the caller. Only
+ *  la_pool_run() is for such a pool. The scan backend's pool is one: it
+ *  takes no thread from the budget before it has values to fold. */
+struct la_pool *la_pool_open_lazy(int threads);
+
+/** la_pool_rest() : a lazy pool's workers end, given back to the budget; its
+ *  next job of several parts starts them again. Between jobs only. */
+void la_pool_rest(struct la_pool *p);
+
+/** la_pool_size() : the caller and the workers started, >= 1 (for a lazy
+ *  pool: the parts a job may have). */
 int la_pool_size(const struct la_pool *p);
 
 /** la_pool_run() : run fn(ctx, t) for every t in [0, nparts) and return when all
- *  have; the caller runs part 0. nparts is at most la_pool_size(). */
+ *  have; the caller runs part 0 (and those of a lazy pool that no worker
+ *  holds). nparts is at most la_pool_size(). */
 void la_pool_run(struct la_pool *p, int nparts, la_pool_part_fn fn, void *ctx);
 
 /** la_pool_start() : la_pool_run()'s parts 1 .. nparts - 1 on the workers,

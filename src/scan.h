@@ -104,6 +104,12 @@ int la_scan_choose(struct la_scan_backend *b, int choice, int threads,
  *  file at a known point. NULL in the tool. */
 extern void (*la_run_test_hook)(int fd);
 
+/** la_scan_cpu_rest() : the CPU backend's scan threads go back to the -j
+ *  budget (pool.h) until its next scan of several parts starts them again;
+ *  for any other backend, nothing. Called before each file's reader starts,
+ *  since the reader may want them (its own thread, the CSV or HDF5 pools). */
+void la_scan_cpu_rest(struct la_scan_backend *b);
+
 /** la_scan_chunk_cpu_ref() : the single-threaded reference fold, used by the
  *  CPU backend per thread and by the GPU backend to recheck overflowing chunks. */
 void la_scan_chunk_cpu_ref(const struct la_chunk *chunk, const struct la_rule *rule,

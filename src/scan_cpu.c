@@ -864,7 +864,7 @@ static void cpu_free(struct cpu *p)
 static struct cpu *cpu_alloc(int threads)
 {
     struct cpu *p = calloc(1, sizeof *p);
-    if (!p || !(p->pool = la_pool_open(threads))) {
+    if (!p || !(p->pool = la_pool_open_lazy(threads))) {
         free(p);
         return NULL;
     }
@@ -1143,6 +1143,12 @@ static void cpu_close(struct la_scan_backend *b)
 }
 
 static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close, cpu_scan_run };
+
+void la_scan_cpu_rest(struct la_scan_backend *b)
+{
+    if (b->ops == &cpu_ops && b->state)
+        la_pool_rest(((struct cpu *)b->state)->pool);
+}
 
 int la_scan_cpu_open(struct la_scan_backend *b, int threads)
 {

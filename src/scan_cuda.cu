@@ -1212,8 +1212,10 @@ extern "C" int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *er
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    // without the pool (out of memory) the scanning thread copies alone: slower, not wrong
-    g->copiers = la_pool_open(threads < COPY_THREADS_MAX ? threads : COPY_THREADS_MAX);
+    // without the pool (out of memory) the scanning thread copies alone: slower, not wrong;
+    // its threads start at the first copy, so that a file's reader thread (of the same -j
+    // budget, pool.h) is started first
+    g->copiers = la_pool_open_lazy(threads < COPY_THREADS_MAX ? threads : COPY_THREADS_MAX);
     g->threads = threads;
     g->bad_limit = env_count("LABELAUDIT_GPU_BAD_CAP", BAD_CAP);
     g->piece = READ_PIECE;

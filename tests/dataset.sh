@@ -224,4 +224,50 @@ expect_json '.files[0].bad_samples' 0 "none bad (8 and 9 are below 21)"
 run --json -n 21 "$d"/many/*.npy
 expect_json '.files | length' 2000 "2000 FILEs: one valid document of 2000 entries, streamed"
 expect_json '.summary.files' 2000 "and the summary counts them"
+echo "# --- -j N is every thread of the run, the main thread among them"
+# A folder of files whose readers thread themselves (quoted CSV parsed in
+# blocks on a pool, HDF5 gzip chunks inflated on one): each file's reader
+# gets only what the folder's workers leave of -j. LABELAUDIT_THREAD_PEAK=1
+# prints the most threads /proc/self/task held at once, counted at each
+# thread's start.
+mkdir -p "$d/threaded" "$d/threaded-few"
+for i in 1 2 3; do
+    awk -v rows=20000 -v every=500 -f "$srcdir/tests/text-csv.awk" >"$d/threaded/text$i.csv"
+done
+for h in h5-chunked h5-pcam-y h5-ub-fill; do
+    cp "$data/containers/$h.h5" "$d/threaded/"
+done
+cp "$d/threaded/text1.csv" "$d/threaded/h5-chunked.h5" "$d/threaded-few/"
+# thread_peak ARGS... : the run's peak of live threads in $peak (empty: not said)
+thread_peak() {
+    LABELAUDIT_THREAD_PEAK=1 "$LABELAUDIT" "$@" >"$d/out" 2>"$d/err"
+    peak=$(sed -n 's/^labelaudit: threads: peak \([0-9]*\), budget [0-9]*$/\1/p' "$d/err")
+}
+"$LABELAUDIT" -j1 --json -n 10 "$d/threaded" >"$d/threaded.j1"
+for j in 2 4; do
+    for ds in threaded threaded-few; do
+        thread_peak -j$j --json -n 10 "$d/$ds"
+        [ -n "$peak" ] && [ "$peak" -le $j ]
+        ok $? "$ds/ at -j$j: at most $j threads alive at once (peak ${peak:-not said})"
+    done
+    thread_peak -j$j --json -n 10 --concat "$d"/threaded/*
+    [ -n "$peak" ] && [ "$peak" -le $j ]
+    ok $? "--concat at -j$j: at most $j threads (peak ${peak:-not said})"
+    "$LABELAUDIT" -j$j --json -n 10 "$d/threaded" | cmp -s - "$d/threaded.j1"
+    ok $? "threaded/ at -j$j: the report of -j1"
+done
+# two files at -j4: a worker and this thread, and the readers take the rest
+run -v -j4 -n 10 "$d/threaded-few"
+expect_err "in blocks on [23] threads\|inflated on [23] threads" \
+    "fewer files than -j: the readers get the threads the workers leave"
+thread_peak -j4 -n 10 "$d/threaded/text1.csv"
+[ -n "$peak" ] && [ "$peak" -le 4 ]
+ok $? "one quoted CSV at -j4: reader thread and blocks within 4 (peak ${peak:-not said})"
+# a FILE scanned on all the threads, then a quoted CSV: the scan's threads
+# were given back between the files, so the CSV's reader has its own
+{ npy_head '|u1' '(400000,)'; head -c 400000 /dev/zero; } >"$d/zeros.npy"
+thread_peak -v -j4 -n 10 "$d/zeros.npy" "$d/threaded/text1.csv"
+[ "$peak" = 4 ]
+ok $? "zeros.npy then text1.csv at -j4: 4 threads at most, and all used (peak ${peak:-not said})"
+expect_err "text1.csv: csv: libcsv in blocks on 3 threads" "... the CSV parsed on the threads the scan left"
 finish

@@ -46,7 +46,7 @@ expect_err "labels.npy: format npy (magic bytes)\$" ".npy: found by its magic by
 expect_err "labels.npy: read in place: [0-9]* values from byte [0-9]*, each thread reading its own share" \
     ".npy: each thread reads its share"
 
-run -v -n 10 "$d/labels.npy.gz"
+run -v -j3 -n 10 "$d/labels.npy.gz"   # the reader thread, the decompressor and this one
 inflater=zlib
 "$LABELAUDIT" --version | grep -q "^gzip inflated by: ISA-L" && inflater=ISA-L
 expect_err "labels.npy.gz: gzip-compressed (magic bytes): $inflater decompresses it" ".npy.gz: the decompressor"
