@@ -526,12 +526,16 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
 
 // ---- report helpers ------------------------------------------------------------
 
-const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample)
+/* The last source whose first sample (or, by_index, first flat index) is at
+ * or below pos: sources run in order of both. */
+static const struct la_source_info *last_source_from(const struct la_dataset *d, int by_index,
+                                                     uint64_t pos)
 {
-    size_t lo = 0, hi = d->n_src;      /* the last source with first_sample <= sample */
+    size_t lo = 0, hi = d->n_src;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (d->src[mid].first_sample <= sample)
+        uint64_t first = by_index ? d->src[mid].first_index : d->src[mid].first_sample;
+        if (first <= pos)
             lo = mid;
         else
             hi = mid;
@@ -539,18 +543,15 @@ const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, ui
     return d->n_src ? &d->src[lo] : NULL;
 }
 
+const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample)
+{
+    return last_source_from(d, 0, sample);
+}
+
 const struct la_source_info *la_dataset_source_of_index(const struct la_dataset *d,
                                                         uint64_t index)
 {
-    size_t lo = 0, hi = d->n_src;      /* the last source with first_index <= index */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->src[mid].first_index <= index)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return d->n_src ? &d->src[lo] : NULL;
+    return last_source_from(d, 1, index);
 }
 
 void la_dataset_at(const struct la_source_info *s, uint64_t index, uint64_t *at, int *n)
