@@ -850,7 +850,7 @@ static int mat_publish(struct la_reader *r, struct mat_state *st)
 
 struct v73_var {
     char name[V73_NAME];
-    char cls[32];                 /* MATLAB_class; "" when there is none */
+    char cls[64];                 /* MATLAB_class; "" when there is none */
     int dataset, complex, empty, sparse;
 };
 

@@ -158,7 +158,9 @@ static void scan_ints(const char *s, size_t len, struct st_ints *ints, size_t n_
         } else if (c == ',') {
             k.want_key = k.depth < 4 && k.is_object[k.depth];
         } else if (c == '-' || (c >= '0' && c <= '9')) {
-            size_t n = strspn(s + i, "+-.0123456789eE");
+            size_t n = 0;   /* the header is not NUL-terminated: no strspn */
+            while (i + n < len && strchr("+-.0123456789eE", s[i + n]) && s[i + n])
+                n++;
             scan_number(&k, s + i, n);
             i += n - 1;
         }
