@@ -153,7 +153,7 @@ static void scan_ints(const char *s, size_t len, struct st_ints *ints, size_t n_
             k.want_key = c == '{';
             k.element = 0;
         } else if (c == '}' || c == ']') {
-            k.depth--;
+            k.depth -= k.depth > 0;
             k.want_key = 0;
         } else if (c == ',') {
             k.want_key = k.depth < 4 && k.is_object[k.depth];
@@ -339,9 +339,11 @@ static int parse_header(struct la_reader *r, struct st_state *st, const char *te
 {
     if (len == 0 || text[0] != '{')
         return la_reader_set_error(r, "byte 8: header is not a JSON object");
-    st->json = cJSON_ParseWithLength(text, len);
+    const char *end = text;   /* cJSON stops at the object's end: the rest is not scanned */
+    st->json = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!st->json || !cJSON_IsObject(st->json))
         return la_reader_set_error(r, "byte 8: header is not valid JSON");
+    len = (size_t)(end - text);
     size_t n = (size_t)cJSON_GetArraySize(st->json);
     struct st_ints *ints = calloc(n ? n : 1, sizeof *ints);
     if (!(st->t = calloc(n ? n : 1, sizeof *st->t)) || !ints) {
