@@ -199,7 +199,7 @@ static void put_bar(FILE *out, const char *cls, double x, double w, uint64_t cou
 {
     double h = bar_height(count, largest);
     if (count == 0)            /* missing: a red stub below the axis, so it is seen */
-        fprintf(out, "<rect class=\"%s\" data-class=\"%lld\" x=\"%.2f\" y=\"%.2f\" "
+        fprintf(out, "<rect class=\"%s missing\" data-class=\"%lld\" x=\"%.2f\" y=\"%.2f\" "
                      "width=\"%.2f\" height=\"6\" fill=\"#d00\"><title>%s %lld: none "
                      "(missing)</title></rect>\n", cls, value, x, CHART_H + 1, w, what, value);
     else
@@ -309,12 +309,13 @@ static void put_mask(FILE *out, const struct la_mask_pick *p, const struct la_co
     put_text(out, p->path);
     if (p->in_file)
         fprintf(out, ", sample %llu", (unsigned long long)p->sample);
-    fprintf(out, ": %llu bad %s", (unsigned long long)p->bad, p->bad == 1 ? "pixel" : "pixels");
+    fprintf(out, ": %llu bad %s", (unsigned long long)p->bad, p->bad == 1 ? "value" : "values");
     if (loaded)
         fprintf(out, " (%u x %u", img.width, img.height);
     if (loaded && img.planes > 1)
-        fprintf(out, ", plane %llu of %llu, the one with the most",
-                (unsigned long long)img.plane, (unsigned long long)img.planes);
+        fprintf(out, "; plane %llu of %llu shown, the one with the most: %llu",
+                (unsigned long long)img.plane, (unsigned long long)img.planes,
+                (unsigned long long)img.bad);
     if (loaded)
         fputc(')', out);
     if (!png) {
@@ -332,6 +333,10 @@ static void put_masks(FILE *out, const struct la_file_report *r, const struct la
 {
     struct la_mask_pick *picks;
     long n = la_mask_worst(r, cfg, &picks);
+    int ndim = r->info.ndim - (r->info.one_sample ? 0 : 1);
+    if (strcmp(r->path, "-") == 0 && ndim >= 2 && r->stats.bad_samples)
+        fputs("<p class=\"masks\">the worst masks: not drawn (standard input is read once)"
+              "</p>\n", out);
     if (n < 0)
         fputs("<p class=\"masks\">the worst masks: not drawn (out of memory)</p>\n", out);
     if (n > 0) {
