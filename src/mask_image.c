@@ -1,9 +1,11 @@
 /* mask_image.c - see mask_image.h. */
 #include "mask_image.h"
 
+#include <errno.h>  /* errno */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc, calloc, qsort */
 #include <string.h> /* strcmp, memcpy */
+#include <unistd.h> /* pread */
 
 #include "audit.h"   /* la_rule_from_config */
 #include "config.h"  /* HAVE_SPNG */
@@ -15,7 +17,9 @@
 #endif
 
 /* A sample larger than this is not drawn: its indices are held whole. */
-#define MASK_MAX_VALUES ((uint64_t)1 << 26)
+#define MASK_MAX_VALUES ((uint64_t)1 << 24)
+/* Bytes read at once from a file run (a plain .npy). */
+#define RUN_PIECE ((size_t)1 << 20)
 
 // ---- which masks -------------------------------------------------------------
 
@@ -136,6 +140,38 @@ static int read_sample(struct la_reader *rd, uint64_t sample, uint64_t stride,
     return -1;
 }
 
+/* The same from a file run (reader.h): only the sample's bytes are read, at
+ * its offset, so the last mask of a large array costs no more than the first. */
+static int read_run_sample(const struct la_file_run *run, uint64_t sample, uint64_t stride,
+                           const struct la_rule *rule, unsigned char *idx, char *err,
+                           size_t errlen)
+{
+    size_t esz = la_dtype_info(run->dtype)->size, per = RUN_PIECE / esz;
+    unsigned char *buf = malloc(per * esz);
+    uint64_t lo = sample * stride;
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (uint64_t done = 0; done < stride && rc == 0;) {
+        size_t n = stride - done < per ? (size_t)(stride - done) : per;
+        ssize_t got = pread(run->fd, buf, n * esz, (off_t)(run->offset + (lo + done) * esz));
+        if (got != (ssize_t)(n * esz)) {
+            snprintf(err, errlen, "%s", got < 0 ? strerror(errno)
+                                                : "the file is shorter than when it was audited");
+            rc = -1;
+            break;
+        }
+        struct la_chunk c = { run->dtype, buf, n, lo + done, NULL };
+        for (size_t i = 0; i < n; i++)
+            idx[done + i] = index_of(&c, i, rule);
+        done += n;
+    }
+    free(buf);
+    return rc;
+}
+
 /* The plane with the most bad pixels, moved to the front of idx. */
 static void worst_plane(struct la_mask_image *img)
 {
@@ -216,7 +252,11 @@ int la_mask_load(const struct la_mask_pick *pick, const struct la_config *cfg,
         sample_planes(&rd.info, img, &stride, err, errlen) == 0) {
         if (!(img->index = malloc((size_t)stride)))
             snprintf(err, errlen, "out of memory");
-        else if ((rc = read_sample(&rd, pick->sample, stride, &rule, img->index, err, errlen)) == 0)
+        else if ((rc = rd.has_run && rd.run.count >= (pick->sample + 1) * stride
+                           ? read_run_sample(&rd.run, pick->sample, stride, &rule, img->index,
+                                             err, errlen)
+                           : read_sample(&rd, pick->sample, stride, &rule, img->index, err,
+                                         errlen)) == 0)
             worst_plane(img);
     }
     if (rd.ops && rd.ops->close)
