@@ -69,6 +69,11 @@ run -n 21 -b 3 --html="$page" "$s/voc-masks" "$s/stray-10.csv"
 expect_status 1 "--html on masks and a CSV"
 [ -s "$page" ] && ! grep -qi '<script\|<link\|src="http\|href="http\|url(' "$page"
 ok $? "--html: no script, nothing fetched from anywhere"
+"$LABELAUDIT" --json -n 21 -b 3 "$s/voc-masks" "$s/stray-10.csv" >"$d/plain.json"
+"$LABELAUDIT" --json -n 21 -b 3 --html="$d/j.html" --overlays="$d/ov-j" "$s/voc-masks" \
+    "$s/stray-10.csv" >"$d/with.json"
+cmp -s "$d/plain.json" "$d/with.json" && [ -s "$d/j.html" ]
+ok $? "--html and --overlays leave the JSON byte for byte as it is"
 grep -q "default-src 'none'" "$page"
 ok $? "--html: its content security policy forbids loading anything"
 run -n 21 --html="$s/stray-10.csv" "$s/stray-10.csv"
