@@ -226,7 +226,8 @@ static int sample_planes(const struct la_array_info *info, struct la_mask_image 
     }
     uint64_t h = info->shape[info->ndim - 2], w = info->shape[info->ndim - 1], n = 1;
     for (int k = skip; k < info->ndim; k++)
-        n = info->shape[k] && n <= MASK_MAX_VALUES ? n * info->shape[k] : MASK_MAX_VALUES + 1;
+        n = info->shape[k] && info->shape[k] <= MASK_MAX_VALUES && n <= MASK_MAX_VALUES
+                ? n * info->shape[k] : MASK_MAX_VALUES + 1;   /* both <= 2^24: no overflow */
     if (n > MASK_MAX_VALUES || w > UINT32_MAX || h > UINT32_MAX || !w || !h) {
         snprintf(err, errlen, "a sample of more than %llu values (or none) is not drawn",
                  (unsigned long long)MASK_MAX_VALUES);
