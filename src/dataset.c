@@ -221,7 +221,8 @@ static int record_source(struct la_file_report *r, const char *path, const struc
 {
     uint64_t inner[LA_MAX_DIMS];
     struct la_source_info s = { .path = (char *)path, .format = f->info.format,
-                                .dtype = f->info.dtype, .count = f->stats.count, .inner = inner };
+                                .dtype = f->info.dtype, .count = f->stats.count,
+                                .bad = la_stats_invalid(&f->stats), .inner = inner };
     int skip = f->info.one_sample ? 0 : 1;
     s.ndim = f->info.ndim > skip ? f->info.ndim - skip : 0;
     for (int k = 0; k < s.ndim; k++)

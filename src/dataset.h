@@ -24,6 +24,8 @@ struct la_source_info {
     uint64_t first_sample;      /* its first sample's index in the dataset */
     uint64_t first_index;       /* its first value's flat index in the dataset */
     uint64_t count;             /* values read */
+    uint64_t bad;               /* its invalid values (0 where unknown: --merge), for
+                                   the pictures of the worst masks (mask_image.h) */
     int ndim;                   /* dims of one sample: 0 for a scalar label */
     uint64_t *inner;            /* the ndim dims of one sample (C order) */
 };

@@ -20,7 +20,7 @@ enum long_only {
     OPT_ENDIAN, OPT_ARRAY, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
-    OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS,
+    OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS,
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
     OPT_KEY,
@@ -60,6 +60,8 @@ static const struct option long_options[] = {
     { "histogram", no_argument, NULL, OPT_HISTOGRAM },
     { "junit", required_argument, NULL, OPT_JUNIT },
     { "annotations", required_argument, NULL, OPT_ANNOTATIONS },
+    { "html", required_argument, NULL, OPT_HTML },
+    { "overlays", required_argument, NULL, OPT_OVERLAYS },
     { "concat", no_argument, NULL, OPT_CONCAT },
     { "glob", required_argument, NULL, OPT_GLOB },
     { "merge", no_argument, NULL, OPT_MERGE },
@@ -139,6 +141,10 @@ static void usage(FILE *out)
           "      --annotations=WHERE    github: GitHub Actions annotations on standard\n"
           "                             output (standard error with --json);\n"
           "                             gitlab:FILE: a GitLab Code Quality report\n"
+          "      --html=FILE            also write one self-contained HTML page: findings,\n"
+          "                             histogram chart, batching, bad masks as pictures\n"
+          "      --overlays=DIR         one PNG per bad mask in DIR (new files only), the\n"
+          "                             mask's classes in colour, its bad pixels magenta\n"
           "  -h, --help                 show this help and exit\n"
           "  -V, --version              show the version and exit\n"
           "\n"
@@ -414,6 +420,8 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_GLOB:              cfg->glob = arg; return LA_OPT_OK;
     case OPT_MERGE:             cfg->merge = true; return LA_OPT_OK;
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
+    case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
+    case OPT_OVERLAYS:          cfg->overlays = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
     case 'v':                   cfg->verbose = true; return LA_OPT_OK;

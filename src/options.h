@@ -63,6 +63,8 @@ struct la_config {
     const char *junit;             /* --junit=FILE, or NULL */
     int annotations;               /* enum la_annotations */
     const char *annotations_file;  /* --annotations=gitlab:FILE */
+    const char *html;              /* --html=FILE, or NULL */
+    const char *overlays;          /* --overlays=DIR, or NULL */
 
     /* datasets of many files (dataset.h) */
     bool concat;                   /* --concat: all FILEs are one dataset */

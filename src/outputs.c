@@ -11,7 +11,7 @@
 #include "options.h"     /* struct la_config */
 
 #define TEMPORARY_PREFIX ".labelaudit-"   /* then mkstemp's six characters */
-#define MAX_OUTPUTS 5                     /* the three options, standard output and error */
+#define MAX_OUTPUTS 6                     /* the four options, standard output and error */
 #define MAX_TEMPORARY 4
 
 /* One output as the file system knows it. */
@@ -111,6 +111,7 @@ int la_outputs_check(const struct la_config *cfg)
         { "--indices-out", "--indices-out=", cfg->indices_out },
         { "--junit", "--junit=", cfg->junit },
         { "--annotations=gitlab", "--annotations=gitlab:", cfg->annotations_file },
+        { "--html", "--html=", cfg->html },
     };
     g_n_outputs = 0;
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {

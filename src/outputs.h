@@ -1,5 +1,5 @@
 /* outputs.h - the files this run writes (--indices-out, --junit,
- * --annotations=gitlab:FILE) never become its inputs, and never each other.
+ * --annotations=gitlab:FILE, --html) never become its inputs, and never each other.
  *
  * Before anything is read or written, an output that is one of the FILE
  * arguments, or that another output names too, is refused (exit status 2).

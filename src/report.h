@@ -1,5 +1,7 @@
-/* report.h - the two renderings of the report model: text for people, JSON
- * (schema 1 of the SPEC) for tools. Neither decides anything; diagnose.c did. */
+/* report.h - the renderings of the report model: text for people, JSON
+ * (schema 1 of the SPEC) for tools, and the files for CI systems and people
+ * (JUnit, annotations, an HTML page, mask overlays). None decides anything;
+ * diagnose.c did. */
 #ifndef LA_REPORT_H
 #define LA_REPORT_H
 
@@ -44,6 +46,16 @@ int la_report_junit(const struct la_file_report *files, int n, const struct la_c
  *  output (standard error with --json), or the GitLab Code Quality file.
  *  @return 0, or -1 after saying why on standard error. */
 int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg);
+
+/** la_report_html() : --html: one self-contained HTML page written atomically
+ *  to cfg->html (report_html.c). @return 0, or -1 after saying why on standard error. */
+int la_report_html(const struct la_file_report *files, int n, const struct la_config *cfg,
+                   const struct la_summary *sum);
+
+/** la_report_overlays() : --overlays: one PNG per bad mask (the worst
+ *  --max-report of each report) in cfg->overlays, never replacing a file
+ *  (overlays.c). @return 0, or -1 when one was not written (said on standard error). */
+int la_report_overlays(const struct la_file_report *files, int n, const struct la_config *cfg);
 
 /** la_locale_is_utf8() : whether LC_ALL / LC_CTYPE / LANG name UTF-8. */
 int la_locale_is_utf8(void);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# dataset.sh - issue 16 (and the dataset parts of 13): a directory argument
+# dataset.sh - datasets of many files, masks among them: a directory argument
 # and --concat are one dataset, as torch.utils.data.ConcatDataset sees it:
 # byte-wise sorted files, --glob, skipped files named, sample indices running
 # on across files, `sources`, `source`, `at`, `bad_sample_list`, batching on
