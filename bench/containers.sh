@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# containers.sh - issue 15's benchmark: a 10^8-element int64 label array
+# containers.sh - the array containers' benchmark: a 10^8-element int64 label array
 # (values 0..9, one bad label in 65536) in each array container, written by
 # the library users write it with (bench/make_containers.py; the MATLAB -v7.3
 # file through libmatio, bench/make_mat73.c):
@@ -128,7 +128,7 @@ measure() {   # measure NAME CMD: sets secs, rss_kb, bad
     [ -n "$bad" ] || bad="? ($(head -c 200 "$DIR/stderr" | tr '\n' ' '))"
 }
 
-echo "## Array containers (issue 15): $n int64 labels (scale $SCALE), $THREADS threads," \
+echo "## Array containers: $n int64 labels (scale $SCALE), $THREADS threads," \
      "median of $RUNS runs less the harness's $HARNESS_SECS s, load $(cut -d' ' -f1 /proc/loadavg)"
 echo
 echo "| container | tool | median s | M labels/s | peak RSS MiB | x limit | labelaudit faster by | bad found |"

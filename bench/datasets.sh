@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# datasets.sh - issue 16's memory and merge goals, in make bench:
+# datasets.sh - the datasets' memory and merge goals, in make bench:
 #   * a directory of 100,000 small .npy files (two 3x4 uint8 masks each) in
 #     under 64 MiB peak RSS with -q, --json and the text report;
 #   * --merge of 10,000 shard reports in under a second.

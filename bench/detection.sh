@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# detection.sh - issue 14's speed goals, run by `make bench` after run.sh:
+# detection.sh - the detection formats' speed goals, run by `make bench` after run.sh:
 #   * a COCO-like instances file of 500 MB (2.2 million annotations with a
 #     polygon each; generated), through labelaudit --format=coco, Python's
 #     json.load plus the same checks, and jq doing the category-id check:
@@ -34,7 +34,7 @@ timed() {
     printf '| %-34s | %8.2f s | %8.2f s | %8d MiB |\n' "$label" "$secs" "$wall" $((rss / 1024))
 }
 
-echo "## issue 14: COCO, YOLO, ImageFolder (scale $SCALE; load $(cut -d' ' -f1 /proc/loadavg))"
+echo "## Detection: COCO, YOLO, ImageFolder (scale $SCALE; load $(cut -d' ' -f1 /proc/loadavg))"
 echo
 echo "| tool | CPU | wall | peak RSS |"
 echo "|---|---:|---:|---:|"

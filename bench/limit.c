@@ -12,14 +12,14 @@
  * split into THREADS contiguous ranges, each read with pread() into a 1 MiB
  * buffer of its own, checked and histogrammed; the counts are summed. A binary
  * array runs from OFFSET to the end of the file, or for COUNT elements (an
- * array inside a container: a zip member, an HDF5 file; issue 15).
+ * array inside a container: a zip member, an HDF5 file).
  *
  * spin touches no memory and shares nothing: the speed-up its THREADS get
  * over one is what this machine gives a perfectly parallel program at the
  * time (a shared VM's slow minutes hit a run on two CPUs harder than one on
  * one). Prints "-".
  *
- * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files (issue 13):
+ * Built with -DLIMIT_MASKS (and -lspng -lpng), folders of mask files:
  *
  *   limit spng|spng-decode|libpng|niigz LIST CLASSES THREADS
  *

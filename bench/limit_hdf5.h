@@ -1,4 +1,4 @@
-/* limit_hdf5.h - limit.c's HDF5 mode (issue 15), built with -DLIMIT_HDF5 and
+/* limit_hdf5.h - limit.c's HDF5 mode, built with -DLIMIT_HDF5 and
  * libhdf5 by bench/containers.sh where pkg-config finds hdf5:
  *
  *   limit h5 PATH DATASET CLASSES

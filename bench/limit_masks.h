@@ -1,4 +1,4 @@
-/* limit_masks.h - limit.c's folders of masks (issue 13), included by it when
+/* limit_masks.h - limit.c's folders of masks, included by it when
  * built with -DLIMIT_MASKS: the decode-and-count loop labelaudit's PNG and
  * NIfTI readers are measured against, with the same libraries (libspng, and
  * libpng to show what the other decoder gives; zlib for .nii.gz), on the same

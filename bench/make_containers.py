@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_containers.py - the inputs of bench/containers.sh (issue 15): one int64
+"""make_containers.py - the inputs of bench/containers.sh: one int64
 label array of N elements (values 0..9, one bad label in 65536: 10 or -1) in
 each container, written by the library users write it with:
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# masks.sh - issue 13's benchmark: folders of segmentation masks, side by side
+# masks.sh - the masks' benchmark: folders of segmentation masks, side by side
 #   - 2,000 palette PNG masks of 512x512 (deflate level 6, VOC's 21 classes, a
 #     few 255 boundary pixels), -n 21;
-#   - 1,000 VOC-like palette PNG masks of 512x512 (issue 29: two to four
+#   - 1,000 VOC-like palette PNG masks of 512x512 (two to four
 #     large smooth objects, each with a 5-pixel 255 boundary, PIL's default
 #     compression: about 3.3 KB each), -n 21;
 #   - 200 gzipped NIfTI volumes of 128^3 uint8 (labels 0, 1, 2, 4), -n 5;
@@ -169,7 +169,7 @@ for input in png-masks voc-masks nii-volumes; do
     done
 done
 
-echo "## Mask folders (issues 13 and 29): scale $SCALE, $THREADS threads, median of $RUNS runs less the harness's $HARNESS_SECS s"
+echo "## Mask folders: scale $SCALE, $THREADS threads, median of $RUNS runs less the harness's $HARNESS_SECS s"
 echo
 echo "| input | tool | median s | files/s | peak RSS MiB | x limit | labelaudit faster by | bad found |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
@@ -193,7 +193,7 @@ for input in png-masks voc-masks nii-volumes; do
                    t / l, n == "labelaudit" ? "" : sprintf("%.1fx", t / a), g }'
     done
     target=1.3
-    [ "$input" = voc-masks ] && target=1.2      # issue 29
+    [ "$input" = voc-masks ] && target=1.2
     v=$(awk -v a="$la" -v l="$lim" -v p="$py" -v r="${rss[$input|labelaudit]}" -v m=$MAX_RSS_KB \
             -v t=$target 'BEGIN {
         ok = a / l <= t && p / a >= 3 && r <= m

@@ -7,7 +7,7 @@
 #
 #   bench/run.sh                    full size: 10^8 labels, 1000 masks, 10^7 CSV rows
 #
-# and 10^6 rows of a quoted text CSV (issue 20: "id,text,label" with commas,
+# and 10^6 rows of a quoted text CSV ("id,text,label" with commas,
 # doubled quotes and newlines in the quoted text, 100 MB; the label first in a
 # copy; a gzipped copy), read by labelaudit on all cores and on one (-j1),
 # and by pandas.
@@ -23,7 +23,7 @@
 # BENCH_RUNS (5; the median is reported), BENCH_DIR (./bench-data: the
 # generated files, reused while the scale is unchanged), CC (cc),
 # BENCH_INPUTS (the inputs to time, of those above: "text.csv labels.csv"
-# times issue 20's file and the plain CSV its target compares with),
+# times the quoted file and the plain CSV its target compares with),
 # BENCH_INSTALL=0 to never apt-get the peers (python3-numpy, python3-pandas,
 # mawk, time). Exit status: 0, or 1 when a tool disagrees on the bad count or a
 # target is missed. Timings need a quiet machine: the load average is printed.
@@ -178,7 +178,7 @@ measure() {
 
 inputs="labels.npy labels.i32 masks.npy labels.csv labels.csv.gz"
 inputs+=" masks-bad0.1.npy masks-bad5.npy labels-1based.npy"   # dense bad entries
-inputs+=" text.csv text-first.csv text.csv.gz"                  # quoted text (issue 20)
+inputs+=" text.csv text-first.csv text.csv.gz"                  # quoted text
 inputs=${BENCH_INPUTS:-$inputs}
 declare -A times rss found
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -213,11 +213,11 @@ target_for() {   # the issues' targets: labelaudit / limit
     case $1 in
     labels.csv) echo 2.0 ;;
     labels.csv.gz) echo 1.3 ;;
-    labels.npy|labels.i32|masks.npy) echo 1.2 ;;   # read as the limit reads them (issue 29)
+    labels.npy|labels.i32|masks.npy) echo 1.2 ;;   # read as the limit reads them
     *) echo 1.5 ;;
     esac
 }
-# text_verdict INPUT SECONDS: issue 20's targets for a quoted text CSV: at least
+# text_verdict INPUT SECONDS: the targets for a quoted text CSV: at least
 # 1.7 times the speed of -j1 (not for gzip, whose -j1 already inflates on a
 # thread of its own), 12 times pandas', within 2 times the time of the plain
 # CSV (labels.csv, or labels.csv.gz) scaled to the same size, and the RSS cap

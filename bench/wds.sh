@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wds.sh - issue 16's WebDataset goal, in make bench: 64 shards of 10,000
+# wds.sh - the WebDataset goal, in make bench: 64 shards of 10,000
 # samples (a small fake image and a cls label each), read as one dataset
 # (--concat) by labelaudit, against
 #   * tar -tvf listing the same shards (the floor: reading every header),

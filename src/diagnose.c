@@ -350,7 +350,7 @@ static void diagnose_missing(struct la_file_report *r)
             (unsigned long long)r->hist_n, (unsigned long long)first);
 }
 
-// ---- segmentation masks: labels that need a remap, not a fix (issue 13) ----------
+// ---- segmentation masks: labels that need a remap, not a fix ----------
 
 /* The out-of-range values, ascending, when they are at most max distinct ones
  * and all lie in the outlier bins (so none went uncounted). @return how many, or -1. */
@@ -503,8 +503,7 @@ static void diagnose_mask_hints(struct la_file_report *r, const struct la_config
     if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->has_hist || n_out <= 0 ||
         one_based(r, cfg))
         return;
-    /* labelIds and reduce_zero_label are how mask datasets are stored (issues
-     * 13, 14): in one label per sample, 0..33 or 0..N mean a wrong -n or bad labels */
+    /* labelIds and reduce_zero_label are how mask datasets are stored: in one label per sample, 0..33 or 0..N mean a wrong -n or bad labels */
     int masks = sample_dims(r) >= 2;
     if (masks && (hint_label_ids(r, cfg, out, n_out) || hint_reduce_zero(r, cfg, out, n_out)))
         return;

@@ -180,7 +180,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                     .ops = &la_reader_pt },
     [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
                              .magic = la_safetensors_magic, .ops = &la_reader_safetensors },
-    /* mask images and volumes (issue 13): one file is one sample */
+    /* mask images and volumes: one file is one sample */
     [LA_FMT_PNG] = { .name = "png", .extensions = ".png", .magic = png_magic, .library = "libspng",
 #if HAVE_SPNG
                      .ops = &la_reader_png,
@@ -198,7 +198,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                        .ops = &la_reader_nifti,
 #endif
     },
-    /* issue 16: the tar is parsed by libarchive, after the source decompressed it */
+    /* the tar is parsed by libarchive, after the source decompressed it */
     [LA_FMT_WDS] = { .name = "wds", .extensions = ".tar .tgz", .magic = tar_magic,
                      .library = "libarchive",
 #if HAVE_LIBARCHIVE

@@ -53,7 +53,7 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
 }
 
 /* Each report written as soon as it is final, then freed: memory does not
- * grow with the number of FILEs (issue 16). --junit and --annotations want
+ * grow with the number of FILEs. --junit and --annotations want
  * every report at the end, and a GPU run may fall back to the CPU mid-run
  * (which the JSON's "backend", written first, would miss): those runs keep
  * all reports and render them at the end. */

@@ -129,7 +129,7 @@ static const struct la_dataset *sources_of(const struct la_file_report *r)
 
 /* A dataset's sources are written to the output one by one, as cJSON would
  * lay them out inside a file entry: 100,000 files as cJSON items, then as one
- * printed document, took over 100 MB (issue 16). */
+ * printed document, took over 100 MB. */
 #define SOURCES_MARK "@SOURCES@"
 #define FILES_MARK "@FILES@"
 
@@ -299,7 +299,7 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
 
 /* A list of integers as one raw JSON array, spelled as cJSON prints arrays
  * ("[3, 0, 7]"). A cJSON item per element costs about 100 bytes: a histogram
- * of 2^20 classes and its missing_classes took 240 MB (issue 11); the text
+ * of 2^20 classes and its missing_classes took 240 MB; the text
  * alone takes what the output does. */
 struct raw_list {
     char *buf;

@@ -23,7 +23,7 @@ int la_stats_init(struct la_stats *s, uint64_t sample_stride, size_t bad_cap,
 }
 
 /* Room for one more entry in bad[] / groups[], below bad_cap: the lists grow
- * as entries come, so 100,000 clean files cost nothing each (issue 16). Out of
+ * as entries come, so 100,000 clean files cost nothing each. Out of
  * memory, the entry is counted but not kept. @return 1 when there is room. */
 static int room_for_bad(struct la_stats *s)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# batching-options.sh - issue 11: the numeric options' usage errors, the note
+# batching-options.sh - the numeric options' usage errors, the note
 # for batching options given without -b, and batch-size suggestions simulated
 # with the run's own --drop-last (the full grid is tests/unit/test_batching_torch).
 . "$srcdir/tests/setup.sh"
@@ -46,7 +46,7 @@ run -q --drop-last "$d/five.txt"
 [ ! -s "$d/err" ]
 ok $? "-q: no note"
 
-echo "# --- suggestions simulated with the run's own --drop-last (issue 11, item 12)"
+echo "# --- suggestions simulated with the run's own --drop-last"
 run --json -b 3 --drop-last --min-batch 4 "$d/five.txt"
 expect_json '[.files[0].batching.suggestions[] | "\(.batch_size):\(.last_batch)"] | join(",")' \
     "4:4,5:5" "5 samples, -b 3 --drop-last --min-batch 4: 4 and 5, not 6"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# coco.sh - --format=coco (issue 14): COCO detection JSON streamed through
+# coco.sh - --format=coco: COCO detection JSON streamed through
 # yajl. Annotations may come before images and categories (the file is read
 # twice); category_id < N with -n counting background as torchvision's
 # detection models do; unknown category and image ids; degenerate boxes
@@ -130,7 +130,7 @@ expect_json '[.files[0].coco.problems[] | "\(.code): \(.what)"] | join("; ")' \
     "an image id \"1\" names no image; a string in bbox is a bad box; a string category_id is unparsable"
 expect_json '.files[0].coco.images' 0 "an image with a string id is no image"
 
-echo "# --- bad_samples counts images, not annotations (issue 14)"
+echo "# --- bad_samples counts images, not annotations"
 cat >"$d/scattered.json" <<'JSON'
 {"images": [{"id": 10, "width": 9, "height": 9}, {"id": 11, "width": 9, "height": 9},
             {"id": 12, "width": 9, "height": 9}],

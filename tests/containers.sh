@@ -1,5 +1,5 @@
 #!/bin/sh
-# containers.sh - the array containers of issue 15: torch.save's .pt (a strict
+# containers.sh - the array containers: torch.save's .pt (a strict
 # pickle reader that never runs the pickle), Hugging Face .safetensors, HDF5
 # and MATLAB .mat (these two when built with libhdf5 and libmatio).
 # Fixtures in tests/data/containers come from the writers users use (torch.save,

@@ -1,9 +1,9 @@
 #!/bin/sh
-# csv-regress.sh - issue 11's CSV cases end to end (items 4, 5, 9 and the cut
-# of cell text): the reader's own cases are in tests/unit/test_csv.c.
+# csv-regress.sh - the CSV reader's hard cases end to end (stray quotes, the
+# header guess, R's layout, the cut of cell text): the reader's own cases are in tests/unit/test_csv.c.
 . "${srcdir:-.}/tests/setup.sh"
 
-# item 4: stray quotes in free text lose no row, on both parsers
+# stray quotes in free text lose no row, on both parsers
 printf 'text,label\n"Great" movie,1\nbad film,9\nhe said "meh",0\nok,1\n' >"$d/reviews.csv"
 for slow in 0 1; do
     LABELAUDIT_CSV_SLOW=$slow run --json -n 2 "$d/reviews.csv"
@@ -13,7 +13,7 @@ for slow in 0 1; do
 done
 unset LABELAUDIT_CSV_SLOW
 
-# item 5: pd.Series(y).to_csv('y.csv', index=False) writes the header 0
+# pd.Series(y).to_csv('y.csv', index=False) writes the header 0
 { echo 0; i=0; while [ $i -lt 15 ]; do echo $((i % 3)); i=$((i + 1)); done; } >"$d/y.csv"
 run -b 14 "$d/y.csv"
 expect_out 'column "0", int64, 15 labels' "pandas' header '0' is not a label"
@@ -73,7 +73,7 @@ run --json --no-header "$d/ds"
 expect_json '[.files[0].findings[].code] | index("ambiguous-header")' null \
     "a folder with --no-header: no ambiguous-header"
 
-# item 5, the reverse: an empty first label cell does not make a header
+# an empty first label cell does not make a header
 printf 'img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n' >"$d/noheader.csv"
 run "$d/noheader.csv"
 expect_status 1 "an empty first label cell is a bad row"
@@ -111,7 +111,7 @@ printf 'name,tag\na,x\nb,y\n' >"$d/alltext.csv"
 run -n 3 "$d/alltext.csv"
 expect_out '2 cells are not a number' "no column of numbers at all: the last column is audited"
 
-# item 9: R's write.csv layout, and a line of counts before the header
+# R's write.csv layout, and a line of counts before the header
 printf '"","label"\n"1",3\n"2",4\n' >"$d/r.csv"
 run "$d/r.csv"
 expect_status 0 "R's layout: a header one field short is accepted"
@@ -122,13 +122,13 @@ expect_out 'column "target", int64, 3 labels' "--skip-rows=1: sklearn's line of 
 run --skip-rows=-1 "$d/wine.csv"
 expect_status 2 "--skip-rows=-1 is a usage error"
 
-# item 11: cell text is cut on a UTF-8 character boundary, in text input too
+# cell text is cut on a UTF-8 character boundary, in text input too
 # (one ASCII byte, then 150 two-byte characters: byte 200 is mid-character)
 { printf 'x'; i=0; while [ $i -lt 150 ]; do printf '\303\251'; i=$((i + 1)); done; echo; } \
     >"$d/long.txt"
 run --json "$d/long.txt"
 expect_json '.files[0].bad[0].value | length' 100 "a cut text cell keeps whole characters"
-# issue 20: past the first rows, the text of other cells reaches libcsv as a
+# past the first rows, the text of other cells reaches libcsv as a
 # stand-in; a quote left open in one at the end is still an error, and quoted
 # newlines, doubled quotes, padding and empty cells read as the reference does
 {

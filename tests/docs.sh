@@ -48,12 +48,12 @@ cp "$s/masks.npy" "$d/ex/masks.npy"
 cp "$s/data.npz" "$d/ex/data.npz"
 cp "$s/imagelabels.mat" "$s/targets.pt" "$d/ex/"
 cp "$srcdir/tests/data/containers/h5-pcam-y.h5" "$d/ex/camelyonpatch_level_2_split_train_y.h5"
-# issue 14: an ImageFolder tree, a COCO file, a YOLO folder
+# an ImageFolder tree, a COCO file, a YOLO folder
 mkdir -p "$d/ex/annotations" "$d/ex/datasets/coco8/labels"
 cp -R "$s/flowers" "$d/ex/data/train"
 cp "$s/coco-instances.json" "$d/ex/annotations/instances_train2017.json"
 cp -R "$s/yolo-labels" "$d/ex/datasets/coco8/labels/train"
-# issue 13: a VOC mask, TIFF tiles, a BraTS volume
+# a VOC mask, TIFF tiles, a BraTS volume
 mkdir -p "$d/ex/VOC2012/SegmentationClass" "$d/ex/tiles"
 cp "$s/voc-masks/2007_000032.png" "$d/ex/VOC2012/SegmentationClass/"
 cp "$s/landcover-tile.tif" "$d/ex/tiles/"

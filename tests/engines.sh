@@ -1,5 +1,5 @@
 #!/bin/sh
-# engines.sh - issue 16: the README's recipes for running labelaudit on
+# engines.sh - the README's recipes for running labelaudit on
 # existing engines, run for real where the engine is at hand: Spark's
 # RDD.pipe in local mode (pyspark and a Java runtime) and a Slurm job array
 # with a dependent merge (a cluster that answers sinfo, e.g. a single-node

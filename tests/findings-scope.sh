@@ -4,7 +4,7 @@
 # volumes, never for one label per sample; label-gap is for masks, and for one
 # label per sample only when each value past N is as common as a class (a
 # stray typo must not be "remapped" into a class that went unsampled). YOLO and
-# COCO count bad samples as files and images, not boxes (issues 13, 14).
+# COCO count bad samples as files and images, not boxes.
 . "$srcdir/tests/setup.sh"
 
 codes() { jqf '[.files[0].findings[].code] | join(" ")'; }

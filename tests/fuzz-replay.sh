@@ -20,8 +20,8 @@ replay() {    # replay TARGET: its seeds and past crashes
 for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
     replay "$t"
 done
-# the mask readers' targets exist where configure found their library (issue 13)
-for t in png tiff nifti yolo coco hdf5 mat wds; do   # coco: where yajl was found (issue 14); hdf5, mat: libhdf5, libmatio (15); wds: libarchive (16)
+# the mask readers' targets exist where configure found their library
+for t in png tiff nifti yolo coco hdf5 mat wds; do   # coco: where yajl was found; hdf5, mat: libhdf5, libmatio; wds: libarchive
     [ -x "$builddir/tests/fuzz/replay_$t" ] && replay "$t"
 done
 finish

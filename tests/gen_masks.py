@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_masks.py - write the mask images and volumes of issue 13 (committed; run
+"""gen_masks.py - write the mask images and volumes of the tests (committed; run
 again only to change them): the samples (samples/voc-masks, samples/cityscapes,
 samples/brats), the test fixtures (tests/data/masks) and the broken inputs
 (tests/malformed/png-*, tiff-*, nifti-*). Made with the tools users make

@@ -7,7 +7,7 @@ CSV reader's blocks cut every few bytes, and on the one-thread libcsv path),
 so that `make check` needs no Python. The files are what breaks a parallel
 CSV parse: quoted fields holding newlines (LF and CR LF), doubled quotes and
 delimiters, stray quotes in unquoted text ('he said "meh"') and quotes that
-close a field early ('"Great" movie', issue 11 item 4), blank lines, CR LF
+close a field early ('"Great" movie'), blank lines, CR LF
 line ends, a UTF-8 byte order mark, the label column first, in the middle or
 last, and labels that are quoted, out of range or not numbers.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_wds.py - write the WebDataset shards of issue 16 (committed; run again
+"""gen_wds.py - write the WebDataset shards of the tests (committed; run again
 only to change them): the sample (samples/wds-shard-000000.tar) and the test
 fixtures (tests/data/wds). Made with the tool users make them with, the
 webdataset package's TarWriter (pip install webdataset); make check needs

@@ -1,5 +1,5 @@
 #!/bin/sh
-# histogram-cap.sh - issue 11: a histogram of many classes is printed in
+# histogram-cap.sh - a histogram of many classes is printed in
 # memory proportional to the report (--json -n 1048576 on a 2-line file took
 # 245 MB: a cJSON item per bin), and above the SPEC's cap of 1,048,576
 # classes the text report says that missing classes were not checked.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # imagefolder.sh - --format=imagefolder follows torchvision's ImageFolder to the
-# letter (issue 14). The tree of tests/data/imagefolder/tree.txt is built here;
+# letter. The tree of tests/data/imagefolder/tree.txt is built here;
 # truth.json is what torchvision 0.29 (find_classes, make_dataset) made of the
 # same tree (tests/gen_imagefolder.py wrote it): class_to_idx with the hidden
 # class first, the samples per class (case-insensitive extensions, files in

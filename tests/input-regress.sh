@@ -1,5 +1,5 @@
 #!/bin/sh
-# input-regress.sh - issue 11, input decoding (items 6, 8 and 10):
+# input-regress.sh - input decoding:
 #  - the text reader takes what the csv reader takes: a UTF-8 BOM, CR-only
 #    and CR LF line ends (also split across its 1 MiB blocks), lines of spaces;
 #  - with --format=auto, -d/-c/--header/--no-header imply csv (tsv for a tab)
@@ -17,7 +17,7 @@ labels() {     # labels REGEX DESCRIPTION: the report's first line (after run)
 }
 skip() { n_tests=$((n_tests + 1)); echo "ok $n_tests # SKIP $1"; }
 
-# ---- item 6: the one-label-per-line reader --------------------------------------
+# ---- the one-label-per-line reader --------------------------------------
 printf '\357\273\2771\n2\n3\n' >"$d/bom.txt"
 run -n 4 "$d/bom.txt"
 expect_status 0 "UTF-8 BOM in text"
@@ -52,7 +52,7 @@ seq 1 5 | tr '\n' '\r' >>"$d/bad-cr.txt"
 run -n 9 "$d/bad-cr.txt"
 expect_out 'row 0: "x"' "CR-only: an unparsable cell is cut at its CR"
 
-# ---- item 8: options that imply a format -----------------------------------------
+# ---- options that imply a format -----------------------------------------
 printf 'a;label\nx;1\ny;7\n' >"$d/semi.txt"
 run -n 5 -d ';' "$d/semi.txt"
 labels 'csv, column "label", int64, 2 labels, range 1\.\.7' "-d ';' on a .txt name implies csv"
@@ -95,7 +95,7 @@ printf '1;2\n3;4\n' >"$d/both.csv"
 run -n 5 -d ';' --dtype int32 "$d/both.csv" "$d/labels.i32"
 expect_out 'both.csv: csv, int64, 2 labels' "-d and --dtype together: the .csv is csv"
 
-# ---- item 10: UTF-16, compressors, zip ----------------------------------------
+# ---- UTF-16, compressors, zip ----------------------------------------
 # "1\r\n2\r\n7\r\n" as PowerShell 5.1's `>` writes it: UTF-16LE with a BOM
 printf '\377\3761\000\r\000\n\0002\000\r\000\n\0007\000\r\000\n\000' >"$d/ps.txt"
 run -n 5 "$d/ps.txt"

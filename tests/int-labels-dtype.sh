@@ -1,5 +1,5 @@
 #!/bin/sh
-# int-labels-dtype.sh - the int-labels-dtype warning (issue 11, item 7): class
+# int-labels-dtype.sh - the int-labels-dtype warning: class
 # labels of an integer dtype that DataLoader's default collate keeps and
 # cross_entropy refuses. Checked against PyTorch 2.15: bool, int8, int16,
 # uint16, int32, uint32 and uint64 fail ("expected target dtype to be Long or

@@ -117,7 +117,7 @@ expect_status 3 "a 400 MB Fortran array from a pipe"
 expect_err 'too large to reorder from a stream' "a 400 MB Fortran array from a pipe: clear error"
 expect_rss "a 400 MB Fortran array from a pipe"
 
-# issue 13: masks and volumes that claim more than they hold (2^31 x 2^31
+# masks and volumes that claim more than they hold (2^31 x 2^31
 # pixels, 4096 x 4096 over 64 bytes, 65535 x 65535 in a TIFF strip of no bytes,
 # 32767^3 voxels over 64 MiB of gzipped
 # zeros): exit 3 in bounded memory, whether or not the format is built in

@@ -1,5 +1,5 @@
 #!/bin/sh
-# masks.sh - segmentation masks where they live (issue 13): PNG, TIFF and
+# masks.sh - segmentation masks where they live: PNG, TIFF and
 # NIfTI files, one sample each, read as PIL, tifffile and nibabel give them
 # (tests/gen_masks.py made every file here with those tools and says what
 # each holds); the samples' reports and the mask findings (label-gap,

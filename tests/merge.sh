@@ -1,5 +1,5 @@
 #!/bin/sh
-# merge.sh - issue 16: --merge of shard reports prints the report --concat
+# merge.sh - --merge of shard reports prints the report --concat
 # prints over the same files, byte for byte after the path fields. Property
 # test: random label sets (seeded), cut at random points into random formats
 # (csv, text, npy), audited shard by shard (a shard is one file or a --concat

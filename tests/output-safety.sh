@@ -1,7 +1,6 @@
 #!/bin/sh
-# output-safety.sh - --indices-out never destroys a file (issue 11, items 1-3 and
-# part of 11): a descriptor (/dev/stdout, -, /dev/fd/N) is written through, never
-# replaced; an output that is one of the inputs is refused, and so are two
+# output-safety.sh - --indices-out never destroys a file: a descriptor
+# (/dev/stdout, -, /dev/fd/N) is written through, never replaced; an output that is one of the inputs is refused, and so are two
 # outputs on one file; an output inside a directory input is skipped; a fatal signal
 # removes the temporary file; an existing file keeps its mode; a PATH with a
 # tab or newline stays one TSV line; control bytes in file names are escaped.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# verbose.sh - -v/--verbose (issue 19): one line on standard error per
+# verbose.sh - -v/--verbose: one line on standard error per
 # decision, "labelaudit: PATH: ...", saying which path read each file and why;
 # standard output is the same with and without it, and -q silences it.
 . "$srcdir/tests/setup.sh"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# wds.sh - WebDataset shards (issue 16): members grouped into samples by key
+# wds.sh - WebDataset shards: members grouped into samples by key
 # as webdataset's tariterators.py does (base_plus_ext, lower-case extensions,
 # consecutive members), the label from cls, else label, target, idx (--key
 # picks one), read as Python's int() reads it; a sample with no label is a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# yolo.sh - --format=yolo (issue 14): a folder of YOLO label files, or one.
+# yolo.sh - --format=yolo: a folder of YOLO label files, or one.
 # The rules are Ultralytics' verify_image_label (ultralytics/data/utils.py):
 # 5 fields, or a class and x y pairs (segments, more than 6 fields); every
 # coordinate in [0, 1]; class < nc; duplicate rows (as float32, np.unique)
@@ -97,7 +97,7 @@ mkdir "$d/none"
 run --json --format=yolo "$d/none"
 expect_json '.files[0].findings[0].code' "empty" "a folder without label files: empty"
 
-echo "# --- bad_samples counts files, not lines (issue 14)"
+echo "# --- bad_samples counts files, not lines"
 y="$d/samples"
 mkdir -p "$y"
 printf '0 0.5 0.5 0.2 0.2\n' >"$y/a.txt"

@@ -49,7 +49,7 @@ codec_libs=
 for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" && codec_libs="$codec_libs ${lib#*:}"
 done
-# the mask readers' libraries (issue 13), and their targets where they were found
+# the mask readers' libraries, and their targets where they were found
 mask_targets=
 for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
@@ -58,7 +58,7 @@ for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
 done
 cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
-# issue 15: the HDF5 and .mat readers and their targets, where config.h has them
+# the HDF5 and .mat readers and their targets, where config.h has them
 for lib in HDF5:hdf5 MATIO:matio; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
     cflags="$cflags $(pkg-config --cflags "${lib#*:}")"
@@ -73,12 +73,12 @@ fi
 if grep -q "define HAVE_ISAL 1" "$OUT/include/config.h"; then
     codec_libs="$codec_libs $(pkg-config --libs libisal)"
 fi
-# issue 16: the WebDataset reader and its target, where config.h has libarchive
+# the WebDataset reader and its target, where config.h has libarchive
 if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets wds"
     codec_libs="$codec_libs $(pkg-config --libs libarchive)"
 fi
-# issue 14: yolo always; coco where config.h says yajl was found
+# yolo always; coco where config.h says yajl was found
 mask_targets="$mask_targets yolo"
 if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets coco"
@@ -97,7 +97,7 @@ objs=
 : > "$OUT/compile.cmds"
 for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/read/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
-    # a mask reader only where config.h says its library was found (issue 13)
+    # a mask reader only where config.h says its library was found
     case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c|*/read_wds.c)
         lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/;
                                       s/read_hdf5/HDF5/; s/read_mat/MATIO/; s/read_wds/LIBARCHIVE/')

@@ -85,7 +85,7 @@ put("gz-second-member-truncated.txt.gz", gzt + gzt[:30])
 put("gz-trailing-garbage.txt.gz", gzt + b"GARBAGE\n")
 put("gz-zero-padding.txt.gz", gzt + bytes(5000))
 
-# ---- xz, bzip2, zstd: read like gzip (issue 11) -------------------------------------
+# ---- xz, bzip2, zstd: read like gzip -------------------------------------
 xzt = lzma.compress(text, format=lzma.FORMAT_XZ)
 put("xz-truncated.txt.xz", xzt[:len(xzt) // 2])
 put("xz-header-only.txt.xz", xzt[:12])
@@ -223,7 +223,7 @@ put("raw-odd-size.bin", b"\x01\x00\x00\x00\x02")
 put("raw-zero-bytes.bin", b"")
 put("good-5.txt", b"0\n1\n2\n3\n4\n")
 
-# ---- .pt (torch.save's zip) and .safetensors (issue 15) ---------------------------
+# ---- .pt (torch.save's zip) and .safetensors ---------------------------
 # Written by hand, as torch.save lays them out: PREFIX/data.pkl, a protocol-2
 # pickle, and one stored member PREFIX/data/KEY per storage.
 
@@ -386,7 +386,7 @@ put("st-name-twice-last-short.safetensors",
             '"labels":{"dtype":"I64","shape":[4],"data_offsets":[0,32]}}', five))
 
 
-# ---- WebDataset shards (issue 16): tar members, written with tarfile -----------
+# ---- WebDataset shards: tar members, written with tarfile -----------
 def tar(members):
     """A ustar archive of (name, bytes) members, reproducible (mtime 0)."""
     buf = io.BytesIO()

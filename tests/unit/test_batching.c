@@ -321,7 +321,7 @@ static void hand_cases(void)
     tap_ok(r.n_suggestions == LA_MAX_SUGGESTIONS && has_suggestion(&r, (UINT64_C(1) << 40) + 1,
                                                                (UINT64_C(1) << 40) + 1),
        "B=2^40: suggestions found quickly, 2^40+1 holds everything");
-    /* issue 11, item 12: suggestions simulated with the run's own drop_last. 6
+    /* suggestions simulated with the run's own drop_last. 6
      * gives no batch of 5 samples, 4 gives one of 4; with 43 samples and B = 1,
      * 2 gives 21 batches of 2. */
     check("5/3 drop_last M=4: one batch of 3", 5, (struct la_batch_params){ 3, 1, 1, 0, 4 },

@@ -398,7 +398,7 @@ static void test_header(void)
 }
 
 /* The header guess compares the whole first row with the next rows, as
- * Python's csv.Sniffer.has_header does (issue 11, item 5). */
+ * Python's csv.Sniffer.has_header does. */
 static void test_header_guess(void)
 {
     check("pd.Series(y).to_csv(index=False): the header '0' is pandas' column name",
@@ -426,7 +426,7 @@ static void test_header_guess(void)
 }
 
 /* R's write.table/write.csv layout: the header lacks the row names' field,
- * which pandas reads as the index (issue 11, item 9). */
+ * which pandas reads as the index. */
 static void test_r_layout(void)
 {
     check("R's layout: the label column found by name among the shifted columns",
@@ -524,7 +524,7 @@ static void test_cells(void)
 /* A quote that does not open a field, or closes one before its end, is read
  * as Python's csv module and pandas read it (the expected cells below are
  * theirs): libcsv alone kept the field open to the next quote, swallowing
- * the rows between (issue 11, item 4). */
+ * the rows between. */
 static void test_stray_quotes(void)
 {
     const struct opts first = { .column = "1", .header = LA_AUTO };
@@ -800,7 +800,7 @@ static void test_paths_agree(void)
 
 /* Rows that make a block edge hard to find: quoted newlines at every offset,
  * quotes that read both ways, one field longer than many blocks, stray quotes
- * (issue 11, item 4), doubled quotes and delimiters in quotes; with stops,
+ *, doubled quotes and delimiters in quotes; with stops,
  * also unparsable cells, short rows and a float (rows that stop a block), and
  * with stops == 2 a wide row (an error). eol is "\n", "\r\n" or "\r". */
 static char *make_hard(int kind, const char *eol, int bom, int stops)
