@@ -162,10 +162,10 @@ class CheckDataset(unittest.TestCase):
 
 class TheReadmeRecipe(unittest.TestCase):
     def test_training_script_recipe(self):
-        """The README's "From a training script" function, run as it is."""
+        """The README's recipe without the package, run as it is."""
         readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
         text = open(readme, encoding="utf-8").read()
-        section = text.split("## From a training script", 1)[1]
+        section = text.split("### From a training script, without the package", 1)[1]
         code = section.split("```python\n", 1)[1].split("```", 1)[0]
         definition = code.split("\ncheck_labels(", 1)[0]     # the call needs a dataset
         scope = {}
