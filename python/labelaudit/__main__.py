@@ -1,0 +1,14 @@
+"""python -m labelaudit: the same command as labelaudit."""
+import os
+import sys
+
+from ._binary import find_binary
+
+
+def main() -> None:
+    binary = find_binary()
+    os.execv(binary, [binary] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
