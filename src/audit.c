@@ -72,9 +72,19 @@ static int labels_column(const struct la_array_info *info)
     return strstr(name, "label") || strstr(name, "target") || strcmp(name, "y") == 0;
 }
 
+/* --array's name, as a column's: an .npz member or a tensor named labels. */
+static int labels_array(const struct la_config *cfg)
+{
+    struct la_array_info named = { 0 };
+    if (!cfg->array)
+        return 0;
+    snprintf(named.column, sizeof named.column, "%s", cfg->array);
+    return labels_column(&named);
+}
+
 int la_token_ids(const struct la_config *cfg, const struct la_array_info *info)
 {
-    return cfg->has_vocab_size && !labels_column(info);
+    return cfg->has_vocab_size && !labels_column(info) && !labels_array(cfg);
 }
 
 int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *info)

@@ -11,8 +11,8 @@
 struct la_rule la_rule_from_config(const struct la_config *cfg);
 
 /** la_token_ids() : with --vocab-size, whether the file holds the ids fed to
- *  the embedding (anything but a labels column: a name holding "label" or
- *  "target", or y), whose bad ids crash the embedding, not the loss. */
+ *  the embedding (anything but a labels column or --array: a name holding
+ *  "label" or "target", or y), whose bad ids crash the embedding, not the loss. */
 int la_token_ids(const struct la_config *cfg, const struct la_array_info *info);
 
 /** la_ignore_is_an_id() : with --vocab-size, whether the ignore index is an

@@ -226,13 +226,17 @@ static int megatron_open(struct la_reader *r)
         return la_reader_set_error(r, "out of memory");
     t->bin_fd = -1;
     r->state = t;
+    if (strcmp(r->path, "-") == 0)
+        return la_reader_set_error(r, "a Megatron dataset is read from its two files "
+                                   "(PREFIX.idx and PREFIX.bin), not from standard input");
     prefix_of(r->path, t->prefix, sizeof t->prefix);
     uint64_t bin_size = 0;
     char err[LA_ERR_LEN];
     if (map_index(r, t) != 0 || open_bin(r, t, &bin_size) != 0)
         return -1;
     if (la_megatron_idx_parse(t->idx_map, t->idx_len, bin_size, &t->x, err, sizeof err) != 0)
-        return la_reader_set_error(r, "%s.idx: %s", t->prefix, err);
+        return la_reader_set_error(r, "%s%s%s", la_name_ends_in(r->path, ".idx") ? "" : t->prefix,
+                                   la_name_ends_in(r->path, ".idx") ? "" : ".idx: ", err);
     if (places_build(t) != 0 || !(t->buf = malloc(MEGATRON_CHUNK_BYTES)))
         return la_reader_set_error(r, "out of memory");
     r->info.dtype = t->x.dtype;
