@@ -1140,7 +1140,9 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
     /* no pool: stay correct; samples mapped by the reader (yolo, coco): every
      * bad entry must reach la_stats_add_bad, in order (few values: no loss) */
     if (!p || s->sample_of) {
-        la_scan_chunk_cpu_ref(c, r, s);
+        /* the range road folds its bad blocks by the reference loop, in order */
+        if (!fold_range_only(c, r, s))
+            la_scan_chunk_cpu_ref(c, r, s);
         return 0;
     }
     int nparts = parts_for(p, c->count);

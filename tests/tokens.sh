@@ -65,6 +65,9 @@ run --json --format=raw --dtype uint16 --vocab-size $V --seq-len 1024 -b 2 "$t/t
 expect_json '[.files[0].samples, .files[0].last_block, .files[0].batching.batches_per_rank] | tojson' \
     "[4,1024,2]" "4096 = 4 full blocks; -b 2 batches the blocks"
 
+run --format=raw --dtype uint16 --vocab-size $V --seq-len 1000 "$t/train.bin"
+expect_out "4096 labels in 5 blocks of 1000 (the last of 96)" "the text names the blocks"
+
 echo "# --- all-ignored: samples whose every target is the ignore index"
 run --json -n 50 "$t/labels.npy"
 expect_status 0 "labels (12, 16) with rows of -100 only: a warning"
@@ -105,6 +108,11 @@ expect_err "noext.bin: No such file" "the message names the missing .bin"
 run --vocab-size $V - <"$t/doc.idx"
 expect_status 3 "standard input: a Megatron dataset is two files"
 expect_err "not from standard input" "the message says why"
+
+run --vocab-size $V "$t/doc.bin"
+expect_status 3 "the .bin of a Megatron pair without --format: unreadable"
+expect_err "the tokens of a Megatron dataset (its .idx is beside it): --format=megatron" \
+    "the message says what it is and how to read it"
 
 echo "# --- Megatron: seeded random datasets against IndexedDataset"
 for p in rand-uint16 rand-int32 rand-int64 rand-uint8; do
