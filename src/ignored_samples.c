@@ -82,10 +82,9 @@ static int any_target(const void *p, int dtype, size_t from, size_t n, int64_t i
     }
 }
 
-static void close_sample(struct la_ignored_samples *t)
+/* Count sample as one with no target, and list it while there is room. */
+static void count_sample(struct la_ignored_samples *t, uint64_t sample)
 {
-    if (!t->open || t->cur_target)
-        return;
     t->count++;
     if (t->n_list < t->cap) {
         uint64_t *grown = t->list;
@@ -93,7 +92,26 @@ static void close_sample(struct la_ignored_samples *t)
             !(grown = realloc(t->list, (t->n_list + 64) * sizeof *t->list)))
             return;   /* out of memory: counted, not listed */
         t->list = grown;
-        t->list[t->n_list++] = t->cur;
+        t->list[t->n_list++] = sample;
+    }
+}
+
+static void close_sample(struct la_ignored_samples *t)
+{
+    if (t->open && !t->cur_target)
+        count_sample(t, t->cur);
+}
+
+void la_ignored_samples_add(struct la_ignored_samples *into, const struct la_ignored_samples *from,
+                            uint64_t first_sample)
+{
+    uint64_t unlisted = from->count - from->n_list;
+    for (size_t i = 0; i < from->n_list; i++)
+        count_sample(into, first_sample + from->list[i]);
+    into->count += unlisted;
+    if (from->count && !into->active) {
+        into->active = 1;           /* its ignore index, for the message */
+        into->ignore = from->ignore;
     }
 }
 

@@ -43,6 +43,11 @@ void la_ignored_samples_fold(struct la_ignored_samples *t, const struct la_chunk
 /** la_ignored_samples_end() : after the last chunk: the last sample is counted. */
 void la_ignored_samples_end(struct la_ignored_samples *t);
 
+/** la_ignored_samples_add() : a later file's counts (from) into a dataset's
+ *  (into, whose cap was set), its samples shifted by first_sample. */
+void la_ignored_samples_add(struct la_ignored_samples *into, const struct la_ignored_samples *from,
+                            uint64_t first_sample);
+
 void la_ignored_samples_free(struct la_ignored_samples *t);
 
 #endif

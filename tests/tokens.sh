@@ -33,6 +33,11 @@ expect_json '[.files[0].findings[].code] | join(" ")' "dtype-too-narrow" "dtype-
 expect_json '.files[0].findings[0].message | test("uint16 holds ids up to 65535, but the vocabulary has 65537 ids")' \
     true "it names the dtype's limit and V"
 
+"$LABELAUDIT" --json --format=raw --dtype uint16 --vocab-size $V "$t/train.bin" >"$d/shard.json"
+run --json --merge "$d/shard.json" "$d/shard.json"
+expect_json '[.config.vocab_size, .files[0].invalid.above, (.files[0].findings[0].message | startswith("2 token ids outside the vocabulary"))] | tojson' \
+    "[$V,2,true]" "--merge of shard reports made with --vocab-size keeps it and its wording"
+
 echo "# --- dtype-too-narrow at each width's edge"
 printf '\001\002' >"$d/two.bin"
 for c in "int8 128 129" "uint8 256 257" "int16 32768 32769" "uint16 65536 65537"; do
@@ -77,6 +82,10 @@ expect_json '[.files[0].findings[] | select(.code == "all-ignored") | .severity]
     "all-ignored is a warning"
 expect_json '[.files[0].findings[] | select(.code == "all-ignored") | .message | test("^3 samples of 12 hold only the ignore index -100")] | tojson' \
     "[true]" "its message counts them"
+run --json -n 50 --concat "$t/labels.npy" "$t/labels.npy"
+expect_json '[.files[0].all_ignored.samples[]] | join(" ")' \
+    "$(awk '{ a = a $1 " "; b = b ($1 + 12) " " } END { print a b }' "$t/labels.truth" | sed 's/ $//')" \
+    "--concat: each file's rows, numbered in the dataset"
 run --json --format=raw --dtype int32 --vocab-size 50 --seq-len 64 --ignore-index -100 "$t/ignored.bin"
 expect_json '[.files[0].all_ignored.samples[]] | join("\n")' "$(cat "$t/ignored.truth")" \
     "--seq-len blocks of -100 only (--ignore-index given: the stream holds labels)"

@@ -20,12 +20,13 @@
 
 #define MEGATRON_CHUNK_BYTES (4u << 20)
 
-/* What the scan and the report need after the reader closed: the sequence
- * starts (in tokens) and the document of each sequence. */
+/* What the scan and locate() need: the sequence starts (in tokens), and the
+ * index for the documents (it points into the reader's mapping of the .idx,
+ * which stays open until after locate()). */
 struct megatron_places {
     uint64_t n;               /* sequences */
     uint64_t *start;          /* n + 1: token index of each sequence's first, then the total */
-    uint64_t *doc;            /* n: the document of each, UINT64_MAX for none */
+    struct la_megatron_idx x;
 };
 
 struct megatron_state {
@@ -99,7 +100,6 @@ static void free_places(void *ctx)
     if (!p)
         return;
     free(p->start);
-    free(p->doc);
     free(p);
 }
 
@@ -133,23 +133,16 @@ static int places_build(struct megatron_state *t)
     struct megatron_places *p = calloc(1, sizeof *p);
     uint64_t n = t->x.sequences;
     if (!p || n >= SIZE_MAX / sizeof(uint64_t) - 1 ||
-        !(p->start = malloc((size_t)(n + 1) * sizeof *p->start)) ||
-        !(p->doc = malloc((size_t)(n ? n : 1) * sizeof *p->doc))) {
+        !(p->start = malloc((size_t)(n + 1) * sizeof *p->start))) {
         free_places(p);
         return -1;
     }
     p->n = n;
-    uint64_t at = 0, d = 0, doc_end = t->x.doc_entries > 1
-                                           ? (uint64_t)la_megatron_doc_entry(&t->x, 1) : 0;
+    p->x = t->x;
+    uint64_t at = 0;
     for (uint64_t i = 0; i < n; i++) {
         p->start[i] = at;
         at += (uint64_t)la_megatron_length(&t->x, i);
-        while (d + 1 < t->x.doc_entries && i >= doc_end) {   /* documents walked in order */
-            d++;
-            doc_end = d + 1 < t->x.doc_entries ? (uint64_t)la_megatron_doc_entry(&t->x, d + 1)
-                                               : 0;
-        }
-        p->doc[i] = d + 1 < t->x.doc_entries && i < doc_end ? d : UINT64_MAX;
     }
     p->start[n] = at;
     t->places = p;
@@ -164,7 +157,7 @@ static int megatron_locate(struct la_notes *n, const uint64_t *index, size_t cou
         uint64_t s = sequence_of(n->ctx, index[i]);
         if (s == LA_NO_SAMPLE)
             continue;
-        uint64_t pos = index[i] - p->start[s], doc = p->doc[s];
+        uint64_t pos = index[i] - p->start[s], doc = la_megatron_document_of(&p->x, s);
         char where[LA_NOTE_LEN], in_doc[48] = " (no document)";
         if (doc != UINT64_MAX)
             snprintf(in_doc, sizeof in_doc, " (document %llu)", (unsigned long long)doc);
