@@ -421,8 +421,9 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         diagnose_one_based(r, cfg);
     int64_t v = 0;
     uint64_t n = 0;
+    /* the ignore index itself is out of range only in ids fed to the embedding */
     if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
-        !(cfg->has_ignore_index && v == cfg->ignore_index)) {
+        !(cfg->has_ignore_index && v == cfg->ignore_index && !r->ignore_off)) {
         uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
         struct la_finding *f = add(r, LA_F_IGNORE_LIKE_VALUE,
                                    "%llu of the %llu out-of-range %s are %lld",
@@ -434,6 +435,13 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
                  "if %lld marks \"no label\", pass --ignore-index %lld "
                  "(and ignore_index=%lld to the loss)", (long long)v, (long long)v, (long long)v);
         if (r->token_ids)   /* an embedding skips no id: a pad sentinel must become one */
+            f->prevents = PREVENTS_EMBEDDING;
+        if (r->token_ids && cfg->has_ignore_index && v == cfg->ignore_index)
+            snprintf(f->hint, sizeof f->hint,
+                     "%lld is the loss's ignore index, which the embedding does not skip: if "
+                     "these are labels (targets), pass --ignore-index %lld; ids fed to the model "
+                     "must be real ids (the tokenizer's pad_token_id)", (long long)v, (long long)v);
+        else if (r->token_ids)
             snprintf(f->hint, sizeof f->hint,
                      "%lld looks like a pad sentinel: the embedding skips no id, so write the "
                      "tokenizer's pad_token_id there (mask it in the labels with -100); "

@@ -93,6 +93,8 @@ expect_json '[.files[0].ignored, .files[0].all_ignored.count] | tojson' "[129,2]
 run --json --format=raw --dtype int32 --vocab-size 50 --seq-len 64 "$t/ignored.bin"
 expect_json '[.files[0].ignored, .files[0].invalid.below, .files[0].all_ignored] | tojson' "[0,129,null]" \
     "token ids without --ignore-index: -100 is an id like any other, below 0"
+expect_json '[.files[0].findings[] | select(.code == "ignore-like-value") | .message | test("-100 is the loss.s ignore index, which the embedding does not skip")] | tojson' \
+    "[true]" "ignore-like-value: -100 in ids is the loss's index, not the embedding's"
 run --json --format=raw --dtype int32 -n 50 "$t/ignored.bin"
 expect_json '.files[0].all_ignored' null "one label a sample: nothing to count"
 run --json --format=raw --dtype uint16 --vocab-size $V --seq-len 64 --ignore-index -100 "$t/train.bin"
