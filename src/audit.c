@@ -17,6 +17,7 @@
 #include <stdlib.h>   /* malloc, free */
 #include <string.h>   /* memset, memcpy, strerror */
 #include <errno.h>    /* errno */
+#include <ctype.h>    /* tolower */
 #include <sys/stat.h> /* fstat */
 
 #include "window.h" /* a file run a mapped window at a time */
@@ -35,10 +36,22 @@ struct la_rule la_rule_from_config(const struct la_config *cfg)
     return r;
 }
 
-/* Elements per sample: the product of every axis but the first (of all, when
- * the file is one sample: an image, a volume). */
-static uint64_t sample_stride(const struct la_array_info *info)
+/* Whether --seq-len cuts this file into blocks: a flat stream of ids (one
+ * axis, one element a sample, no reader's own samples). */
+static int cut_in_blocks(const struct la_array_info *info, const struct la_config *cfg,
+                         const struct la_notes *notes)
 {
+    return cfg->seq_len > 0 && info->ndim <= 1 && !info->one_sample &&
+           !(notes && (notes->sample_of || notes->has_samples));
+}
+
+/* Elements per sample: the product of every axis but the first (of all, when
+ * the file is one sample: an image, a volume); --seq-len's for a stream. */
+static uint64_t sample_stride(const struct la_array_info *info, const struct la_config *cfg,
+                              const struct la_notes *notes)
+{
+    if (cut_in_blocks(info, cfg, notes))
+        return cfg->seq_len;
     uint64_t stride = 1;
     for (int d = info->one_sample ? 0 : 1; d < info->ndim; d++)
         if (la_mul_overflow(stride, info->shape[d], &stride))
@@ -46,10 +59,55 @@ static uint64_t sample_stride(const struct la_array_info *info)
     return stride ? stride : 1;
 }
 
+/* The column names of labels, as opposed to the ids fed to the embedding. */
+static int labels_column(const struct la_array_info *info)
+{
+    if (!info->column[0])
+        return 0;
+    char name[sizeof info->column];
+    size_t i = 0;
+    for (; info->column[i] && i + 1 < sizeof name; i++)
+        name[i] = (char)tolower((unsigned char)info->column[i]);
+    name[i] = '\0';
+    return strstr(name, "label") || strstr(name, "target") || strcmp(name, "y") == 0;
+}
+
+/* --array's name, as a column's: an .npz member or a tensor named labels. */
+static int labels_array(const struct la_config *cfg)
+{
+    struct la_array_info named = { 0 };
+    if (!cfg->array)
+        return 0;
+    snprintf(named.column, sizeof named.column, "%s", cfg->array);
+    return labels_column(&named);
+}
+
+int la_token_ids(const struct la_config *cfg, const struct la_array_info *info)
+{
+    return cfg->has_vocab_size && !labels_column(info) && !labels_array(cfg);
+}
+
+int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *info)
+{
+    return la_token_ids(cfg, info) && cfg->has_ignore_index && !cfg->ignore_index_given;
+}
+
+struct la_rule la_rule_for_file(const struct la_config *cfg, const struct la_array_info *info)
+{
+    struct la_rule r = la_rule_from_config(cfg);
+    if (la_ignore_is_an_id(cfg, info))
+        r.has_ignore = 0;
+    return r;
+}
+
 int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t sample_stride)
 {
     uint64_t hist_len = 0;
-    if (cfg->loss != LA_LOSS_BCE)
+    /* token ids: no histogram over the vocabulary unless asked for (it would
+     * cost a counter per id and say nothing the range check does not) */
+    if (cfg->has_vocab_size && !cfg->histogram)
+        ;
+    else if (cfg->loss != LA_LOSS_BCE)
         hist_len = !cfg->has_num_classes ? LA_HIST_MAX
                  : (uint64_t)cfg->num_classes <= LA_HIST_MAX ? (uint64_t)cfg->num_classes : 0;
     int64_t above_base = cfg->loss == LA_LOSS_BCE ? 1 : cfg->has_num_classes ? cfg->num_classes : 0;
@@ -58,12 +116,22 @@ int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t 
 }
 
 static int init_stats(struct la_file_report *r, const struct la_config *cfg,
-                      struct la_indices_out *io)
+                      struct la_indices_out *io, const struct la_notes *notes)
 {
-    if (la_stats_init_for(&r->stats, cfg, sample_stride(&r->info)) != 0)
+    r->seq_len = cut_in_blocks(&r->info, cfg, notes) ? cfg->seq_len : 0;
+    r->token_ids = la_token_ids(cfg, &r->info);
+    r->ignore_off = la_ignore_is_an_id(cfg, &r->info);
+    if (la_stats_init_for(&r->stats, cfg, sample_stride(&r->info, cfg, notes)) != 0)
         return -1;
     if (la_pos_counts_start(&r->pos, cfg, &r->info) != 0)
         return -1;
+    struct la_rule rule = la_rule_for_file(cfg, &r->info);
+    uint64_t stride = r->stats.sample_stride;
+    int by_map = notes && notes->sample_of && notes->samples_ordered && notes->sample_end;
+    la_ignored_samples_start(&r->ignored_samples, rule.has_ignore, rule.ignore, r->info.dtype,
+                             by_map ? 0 : stride, by_map ? notes->sample_of : NULL,
+                             by_map ? notes->sample_end : NULL,
+                             by_map ? notes->sample_ctx : NULL, la_config_max_report(cfg));
     if (io) {
         la_indices_out_begin_file(io, r->path, r->info.dtype);
         r->stats.sink = la_indices_out_sink;
@@ -83,7 +151,7 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
     size_t size = b->window_bytes ? b->window_bytes : LA_WINDOW_BYTES;
     /* the backend's threads read their own shares; per-column counts need
      * the values in order, so they keep the windows */
-    if (b->ops->scan_run && !r->pos.cols) {
+    if (b->ops->scan_run && !r->pos.cols && !r->ignored_samples.active) {
         int rc = b->ops->scan_run(b, run, rule, &r->stats, prog, r->error, sizeof r->error);
         if (rc != 1) {
             la_verbose(r->path, "read in place: %llu values from byte %llu, each thread "
@@ -117,6 +185,7 @@ static int scan_run(struct la_reader *rd, struct la_file_report *r, const struct
         if (b->ops->scan(b, &chunk, rule, &r->stats, r->error, sizeof r->error) != 0)
             rc = -2;
         la_pos_counts_fold(&r->pos, &chunk);
+        la_ignored_samples_fold(&r->ignored_samples, &chunk);
         if (la_window_close(&w, &fail) != 0)
             rc = -1;        /* the scan's own error, if any, was about zeros */
         done += n;
@@ -201,6 +270,7 @@ static int scan_chunk(const struct la_chunk *c, struct la_file_report *r,
                       const struct la_rule *rule, struct la_scan_backend *b)
 {
     la_pos_counts_fold(&r->pos, c);
+    la_ignored_samples_fold(&r->ignored_samples, c);
     if (c->unparsable) {
         la_stats_add_unparsable(&r->stats, c->first_index, c->unparsable);
         return 0;
@@ -329,7 +399,7 @@ static int fits_one_chunk(const struct la_array_info *info)
 static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
                     struct la_scan_backend *b)
 {
-    struct la_rule rule = la_rule_from_config(cfg);
+    struct la_rule rule = la_rule_for_file(cfg, &rd->info);
     struct la_progress prog;
     la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
     int serial = !rd->has_run && fits_one_chunk(&rd->info);
@@ -355,6 +425,8 @@ static void finish_layout(struct la_file_report *r)
         r->info.shape[0] = r->stats.count;
     }
     r->samples = r->info.ndim == 0 || r->info.one_sample ? 1 : r->info.shape[0];
+    if (r->seq_len)   /* the last block may be short: it is read, so it is a sample */
+        r->samples = r->info.shape[0] / r->seq_len + (r->info.shape[0] % r->seq_len != 0);
 }
 
 /* A file of 0 bytes (after gunzip): read, and empty. */
@@ -365,7 +437,7 @@ static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
     r->info.dtype = cfg->has_dtype ? (enum la_dtype)cfg->dtype : LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape_known = 1;
-    if (init_stats(r, cfg, NULL) != 0) {
+    if (init_stats(r, cfg, NULL, NULL) != 0) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return;
     }
@@ -456,7 +528,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     r->info = rd.info;
     struct la_notes *nt = rd.notes;   /* yolo, coco: a sample is a file, an image */
-    if (init_stats(r, cfg, io) != 0 ||
+    if (init_stats(r, cfg, io, rd.notes) != 0 ||
         (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,
                                                      r->info.shape[0], nt->samples_ordered) != 0)) {
         snprintf(r->error, sizeof r->error, "out of memory");
@@ -470,6 +542,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         goto done;
     if (locate_bad(&rd, r) != 0)
         goto done;
+    la_ignored_samples_end(&r->ignored_samples);
     r->notes = rd.notes;        /* the report outlives the reader */
     rd.notes = NULL;
     finish_layout(r);
@@ -496,6 +569,7 @@ void la_file_report_free(struct la_file_report *r)
     r->dataset = NULL;
     la_stats_free(&r->stats);
     la_pos_counts_free(&r->pos);
+    la_ignored_samples_free(&r->ignored_samples);
     la_notes_free(r->notes);
     r->notes = NULL;
 }

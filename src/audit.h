@@ -10,6 +10,22 @@
 /** la_rule_from_config() : the per-element rule the scan backends apply. */
 struct la_rule la_rule_from_config(const struct la_config *cfg);
 
+/** la_token_ids() : with --vocab-size, whether the file holds the ids fed to
+ *  the embedding (anything but a labels column or --array: a name holding
+ *  "label" or "target", or y), whose bad ids crash the embedding, not the loss. */
+int la_token_ids(const struct la_config *cfg, const struct la_array_info *info);
+
+/** la_ignore_is_an_id() : with --vocab-size, whether the ignore index is an
+ *  id like any other in this file (ids fed to the embedding: raw streams,
+ *  Megatron tokens, an input_ids column), not skipped: it is skipped in a
+ *  labels column (a name holding "label" or "target", or y) and wherever
+ *  --ignore-index was given. */
+int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *info);
+
+/** la_rule_for_file() : la_rule_from_config(), the ignore index dropped where
+ *  la_ignore_is_an_id() says so. */
+struct la_rule la_rule_for_file(const struct la_config *cfg, const struct la_array_info *info);
+
 /** la_audit_file() : fill r for path. A file that cannot be read or parsed gets
  *  read_ok = 0 and a one-line reason in r->error; the function itself only
  *  fails (-1) when the scan backend does. io may be NULL. */

@@ -303,6 +303,8 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     }
     const struct la_source_info *s = &d->src[d->n_src - 1];
     fold_stats(&r->stats, &f->stats, s);
+    la_ignored_samples_add(&r->ignored_samples, &f->ignored_samples, s->first_sample);
+    r->token_ids |= f->token_ids;   /* --vocab-size over ids: the embedding's wording */
     r->samples += s->samples;
     if (f->notes && la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, cfg) != 0)
         la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
@@ -485,6 +487,7 @@ int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
         return -1;
     }
     r->path = d->path;
+    r->ignored_samples.cap = la_config_max_report(cfg);   /* its sources' all-ignored samples */
     return 0;
 }
 
@@ -492,6 +495,8 @@ void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
 {
     finish_shape(r);
     la_notes_fold_end(r->notes);
+    if (cfg->merge)    /* shard reports: the ids' wording as --concat's files had it */
+        r->token_ids = la_token_ids(cfg, &r->info);
     r->read_ok = 1;
     la_diagnose(r, cfg);
 }

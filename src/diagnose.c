@@ -21,6 +21,11 @@
 #define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
                               "expected target dtype to be Long or Byte, but got " T ")"
 #define PREVENTS_PARSE "ValueError: could not convert string to float"
+/* An id at or past the embedding's rows (nn.Embedding, F.embedding). */
+#define PREVENTS_EMBEDDING "indexSelectLargeIndex: ... Assertion `srcIndex < srcSelectDimSize` " \
+                           "failed (on the CPU: IndexError: index out of range in self)"
+#define PREVENTS_NAN_LOSS "loss is nan (a mean over zero targets: every label of the batch " \
+                          "is ignore_index)"
 #define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
 #define ERR LA_SEV_ERROR
@@ -66,6 +71,10 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
         "--no-header if there is no header (np.savetxt writes none), --header if pandas "
         "wrote it" },
     [LA_F_UNLOADABLE_IMAGE] = { "unloadable-image", ERR, NULL, NULL },
+    [LA_F_DTYPE_TOO_NARROW] = { "dtype-too-narrow", ERR, PREVENTS_EMBEDDING, NULL },
+    [LA_F_ALL_IGNORED] = { "all-ignored", WARN, PREVENTS_NAN_LOSS,
+        "drop these samples (a prompt longer than the block leaves no answer token), or "
+        "cut them so that each keeps some target" },
 };
 
 #undef ERR
@@ -113,13 +122,21 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 
 static int is_class_loss(const struct la_config *cfg) { return cfg->loss != LA_LOSS_BCE; }
 
+/* Token ids against a vocabulary: --vocab-size, or a format that stores
+ * tokens (megatron): no per-class findings (a histogram, missing classes,
+ * one-based, a dtype the collate keeps) over tens of thousands of ids. */
+static int over_vocabulary(const struct la_file_report *r, const struct la_config *cfg)
+{
+    return cfg->has_vocab_size || la_format_has(r->info.format, LA_FMTF_TOKENS);
+}
+
 /* The N the histogram covers: --num-classes, or max+1 of the valid labels. */
 static void decide_histogram(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
     r->has_hist = 0;
     r->hist_skipped = 0;
-    if (!is_class_loss(cfg))
+    if (!is_class_loss(cfg) || (over_vocabulary(r, cfg) && !cfg->histogram))
         return;
     if (!s->hist) {
         /* audit.c allocates no histogram above the cap: say that the classes
@@ -165,6 +182,82 @@ static void hint_shifted_labels(struct la_file_report *r, const struct la_config
              (long long)cfg->num_classes);
 }
 
+/* --vocab-size: ids against the embedding's rows (or, in labels, the
+ * logits': cross_entropy over the vocabulary). */
+static void diagnose_out_of_vocab(struct la_file_report *r, const struct la_config *cfg,
+                                  uint64_t below, uint64_t above)
+{
+    uint64_t n = below + above;
+    const char *what = r->token_ids ? "token id" : "label";
+    char whats[16];
+    snprintf(whats, sizeof whats, "%ss", what);
+    struct la_finding *f = add(r, LA_F_OUT_OF_RANGE,
+        "%llu %s outside the vocabulary [0, %lld) (%llu below 0, %llu at or above %lld)",
+        (unsigned long long)n, plural(n, what, whats), (long long)cfg->vocab_size,
+        (unsigned long long)below, (unsigned long long)above, (long long)cfg->vocab_size);
+    f->prevents = r->token_ids ? PREVENTS_EMBEDDING : PREVENTS_NLL;
+    if (above)
+        snprintf(f->hint, sizeof f->hint, "ids past the model's vocab_size: tokenized with a "
+                 "larger tokenizer, or added tokens without rows "
+                 "(model.resize_token_embeddings(len(tokenizer)))");
+}
+
+/* The integers a dtype holds, [lo, hi]; 0 for floats and bool (no such cut). */
+static int dtype_span(int dtype, int64_t *lo, uint64_t *hi)
+{
+    switch (dtype) {
+    case LA_DT_INT8:   *lo = INT8_MIN; *hi = INT8_MAX; return 1;
+    case LA_DT_UINT8:  *lo = 0; *hi = UINT8_MAX; return 1;
+    case LA_DT_INT16:  *lo = INT16_MIN; *hi = INT16_MAX; return 1;
+    case LA_DT_UINT16: *lo = 0; *hi = UINT16_MAX; return 1;
+    case LA_DT_INT32:  *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case LA_DT_UINT32: *lo = 0; *hi = UINT32_MAX; return 1;
+    default:           return 0;
+    }
+}
+
+/* The vocabulary (or N) has more ids than the stored dtype can hold: the ids
+ * past it were cut when the data was written (a uint16 cast of a 128k
+ * vocabulary wraps ids 65536 and up onto others), which no range check sees. */
+static void diagnose_dtype_width(struct la_file_report *r, const struct la_config *cfg)
+{
+    int64_t lo;
+    uint64_t hi;
+    if (!is_class_loss(cfg) || !cfg->has_num_classes || !dtype_span(r->info.dtype, &lo, &hi) ||
+        (uint64_t)cfg->num_classes <= hi + 1)
+        return;
+    const char *name = la_dtype_info(r->info.dtype)->name;
+    struct la_finding *f = add(r, LA_F_DTYPE_TOO_NARROW,
+        "%s holds ids up to %llu, but %s %lld %s: ids at or above %llu were cut when the data "
+        "was written", name, (unsigned long long)hi,
+        cfg->has_vocab_size ? "the vocabulary has" : "-n says", (long long)cfg->num_classes,
+        cfg->has_vocab_size ? "ids" : "classes", (unsigned long long)hi + 1);
+    f->prevents = cfg->has_vocab_size ? PREVENTS_EMBEDDING : PREVENTS_NLL;
+    snprintf(f->hint, sizeof f->hint, "tokenize again and store the ids as %s (nanoGPT's "
+             "prepare.py: np.uint32 in place of np.uint16; Megatron's preprocess_data.py picks "
+             "int32 past 65500 ids)", lo < 0 ? "int32" : "uint32");
+}
+
+/* Samples of several targets, each one the ignore index: the first few are
+ * named in the message; the JSON's all_ignored lists up to --max-report. */
+static void diagnose_all_ignored(struct la_file_report *r, const struct la_config *cfg)
+{
+    const struct la_ignored_samples *t = &r->ignored_samples;
+    if (!t->count)
+        return;
+    char list[160] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < t->n_list && i < 8 && len + 24 < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%llu", i ? ", " : "",
+                                (unsigned long long)t->list[i]);
+    const char *unit = r->seq_len ? "block" : "sample";
+    add(r, LA_F_ALL_IGNORED, "%llu %s%s of %llu hold%s only the ignore index %lld: no target "
+        "to train on (%s%s%s)", (unsigned long long)t->count, unit, t->count == 1 ? "" : "s",
+        (unsigned long long)r->samples, t->count == 1 ? "s" : "", (long long)t->ignore,
+        t->count == 1 ? unit : "first: ", t->count == 1 ? " " : "", list);
+    (void)cfg;
+}
+
 static void diagnose_out_of_range(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -176,6 +269,10 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
         add(r, LA_F_OUT_OF_RANGE, "%llu %s outside [0, 1] (%llu below 0, %llu above 1)",
             (unsigned long long)n, plural(n, "target", "targets"), (unsigned long long)below,
             (unsigned long long)above)->prevents = PREVENTS_BCE;
+        return;
+    }
+    if (cfg->has_vocab_size) {
+        diagnose_out_of_vocab(r, cfg, below, above);
         return;
     }
     if (cfg->has_num_classes)
@@ -311,18 +408,22 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
             "class labels are stored as %s; CrossEntropyLoss wants int64 class indices "
             "(recent PyTorch reads float targets as class probabilities)",
             la_dtype_info(r->info.dtype)->name);
-    const char *int_dtype_error = int_dtype_kept_by_collate(r->info.dtype);
+    /* token ids: a stored dtype is the loader's business (nanoGPT casts to
+     * int64, Megatron's loader too), and where counting starts says nothing */
+    const char *int_dtype_error = over_vocabulary(r, cfg) ? NULL
+                                                          : int_dtype_kept_by_collate(r->info.dtype);
     if (int_dtype_error) {
         add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; the default collate "
             "keeps that dtype and CrossEntropyLoss wants int64 class indices",
             la_dtype_info(r->info.dtype)->name)->prevents = int_dtype_error;
     }
-    if (one_based(r, cfg))
+    if (!over_vocabulary(r, cfg) && one_based(r, cfg))
         diagnose_one_based(r, cfg);
     int64_t v = 0;
     uint64_t n = 0;
+    /* the ignore index itself is out of range only in ids fed to the embedding */
     if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
-        !(cfg->has_ignore_index && v == cfg->ignore_index)) {
+        !(cfg->has_ignore_index && v == cfg->ignore_index && !r->ignore_off)) {
         uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
         struct la_finding *f = add(r, LA_F_IGNORE_LIKE_VALUE,
                                    "%llu of the %llu out-of-range %s are %lld",
@@ -333,6 +434,19 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         snprintf(f->hint, sizeof f->hint,
                  "if %lld marks \"no label\", pass --ignore-index %lld "
                  "(and ignore_index=%lld to the loss)", (long long)v, (long long)v, (long long)v);
+        if (r->token_ids)   /* an embedding skips no id: a pad sentinel must become one */
+            f->prevents = PREVENTS_EMBEDDING;
+        if (r->token_ids && cfg->has_ignore_index && v == cfg->ignore_index)
+            snprintf(f->hint, sizeof f->hint,
+                     "%lld is the loss's ignore index, which the embedding does not skip: if "
+                     "these are labels (targets), pass --ignore-index %lld; ids fed to the model "
+                     "must be real ids (the tokenizer's pad_token_id)", (long long)v, (long long)v);
+        else if (r->token_ids)
+            snprintf(f->hint, sizeof f->hint,
+                     "%lld looks like a pad sentinel: the embedding skips no id, so write the "
+                     "tokenizer's pad_token_id there (mask it in the labels with -100); "
+                     "if this is a labels column, pass --ignore-index %lld",
+                     (long long)v, (long long)v);
     }
 }
 
@@ -586,9 +700,13 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
     } else {
         diagnose_values(r, cfg);
         diagnose_hints(r, cfg);
-        diagnose_missing(r);
-        diagnose_mask_hints(r, cfg);
+        if (!over_vocabulary(r, cfg)) {   /* no per-class findings over a vocabulary */
+            diagnose_missing(r);
+            diagnose_mask_hints(r, cfg);
+        }
     }
+    diagnose_dtype_width(r, cfg);
+    diagnose_all_ignored(r, cfg);
     diagnose_header(r);
     diagnose_notes(r, cfg);
     diagnose_batching(r, cfg);

@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "weights.h"
 #include "label_notes.h"
+#include "ignored_samples.h"
 #include "findings.h"  /* enum la_code, la_finding_code_name */
 
 #define LA_MSG_LEN 512
@@ -47,6 +48,10 @@ struct la_file_report {
     struct la_finding findings[LA_F_COUNT];
     size_t n_findings;
     struct la_dataset *dataset;   /* a directory or --concat (dataset.h), or NULL */
+    uint64_t seq_len;             /* --seq-len cut this stream into blocks of as many ids; 0: not */
+    int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
+    struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
+    int ignore_off;               /* --vocab-size over ids: the ignore index was not skipped */
 };
 
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */

@@ -23,6 +23,8 @@ enum la_code {
     LA_F_MISSING_LABEL,          /* wds: a sample with no label member */
     LA_F_AMBIGUOUS_HEADER,       /* csv: pandas' default header, or a row of numbers? */
     LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
+    LA_F_DTYPE_TOO_NARROW,       /* the vocabulary (or N) does not fit the stored dtype */
+    LA_F_ALL_IGNORED,            /* samples whose every target is the ignore index */
     LA_F_COUNT
 };
 

@@ -208,6 +208,10 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     /* Hugging Face data: refused by name until a reader reads them with libarrow */
     [LA_FMT_PARQUET] = { .name = "parquet", .extensions = ".parquet .pq", .magic = parquet_magic,
                          .library = "Apache Arrow (libparquet)", .export_cmd = PARQUET_EXPORT },
+    /* language-model tokens: the .idx by its magic; the .bin or the prefix by --format */
+    [LA_FMT_MEGATRON] = { .name = "megatron", .extensions = ".idx", .magic = la_megatron_magic,
+                          .ops = &la_reader_megatron,
+                          .flags = LA_FMTF_PATH | LA_FMTF_NOTES | LA_FMTF_TOKENS },
     [LA_FMT_ARROW] = { .name = "arrow", .extensions = ".arrow .feather .ipc", .magic = arrow_magic,
                        .library = "Apache Arrow (libarrow)", .export_cmd = ARROW_EXPORT },
 };

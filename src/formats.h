@@ -35,6 +35,7 @@ enum la_format {
     LA_FMT_WDS,         /* read_wds.c: WebDataset tar shards, libarchive */
     LA_FMT_PARQUET,     /* Apache Parquet: no reader yet, refused with a way to export it */
     LA_FMT_ARROW,       /* Arrow IPC file (Feather v2) or stream: likewise */
+    LA_FMT_MEGATRON,    /* read_megatron.c: PREFIX.idx + PREFIX.bin, opened by path */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };
@@ -56,6 +57,8 @@ enum {
                                    built without it would be entered by both at once */
     LA_FMTF_ONE_BASED_ORIGIN = 1u << 6, /* written by MATLAB, whose arrays count from 1: the
                                            one-based finding's fix says so */
+    LA_FMTF_TOKENS = 1u << 7,   /* language-model token ids (megatron, mds, litdata): the
+                                   values are ids fed to the embedding, for --vocab-size */
 };
 
 struct la_reader_ops;

@@ -83,6 +83,9 @@ struct la_notes {
     la_sample_of sample_of;
     void *sample_ctx;
     int samples_ordered;
+    /* Optional, with samples_ordered: one past a sample's last element (the
+     * all-ignored count walks samples of different lengths with it). */
+    la_sample_end sample_end;
     /* Optional, set by a reader of a folder of files (yolo): its files as a
      * dataset's sources, which the JSON lists as it lists any dataset's, each
      * bad entry with its "source" and "at". Freed with the notes. */

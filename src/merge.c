@@ -90,6 +90,9 @@ static void adopt_checks(struct la_config *cfg, const cJSON *c)
     cfg->num_classes = cfg->has_num_classes ? (int64_t)n->valuedouble : 0;
     cfg->has_ignore_index = cJSON_IsNumber(ig);
     cfg->ignore_index = cfg->has_ignore_index ? (int64_t)ig->valuedouble : 0;
+    const cJSON *v = get(c, "vocab_size");   /* --vocab-size: num_classes holds it too */
+    cfg->has_vocab_size = cJSON_IsNumber(v);
+    cfg->vocab_size = cfg->has_vocab_size ? (int64_t)v->valuedouble : 0;
 }
 
 static void adopt_batching(struct la_config *cfg, const cJSON *c)

@@ -24,12 +24,15 @@ enum long_only {
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
     OPT_KEY,
+    OPT_VOCAB_SIZE, OPT_SEQ_LEN,
 };
 
 static const struct option long_options[] = {
     { "num-classes", required_argument, NULL, 'n' },
     { "loss", required_argument, NULL, OPT_LOSS },
     { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
+    { "vocab-size", required_argument, NULL, OPT_VOCAB_SIZE },
+    { "seq-len", required_argument, NULL, OPT_SEQ_LEN },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "column", required_argument, NULL, 'c' },
     { "header", no_argument, NULL, OPT_HEADER },
@@ -83,6 +86,9 @@ static void usage(FILE *out)
           "                             bce: every value finite and in [0, 1]\n"
           "      --ignore-index=V|none  a ce/nll target equal to V is skipped\n"
           "                             (default -100)\n"
+          "      --vocab-size=V         token ids must lie in [0, V): the embedding's\n"
+          "                             rows (-n V worded for language models)\n"
+          "      --seq-len=L            a flat token stream's samples are blocks of L ids\n"
           "\n"
           "Reading input:\n"
           "      --format=FMT           auto, or a format --version lists (default auto)\n"
@@ -319,7 +325,16 @@ static enum la_opterr parse_number_option(int opt, const char *arg, struct la_co
                       (long long)INT64_MIN, (long long)INT64_MAX)
                 : bad("invalid --ignore-index '%s' (expected an integer or none)", arg);
         cfg->has_ignore_index = true;
+        cfg->ignore_index_given = true;
         return LA_OPT_OK;
+    case OPT_VOCAB_SIZE:
+        if (parse_count("vocab-size", arg, 1, most, "a positive integer", &u) != LA_OPT_OK)
+            return LA_OPT_USAGE;
+        cfg->has_vocab_size = true;
+        cfg->vocab_size = (int64_t)u;
+        return LA_OPT_OK;
+    case OPT_SEQ_LEN:
+        return parse_count("seq-len", arg, 1, most, "a positive integer", &cfg->seq_len);
     case 'b':
         cfg->has_batch_size = true;
         return parse_count("batch-size", arg, 1, most, "a positive integer", &cfg->batch_size);
@@ -430,7 +445,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case 'c': case 'd': case OPT_DTYPE:
         return parse_input_option(opt, arg, cfg);
     case 'n': case 'b': case 'j': case OPT_IGNORE_INDEX: case OPT_WORLD_SIZE:
-    case OPT_MIN_BATCH: case OPT_MAX_REPORT:
+    case OPT_MIN_BATCH: case OPT_MAX_REPORT: case OPT_VOCAB_SIZE: case OPT_SEQ_LEN:
         return parse_number_option(opt, arg, cfg);
     case OPT_LOSS: case OPT_FORMAT: case OPT_ENDIAN: case OPT_FAIL_ON: case OPT_BACKEND:
     case OPT_COLOR:
@@ -474,6 +489,24 @@ static void note_no_batch_size(const bool given[N_BATCHING_ONLY], const struct l
             n == 1 ? "does" : "do");
 }
 
+/* --vocab-size V is -n V for the embedding: the range check is the same, so
+ * V becomes the class count (the JSON's num_classes, the --merge checks).
+ * Both given must agree: an embedding has one number of rows. */
+static enum la_opterr take_vocab_size(struct la_config *cfg)
+{
+    if (!cfg->has_vocab_size)
+        return LA_OPT_OK;
+    if (cfg->loss == LA_LOSS_BCE)
+        return bad("%s", "--vocab-size checks token ids (class targets): not with --loss=bce");
+    if (cfg->has_num_classes && cfg->num_classes != cfg->vocab_size)
+        return bad("--num-classes=%lld and --vocab-size=%lld disagree (an embedding has one "
+                   "number of rows: give one of them)", (long long)cfg->num_classes,
+                   (long long)cfg->vocab_size);
+    cfg->has_num_classes = true;
+    cfg->num_classes = cfg->vocab_size;
+    return LA_OPT_OK;
+}
+
 enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
 {
     bool batching_given[N_BATCHING_ONLY] = { false };
@@ -489,6 +522,8 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     }
     if (cfg->loss == LA_LOSS_BCE)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
+    if (take_vocab_size(cfg) != LA_OPT_OK)
+        return LA_OPT_USAGE;
     if (cfg->format == LA_FMT_RAW && !cfg->has_dtype)
         return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
     if (optind >= argc)
@@ -506,7 +541,8 @@ void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
         .skip_rows = cfg->skip_rows, .has_dtype = cfg->has_dtype,
         .dtype = (enum la_dtype)cfg->dtype, .big_endian = cfg->big_endian,
         .has_endian = cfg->has_endian, .array = cfg->array, .threads = cfg->threads,
-        .key = cfg->key,
+        .key = cfg->key, .vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0,
+        .seq_len = cfg->seq_len,
     };
 }
 

@@ -21,6 +21,8 @@ struct la_config {
     int64_t num_classes;
     bool has_ignore_index;         /* false with --ignore-index=none and for bce */
     int64_t ignore_index;          /* default -100 */
+    bool has_vocab_size;
+    int64_t vocab_size;
 
     /* reading input */
     enum la_format format;         /* LA_FMT_AUTO: detect each file */
@@ -34,6 +36,12 @@ struct la_config {
     bool has_endian;               /* --endian was given: it implies raw */
     const char *array;             /* --array for npz, NULL: the default rule */
     const char *key;               /* --key: wds label member's extension, NULL: cls ... idx */
+
+    /* language-model tokens: --vocab-size also sets has_num_classes/num_classes
+     * to V (it is -n V, worded for the embedding); --seq-len cuts a flat
+     * stream into samples of seq_len ids */
+    uint64_t seq_len;              /* 0: not given */
+    bool ignore_index_given;       /* --ignore-index was on the command line */
 
     /* batching */
     bool has_batch_size;

@@ -33,7 +33,9 @@ struct la_read_opts {
     int has_endian;            /* --endian given */
     const char *array;         /* --array: the array (npz, mat, hdf5, ...) to audit; NULL: the default rule */
     const char *key;           /* --key: the sample's key holding the label (webdataset); NULL: default */
+    int64_t vocab_size;        /* --vocab-size V; 0: not given */
     int threads;               /* -j; 0: online CPUs */
+    uint64_t seq_len;          /* --seq-len L: a flat stream's samples are L values; 0: none */
 };
 
 /* What a reader knows about the array it reads, filled by its open(). */
@@ -130,9 +132,11 @@ extern const struct la_reader_ops la_reader_png;     /* when built with libspng 
 extern const struct la_reader_ops la_reader_tiff;    /* ... libtiff */
 extern const struct la_reader_ops la_reader_nifti;   /* ... libniftiio */
 extern const struct la_reader_ops la_reader_wds;     /* ... libarchive */
+extern const struct la_reader_ops la_reader_megatron; /* PREFIX.idx + PREFIX.bin */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);
+int la_megatron_magic(const unsigned char *head, size_t len);
 
 /* Where rows start, by the csv and text readers' rules (read_csv.c): LF, CR
  * LF and a lone CR end a row, a line of spaces and tabs is none, and in csv a

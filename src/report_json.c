@@ -71,6 +71,10 @@ static cJSON *config_object(const struct la_config *cfg)
                           cfg->has_num_classes ? json_i64(cfg->num_classes) : cJSON_CreateNull());
     cJSON_AddItemToObject(c, "ignore_index", cfg->has_ignore_index ? json_i64(cfg->ignore_index)
                                                                    : cJSON_CreateNull());
+    if (cfg->has_vocab_size)    /* --vocab-size (num_classes holds it too) */
+        cJSON_AddItemToObject(c, "vocab_size", json_i64(cfg->vocab_size));
+    if (cfg->seq_len)
+        cJSON_AddItemToObject(c, "seq_len", json_u64(cfg->seq_len));
     cJSON_AddItemToObject(c, "batch_size",
                           cfg->has_batch_size ? json_u64(cfg->batch_size) : cJSON_CreateNull());
     cJSON_AddItemToObject(c, "drop_last", json_bool(cfg->drop_last));
@@ -197,6 +201,28 @@ static int write_file(FILE *out, cJSON *o, const struct la_file_report *r)
     }
     free(text);
     return rc == 0 && fputs("}", out) >= 0 ? 0 : -1;
+}
+
+/* --seq-len's blocks, and the all-ignored samples: only where they apply, so
+ * that the reports of other inputs stay as they were. */
+static void add_token_layout(cJSON *o, const struct la_file_report *r, uint64_t max_report)
+{
+    if (r->seq_len) {
+        uint64_t tail = r->info.shape[0] % r->seq_len;
+        cJSON_AddItemToObject(o, "seq_len", json_u64(r->seq_len));
+        cJSON_AddItemToObject(o, "last_block", json_u64(tail ? tail : r->seq_len));
+    }
+    const struct la_ignored_samples *t = &r->ignored_samples;
+    if (!t->count)
+        return;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddItemToObject(a, "count", json_u64(t->count));
+    cJSON *list = cJSON_AddArrayToObject(a, "samples");
+    for (size_t i = 0; i < t->n_list && i < max_report; i++)
+        cJSON_AddItemToArray(list, json_u64(t->list[i]));
+    cJSON_AddItemToObject(a, "truncated", json_bool(t->count > (t->n_list < max_report
+                                                                   ? t->n_list : max_report)));
+    cJSON_AddItemToObject(o, "all_ignored", a);
 }
 
 static cJSON *file_object(const struct la_file_report *r, uint64_t max_report);
@@ -555,6 +581,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
                           null_or(ok && r->has_batching, batching_object(&r->batching)));
     if (ok && has_tally(s))
         cJSON_AddItemToObject(o, "tally", tally_object(s));
+    if (ok)
+        add_token_layout(o, r, max_report);
     cJSON_AddItemToObject(o, "findings", findings_array(r));
     if (ok)
         la_notes_json_add(r->notes, la_format_name(r->info.format), o);

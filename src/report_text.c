@@ -209,6 +209,13 @@ static void print_header(FILE *out, const struct la_file_report *r)
         fprintf(out, ")");
     }
     fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "label" : "labels");
+    if (r->seq_len) {                     /* --seq-len: the blocks are the samples */
+        uint64_t tail = r->info.shape[0] % r->seq_len;
+        fprintf(out, " in %llu %s of %llu", (unsigned long long)r->samples,
+                r->samples == 1 ? "block" : "blocks", (unsigned long long)r->seq_len);
+        if (tail)
+            fprintf(out, " (the last of %llu)", (unsigned long long)tail);
+    }
     if (s->has_minmax) {
         char lo[64], hi[64];
         la_format_num(s->min, r->info.dtype, lo, sizeof lo);

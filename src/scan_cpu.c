@@ -775,11 +775,87 @@ DEFINE_FAST(uint32, LA_DT_UINT32)
 DEFINE_FAST(int64, LA_DT_INT64)
 DEFINE_FAST(uint64, LA_DT_UINT64)
 
+// ---- a range check without a histogram ---------------------------------------------
+//
+// Token ids against a vocabulary (--vocab-size, or an -n above the histogram's
+// cap) keep no histogram: a block is then settled by its minimum and maximum
+// alone, one pass in the dtype's own width that vectorizes. A block whose
+// values all lie in [0, upper), the ignore index outside its span, is all
+// valid; any other block is folded by the reference loop.
+
+#define RANGE_BLOCK 8192
+
+#define DEFINE_RANGE_ONLY(NAME, CTYPE)                                                    \
+    static void range_##NAME(const CTYPE *v, size_t n, uint64_t first,                   \
+                             const struct la_rule *r, struct la_stats *s)                \
+    {                                                                                     \
+        for (size_t b = 0; b < n; b += RANGE_BLOCK) {                                     \
+            size_t m = n - b < RANGE_BLOCK ? n - b : RANGE_BLOCK;                         \
+            const CTYPE *p = v + b;                                                       \
+            CTYPE lo = p[0], hi = p[0];                                                   \
+            if (m == RANGE_BLOCK) {      /* a constant count: -O2 vectorizes it */        \
+                for (size_t i = 0; i < RANGE_BLOCK; i++) {                                \
+                    lo = p[i] < lo ? p[i] : lo;                                           \
+                    hi = p[i] > hi ? p[i] : hi;                                           \
+                }                                                                         \
+            } else {                                                                      \
+                for (size_t i = 1; i < m; i++) {                                          \
+                    lo = p[i] < lo ? p[i] : lo;                                           \
+                    hi = p[i] > hi ? p[i] : hi;                                           \
+                }                                                                         \
+            }                                                                             \
+            int64_t l = (int64_t)lo, h = (int64_t)hi;                                     \
+            if (l >= 0 && h < r->upper && !(r->has_ignore && r->ignore >= l && r->ignore <= h)) { \
+                s->n_verdict[LA_V_VALID] += m;                                            \
+                s->hist_beyond += m;         /* as count_valid counts them without bins */ \
+                la_stats_note_minmax(s, (struct la_num){ LA_NUM_I64, { .i = l } });       \
+                la_stats_note_minmax(s, (struct la_num){ LA_NUM_I64, { .i = h } });       \
+            } else {                                                                      \
+                fold_##NAME(p, m, first + b, r, s);                                       \
+            }                                                                             \
+        }                                                                                 \
+    }
+
+DEFINE_RANGE_ONLY(bool, uint8_t)
+DEFINE_RANGE_ONLY(int8, int8_t)
+DEFINE_RANGE_ONLY(uint8, uint8_t)
+DEFINE_RANGE_ONLY(int16, int16_t)
+DEFINE_RANGE_ONLY(uint16, uint16_t)
+DEFINE_RANGE_ONLY(int32, int32_t)
+DEFINE_RANGE_ONLY(uint32, uint32_t)
+DEFINE_RANGE_ONLY(int64, int64_t)
+
+/* @return 1 when the chunk was folded by its blocks' ranges, 0 when this
+ * road does not apply (a histogram is kept, bce, floats, uint64). */
+static int fold_range_only(const struct la_chunk *c, const struct la_rule *r, struct la_stats *s)
+{
+    if (s->hist_len != 0 || r->bce || !r->has_upper || c->count == 0)
+        return 0;
+    const void *v = c->values;
+    size_t n = c->count;
+    uint64_t first = c->first_index;
+    switch (c->dtype) {
+    case LA_DT_BOOL:   range_bool(v, n, first, r, s); break;
+    case LA_DT_INT8:   range_int8(v, n, first, r, s); break;
+    case LA_DT_UINT8:  range_uint8(v, n, first, r, s); break;
+    case LA_DT_INT16:  range_int16(v, n, first, r, s); break;
+    case LA_DT_UINT16: range_uint16(v, n, first, r, s); break;
+    case LA_DT_INT32:  range_int32(v, n, first, r, s); break;
+    case LA_DT_UINT32: range_uint32(v, n, first, r, s); break;
+    case LA_DT_INT64:  range_int64(v, n, first, r, s); break;
+    default:           return 0;
+    }
+    s->count += n;
+    return 1;
+}
+
 /* The backend's fold: the same stats as la_scan_chunk_cpu_ref, faster for integers. */
 static void fold_fast(const struct la_chunk *c, const struct la_rule *r, struct la_stats *s,
                       struct fast *f, size_t entry_cap)
 {
     uint64_t lim = fast_limit(r, s);
+    if (!lim && fold_range_only(c, r, s))
+        return;
     if (!f->bins || !lim || la_dtype_is_float(c->dtype)) {
         la_scan_chunk_cpu_ref(c, r, s);
         return;
@@ -1064,7 +1140,9 @@ static int cpu_scan(struct la_scan_backend *b, const struct la_chunk *c,
     /* no pool: stay correct; samples mapped by the reader (yolo, coco): every
      * bad entry must reach la_stats_add_bad, in order (few values: no loss) */
     if (!p || s->sample_of) {
-        la_scan_chunk_cpu_ref(c, r, s);
+        /* the range road folds its bad blocks by the reference loop, in order */
+        if (!fold_range_only(c, r, s))
+            la_scan_chunk_cpu_ref(c, r, s);
         return 0;
     }
     int nparts = parts_for(p, c->count);

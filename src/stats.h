@@ -62,6 +62,10 @@ typedef void (*la_bad_sink)(void *ctx, const struct la_bad *bad);
 typedef uint64_t (*la_sample_of)(void *ctx, uint64_t index);
 #define LA_NO_SAMPLE UINT64_MAX
 
+/* One past the last element of a sample whose elements are contiguous, where
+ * samples differ in length (Megatron's sequences): for the all-ignored count. */
+typedef uint64_t (*la_sample_end)(void *ctx, uint64_t sample);
+
 struct la_stats {
     /* --- set by the caller before the first chunk --- */
     uint64_t sample_stride;   /* elements per sample (product of shape[1:]), >= 1 */

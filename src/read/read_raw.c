@@ -1,6 +1,7 @@
 /* read_raw.c - headerless binary arrays: --dtype and --endian say what they hold. */
 #include "reader.h"
 
+#include <stdio.h>  /* fopen, fread */
 #include <stdlib.h> /* malloc, free */
 #include <string.h> /* memcpy */
 
@@ -13,9 +14,29 @@ struct raw_state {
     uint64_t next_index;
 };
 
+/* Whether path is PREFIX.bin with a Megatron index PREFIX.idx beside it. */
+static int megatron_bin(const char *path)
+{
+    char idx[4096];
+    size_t n = path ? strlen(path) : 0;
+    if (n < 5 || n >= sizeof idx || !la_name_ends_in(path, ".bin"))
+        return 0;
+    memcpy(idx, path, n - 4);
+    memcpy(idx + n - 4, ".idx", 5);
+    FILE *f = fopen(idx, "rb");
+    unsigned char head[16];
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return la_megatron_magic(head, got);
+}
+
 static int raw_open(struct la_reader *r)
 {
     const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    if (!o->has_dtype && megatron_bin(r->path))
+        return la_reader_set_error(r, "the tokens of a Megatron dataset (its .idx is beside "
+                                   "it): --format=megatron reads them with their index");
     if (!o->has_dtype)
         return la_reader_set_error(r, "raw input needs --dtype (int8 ... float64, bool)");
     struct raw_state *t = calloc(1, sizeof *t);

@@ -22,6 +22,8 @@ static const struct setup setups[] = {
     { "ce N=20000", { 0, 1, -100, 1, 20000 }, 20000, 20000, 20000 },
     /* no --num-classes, no ignore index: the histogram at its cap */
     { "ce no N", { 0, 0, 0, 0, 0 }, 300, LA_HIST_MAX, 1 },
+    /* token ids, --vocab-size 50304: no histogram, a block settled by its range */
+    { "ce vocab V=50304", { 0, 1, -100, 1, 50304 }, 50304, 0, 50304 },
     /* bce: no histogram, fractions valid */
     { "bce", { 1, 0, 0, 0, 0 }, 2, 0, 1 },
 };
