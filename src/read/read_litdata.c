@@ -22,7 +22,8 @@
 
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* calloc, free, strtoul */
-#include <string.h>  /* strcmp, strncmp, strchr */
+#include <string.h>  /* memcpy, strchr, strcmp, strcpy, strlen, strncmp, strstr */
+#include <unistd.h>  /* access */
 
 #define MAX_LEAVES 4096
 #define MAX_KEYS 256
@@ -319,6 +320,44 @@ static int read_config(struct la_reader *r, struct litdata_state *t, const cJSON
     return 0;
 }
 
+/* A compressed chunk (chunk-0-0.zstd.bin) that litdata's reader has
+ * decompressed beside it, where it was read before: chunk-0-0.bin. */
+static char *decompressed_name(const char *name, const cJSON *config)
+{
+    const cJSON *comp = cJSON_GetObjectItemCaseSensitive(config, "compression");
+    char ext[40];
+    if (!cJSON_IsString(comp) || !comp->valuestring[0] || strlen(comp->valuestring) > 32)
+        return NULL;
+    snprintf(ext, sizeof ext, ".%s", comp->valuestring);
+    const char *at = strstr(name, ext);
+    char *plain = at ? malloc(strlen(name) + 1) : NULL;
+    if (plain) {
+        memcpy(plain, name, (size_t)(at - name));
+        strcpy(plain + (at - name), at + strlen(ext));
+    }
+    return plain;
+}
+
+/* The file of chunk name: itself, else its decompressed copy. */
+static int chunk_file(const char *dir, const char *name, const cJSON *config,
+                      struct la_shard *sh)
+{
+    if (!(sh->path = la_shards_join(dir, name)) || !(sh->name = strdup(name)))
+        return -1;
+    char *plain = access(sh->path, F_OK) != 0 ? decompressed_name(name, config) : NULL;
+    char *path = plain ? la_shards_join(dir, plain) : NULL;
+    if (path && access(path, F_OK) == 0) {
+        free(sh->path);
+        free(sh->name);
+        sh->path = path;
+        sh->name = plain;
+        return 0;
+    }
+    free(path);
+    free(plain);
+    return 0;
+}
+
 static int read_chunks(struct la_reader *r, const cJSON *root, const char *dir,
                        struct la_shard **shards, size_t *n)
 {
@@ -338,8 +377,8 @@ static int read_chunks(struct la_reader *r, const cJSON *root, const char *dir,
             return la_reader_set_error(r, "index.json: chunk %zu: no filename and chunk_size", i);
         struct la_shard *sh = &(*shards)[i];
         sh->samples = (uint64_t)size->valuedouble;
-        if (!(sh->path = la_shards_join(dir, file->valuestring)) ||
-            !(sh->name = strdup(file->valuestring)))
+        if (chunk_file(dir, file->valuestring,
+                       cJSON_GetObjectItemCaseSensitive(root, "config"), sh) != 0)
             return la_reader_set_error(r, "index.json: chunk %zu: file name '%s' is not inside "
                                        "the folder", i, file->valuestring);
     }
