@@ -26,7 +26,7 @@ struct la_reader;
 struct la_chunk;
 
 #define LA_SHARD_INDEX_MAX (64u << 20)   /* index.json bigger than this is refused */
-#define LA_SHARD_ITEM_MAX (256u << 20)   /* one item (sample) bigger than this is refused */
+#define LA_SHARD_ITEM_MAX (128u << 20)   /* one item (sample) bigger than this is refused */
 
 struct la_shard {
     char *name;          /* as index.json names it (for messages) */
