@@ -317,9 +317,13 @@ struct la_shards *la_shards_open(struct la_reader *r, struct la_shard *shards, s
     }
     if (check_shards(r, s) != 0)
         return NULL;
+    /* samples: the items; elements: their values, how many shows as they are
+     * read (so the values are read on a thread of their own, not as a few) */
     r->info.ndim = 1;
-    r->info.shape[0] = s->total;   /* samples: the items; elements: their values */
-    r->info.shape_known = 1;
+    r->info.shape[0] = s->total;
+    r->info.shape_known = 0;
+    r->notes->has_samples = 1;
+    r->notes->samples = s->total;
     return s;
 }
 
