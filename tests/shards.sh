@@ -44,6 +44,9 @@ expect_err "column 'meta' is str-encoded: not labels" "by name"
 run -n 1000 --format=mds -c nope "$s/mds-dtypes"
 expect_status 3 "a column that is not there"
 expect_err "no column 'nope' (the columns: input_ids, label, labels, meta)" "the message lists the columns"
+against mds mds-dtypes mds-dtypes.truth -c 1   # 1-based, as a CSV column's number
+run -n 1000 --format=mds -c 5 "$s/mds-dtypes"
+expect_status 3 "-c 5 of four columns"
 run -n 1000 --format=mds -c input_ids "$s/mds-dtypes/index.json"
 expect_status 1 "index.json itself names the folder"
 
@@ -65,6 +68,7 @@ echo "# --- LitData: the PyTreeLoader, keys of a dict item"
 against litdata litdata-tree litdata-tree.label.truth
 against litdata litdata-tree litdata-tree.ids.truth -c ids
 against litdata litdata-tree litdata-tree.mask.truth -c mask
+against litdata litdata-tree litdata-tree.ids.truth -c 2
 run -n 1000 --format=litdata -c mask "$s/litdata-tree"
 expect_out "chunk-0-0.bin sample 5 position 5: 1005" "the place: chunk, its sample, the position"
 

@@ -12,7 +12,8 @@
  * "bool", the two no-header arrays, "tensor" (uint32 dtype index and rank,
  * big-endian in litdata 0.2.5x on, little-endian before, the shape, the
  * values), "numpy" (the same, little-endian, numpy's index), or "pickle".
- * -c names a key of a dict item (data_spec's context), or a leaf's number. */
+ * -c names a key of a dict item (data_spec's context), or a leaf's number
+ * (1-based, as a CSV column's). */
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
@@ -239,13 +240,13 @@ static int choose_leaf(struct la_reader *r, struct litdata_state *t, const cJSON
     const char *want = la_read_opts_or_default(r->opts)->column;
     if (leaf == -2) {                     /* not a dict: a leaf by number, or the only one */
         uint64_t k = 0;
-        if (want && (la_strtou64(want, &k) != 0 || k >= (uint64_t)n))
+        if (want && (la_strtou64(want, &k) != 0 || k < 1 || k > (uint64_t)n))
             return la_reader_set_error(r, "no leaf '%s' in the items (-c names a key of a dict "
-                                       "item, or a leaf 0 to %d)", want, n - 1);
+                                       "item, or a leaf 1 to %d)", want, n);
         if (!want && n != 1)
-            return la_reader_set_error(r, "the items have %d leaves: name one with -c (0 to %d)",
-                                       n, n - 1);
-        leaf = (long)k;
+            return la_reader_set_error(r, "the items have %d leaves: name one with -c (1 to %d)",
+                                       n, n);
+        leaf = want ? (long)k - 1 : 0;   /* 1-based, as for CSV */
     }
     t->leaf = (size_t)leaf;
     const cJSON *f = cJSON_GetArrayItem(fmt, (int)leaf);

@@ -133,8 +133,8 @@ long la_shard_pick_column(const char *const *names, size_t n, const char *want)
             if (strcasecmp(names[i], want) == 0)
                 return (long)i;
         uint64_t k;
-        if (la_strtou64(want, &k) == 0 && k < n)
-            return (long)k;
+        if (la_strtou64(want, &k) == 0 && k >= 1 && k <= n)
+            return (long)k - 1;         /* 1-based, as for CSV (cut's numbers) */
         return -1;
     }
     for (size_t d = 0; d < sizeof default_names / sizeof default_names[0]; d++)

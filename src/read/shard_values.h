@@ -30,7 +30,7 @@ int la_shard_json(struct la_shard_scratch *sc, const unsigned char *data, size_t
                   struct la_shard_values *out, char *why, size_t whylen);
 
 /** la_shard_pick_column() : the column of names[0..n) that want names
- *  (exactly, then ignoring case, then as a number), or with want NULL the
+ *  (exactly, then ignoring case, then as a 1-based number), or with want NULL the
  *  first of the default names (label, labels, target, ..., input_ids,
  *  tokens). @return its index, or -1. */
 long la_shard_pick_column(const char *const *names, size_t n, const char *want);
