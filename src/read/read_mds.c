@@ -306,11 +306,10 @@ static int shard_file(struct la_reader *r, const char *dir, const cJSON *sh, siz
     char *path = name ? la_shards_join(dir, name) : NULL;
     if (cJSON_IsString(zb) && (!path || access(path, F_OK) != 0)) {
         const char *c = cJSON_IsString(comp) ? comp->valuestring : "";
-        if (strncmp(c, "br", 2) == 0 || strncmp(c, "snappy", 6) == 0)
-            return free(path), la_reader_set_error(r, "%s: %s-compressed (labelaudit reads "
-                                                   "zstd, gz and bz2 shards): decompress it "
-                                                   "first", zb->valuestring, c);
         free(path);
+        if (strncmp(c, "br", 2) == 0 || strncmp(c, "snappy", 6) == 0)
+            return la_reader_set_error(r, "%s: %s-compressed (labelaudit reads zstd, gz and "
+                                       "bz2 shards): decompress it first", zb->valuestring, c);
         name = zb->valuestring;
         path = la_shards_join(dir, name);
     }
