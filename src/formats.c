@@ -214,6 +214,11 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                           .flags = LA_FMTF_PATH | LA_FMTF_NOTES | LA_FMTF_TOKENS },
     [LA_FMT_ARROW] = { .name = "arrow", .extensions = ".arrow .feather .ipc", .magic = arrow_magic,
                        .library = "Apache Arrow (libarrow)", .export_cmd = ARROW_EXPORT },
+    /* language-model token datasets: a folder of shards named by index.json */
+    [LA_FMT_MDS] = { .name = "mds", .extensions = "", .ops = &la_reader_mds,
+                     .flags = LA_FMTF_PATH },
+    [LA_FMT_LITDATA] = { .name = "litdata", .extensions = "", .ops = &la_reader_litdata,
+                         .flags = LA_FMTF_PATH },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)

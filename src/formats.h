@@ -36,6 +36,8 @@ enum la_format {
     LA_FMT_PARQUET,     /* Apache Parquet: no reader yet, refused with a way to export it */
     LA_FMT_ARROW,       /* Arrow IPC file (Feather v2) or stream: likewise */
     LA_FMT_MEGATRON,    /* read_megatron.c: PREFIX.idx + PREFIX.bin, opened by path */
+    LA_FMT_MDS,         /* read_mds.c: a MosaicML streaming folder (index.json + shards), by path */
+    LA_FMT_LITDATA,     /* read_litdata.c: a LitData optimize() folder, by path */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };

@@ -17,7 +17,7 @@ replay() {    # replay TARGET: its seeds and past crashes
         done
     done
 }
-for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors megatron_idx; do
+for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors megatron_idx mds litdata; do
     replay "$t"
 done
 # the mask readers' targets exist where configure found their library

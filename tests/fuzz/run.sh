@@ -25,7 +25,7 @@ OUT=${OUT:-$(pwd)/fuzz-out}
 JOBS=${JOBS:-1}
 CC=${CC:-clang}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
-targets=${*:-csv text npy_header npy npz gzip raw decode pt pickle safetensors megatron_idx}
+targets=${*:-csv text npy_header npy npz gzip raw decode pt pickle safetensors megatron_idx mds litdata}
 
 command -v "$CC" >/dev/null 2>&1 || {
     echo "run.sh: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2

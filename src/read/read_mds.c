@@ -1,0 +1,449 @@
+/* read_mds.c - MosaicML streaming (MDS) datasets: a folder whose index.json
+ * lists shard.NNNNN.mds files (or their .zstd/.gz/.bz2 compressed forms),
+ * as streaming's MDSWriter writes them. One MDS sample is one sample; its
+ * values are the label column's (-c): an integer, or an ndarray of them
+ * (token ids), or a pkl/json column holding an int or a list of ints.
+ *
+ * The layout, from streaming/base/format/mds (writer.py, encodings.py): a
+ * shard is the container shards.h reads, its config JSON after the offsets
+ * table; a sample is uint32 sizes of its variable-size columns (in column
+ * order), then each column's bytes. An ndarray column is
+ * [dtype code: 1 byte, when the encoding names no dtype]
+ * [ndim << 2 | shape width code: 1 byte, shape: ndim uints, when it names no shape]
+ * then the values, little-endian. */
+#include "config.h"
+#include "reader.h"
+#include "label_notes.h"
+#include "shards.h"
+#include "shard_values.h"
+#include "util.h"    /* la_mul_overflow, la_strtoi64 */
+
+#include <stdio.h>   /* snprintf */
+#include <stdlib.h>  /* calloc, free, strtoull */
+#include <string.h>  /* memchr, memcpy, strchr, strcmp, strdup, strlen, strncmp */
+#include <unistd.h>  /* access */
+
+#define MAX_COLUMNS 256
+
+enum kind { K_SCALAR, K_NDARRAY, K_PKL, K_JSON, K_STR_INT };
+
+struct mds_state {
+    struct la_shards *engine;
+    size_t n_cols;
+    char *names[MAX_COLUMNS];
+    int64_t sizes[MAX_COLUMNS];   /* -1: variable (a uint32 in the sample's head) */
+    long col;                     /* the label column */
+    enum kind kind;
+    enum la_dtype dtype;          /* scalar; ndarray when has_dtype */
+    int has_dtype, has_shape;
+    uint64_t shape_numel;         /* ndarray with a shape in its encoding */
+    char encoding[64];
+    struct la_shard_scratch scratch;
+    int64_t str_int;
+};
+
+/* The scalar encodings: streaming's Int ("int", int64) and its numpy scalars. */
+static int scalar_dtype(const char *enc, enum la_dtype *dt)
+{
+    if (strcmp(enc, "int") == 0) {
+        *dt = LA_DT_INT64;
+        return 1;
+    }
+    static const char *const names[] = { "uint8", "uint16", "uint32", "uint64", "int8", "int16",
+                                         "int32", "int64", "float16", "float32", "float64" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(enc, names[i]) == 0)
+            return la_dtype_from_name(enc, dt) == 0;
+    return 0;
+}
+
+/* NDArray's value dtype codes (encodings.py _int2value_dtype). */
+static int ndarray_code_dtype(unsigned code, enum la_dtype *dt)
+{
+    switch (code) {
+    case 8: *dt = LA_DT_UINT8; return 1;
+    case 9: *dt = LA_DT_INT8; return 1;
+    case 16: *dt = LA_DT_UINT16; return 1;
+    case 17: *dt = LA_DT_INT16; return 1;
+    case 18: *dt = LA_DT_FLOAT16; return 1;
+    case 32: *dt = LA_DT_UINT32; return 1;
+    case 33: *dt = LA_DT_INT32; return 1;
+    case 34: *dt = LA_DT_FLOAT32; return 1;
+    case 64: *dt = LA_DT_UINT64; return 1;
+    case 65: *dt = LA_DT_INT64; return 1;
+    case 66: *dt = LA_DT_FLOAT64; return 1;
+    default: return 0;
+    }
+}
+
+/* "ndarray", "ndarray:DTYPE", "ndarray:DTYPE:D0,D1,..." (NDArray.from_str). */
+static int parse_ndarray(struct la_reader *r, struct mds_state *t, const char *enc)
+{
+    t->kind = K_NDARRAY;
+    if (!enc[7])
+        return 0;
+    const char *dt = enc + 8, *colon = strchr(dt, ':');
+    char name[16];
+    size_t n = colon ? (size_t)(colon - dt) : strlen(dt);
+    if (enc[7] != ':' || n == 0 || n >= sizeof name)
+        return la_reader_set_error(r, "index.json: column encoding '%s' is not ndarray's", enc);
+    memcpy(name, dt, n);
+    name[n] = '\0';
+    enum la_dtype d;
+    if (!scalar_dtype(name, &d) || strcmp(name, "int") == 0)
+        return la_reader_set_error(r, "index.json: column encoding '%s': unknown dtype", enc);
+    t->dtype = d;
+    t->has_dtype = 1;
+    if (!colon)
+        return 0;
+    t->has_shape = 1;
+    t->shape_numel = 1;
+    for (const char *p = colon + 1;;) {
+        char *end;
+        unsigned long long dim = strtoull(p, &end, 10);
+        if (end == p || dim == 0 || la_mul_overflow(t->shape_numel, dim, &t->shape_numel))
+            return la_reader_set_error(r, "index.json: column encoding '%s': bad shape", enc);
+        if (*end == '\0')
+            return 0;
+        if (*end != ',')
+            return la_reader_set_error(r, "index.json: column encoding '%s': bad shape", enc);
+        p = end + 1;
+    }
+}
+
+static int parse_encoding(struct la_reader *r, struct mds_state *t, const char *enc)
+{
+    snprintf(t->encoding, sizeof t->encoding, "%s", enc);
+    if (scalar_dtype(enc, &t->dtype)) {
+        t->kind = K_SCALAR;
+        return 0;
+    }
+    if (strncmp(enc, "ndarray", 7) == 0)
+        return parse_ndarray(r, t, enc);
+    if (strcmp(enc, "pkl") == 0 || strcmp(enc, "json") == 0 || strcmp(enc, "str_int") == 0) {
+        t->kind = enc[0] == 'p' ? K_PKL : enc[0] == 'j' ? K_JSON : K_STR_INT;
+        return 0;
+    }
+    return la_reader_set_error(r, "column '%s' is %s-encoded: not labels (an int, ndarray, "
+                               "pkl, json or str_int column is read)", t->names[t->col], enc);
+}
+
+/* Where the label column lies in a sample: its offset and size. */
+static int find_column(const struct mds_state *t, const unsigned char *item, size_t len,
+                       size_t *at, size_t *size, char *why, size_t whylen)
+{
+    size_t head = 0;
+    for (size_t c = 0; c < t->n_cols; c++)
+        head += t->sizes[c] < 0 ? 4 : 0;
+    if (head > len) {
+        snprintf(why, whylen, "%zu bytes, fewer than its %zu-byte head of column sizes", len, head);
+        return -1;
+    }
+    size_t pos = head, k = 0;
+    for (size_t c = 0; c <= (size_t)t->col; c++) {
+        uint64_t sz = t->sizes[c] >= 0 ? (uint64_t)t->sizes[c]
+                    : (uint64_t)item[k] | (uint64_t)item[k + 1] << 8 |
+                      (uint64_t)item[k + 2] << 16 | (uint64_t)item[k + 3] << 24;
+        k += t->sizes[c] < 0 ? 4 : 0;
+        if (sz > len - pos) {
+            snprintf(why, whylen, "column '%s' (%llu bytes) runs past the sample's end "
+                     "(%zu bytes)", t->names[c], (unsigned long long)sz, len);
+            return -1;
+        }
+        *at = pos;
+        *size = (size_t)sz;
+        pos += (size_t)sz;
+    }
+    return 0;
+}
+
+static int decode_ndarray(struct mds_state *t, const unsigned char *p, size_t n,
+                          struct la_shard_values *out, char *why, size_t whylen)
+{
+    enum la_dtype dt = t->dtype;
+    size_t at = 0;
+    if (!t->has_dtype && (n < 1 || !ndarray_code_dtype(p[at++], &dt))) {
+        snprintf(why, whylen, n < 1 ? "an empty ndarray" : "ndarray dtype code %u is none of "
+                 "streaming's", n ? p[0] : 0u);
+        return -1;
+    }
+    uint64_t numel = t->shape_numel;
+    if (!t->has_shape) {
+        if (at >= n) {
+            snprintf(why, whylen, "the ndarray ends before its shape");
+            return -1;
+        }
+        unsigned ndim = p[at] >> 2, width = 1u << (p[at] & 3);
+        at++;
+        if ((uint64_t)ndim * width > n - at) {
+            snprintf(why, whylen, "the ndarray's shape (%u axes) runs past its end", ndim);
+            return -1;
+        }
+        numel = 1;
+        for (unsigned d = 0; d < ndim; d++, at += width) {
+            uint64_t dim = 0;
+            for (unsigned b = 0; b < width; b++)
+                dim |= (uint64_t)p[at + b] << (8 * b);
+            if (la_mul_overflow(numel, dim, &numel))
+                numel = UINT64_MAX;
+        }
+    }
+    size_t esize = la_dtype_info(dt)->size;
+    if ((n - at) % esize != 0 || (n - at) / esize != numel) {
+        snprintf(why, whylen, "the ndarray holds %zu bytes of %s, its shape says %llu values "
+                 "(numpy's reshape fails)", n - at, la_dtype_info(dt)->name,
+                 (unsigned long long)numel);
+        return -1;
+    }
+    *out = (struct la_shard_values){ .dtype = dt, .values = p + at, .n = numel,
+                                     .little_endian = 1 };
+    return 0;
+}
+
+/* str_int: Python's int() of the UTF-8 text. */
+static int decode_str_int(struct mds_state *t, const unsigned char *p, size_t n,
+                          struct la_shard_values *out, char *why, size_t whylen)
+{
+    char text[32];
+    size_t b = 0, e = n;
+    while (b < e && (p[b] == ' ' || p[b] == '\t' || p[b] == '\n' || p[b] == '\r'))
+        b++;
+    while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t' || p[e - 1] == '\n' || p[e - 1] == '\r'))
+        e--;
+    if (e - b >= sizeof text || e == b) {
+        snprintf(why, whylen, "str_int text of %zu bytes is no int64", n);
+        return -1;
+    }
+    memcpy(text, p + b, e - b);
+    text[e - b] = '\0';
+    if (memchr(text, '\0', e - b) || la_strtoi64(text[0] == '+' ? text + 1 : text, &t->str_int) != 0) {
+        snprintf(why, whylen, "str_int text '%s' is no int64", la_one_line(text));
+        return -1;
+    }
+    *out = (struct la_shard_values){ .dtype = LA_DT_INT64, .values = &t->str_int, .n = 1 };
+    return 0;
+}
+
+static int mds_decode(void *ctx, const unsigned char *item, size_t len,
+                      struct la_shard_values *out, char *why, size_t whylen)
+{
+    struct mds_state *t = ctx;
+    size_t at, n;
+    if (find_column(t, item, len, &at, &n, why, whylen) != 0)
+        return -1;
+    const unsigned char *p = item + at;
+    switch (t->kind) {
+    case K_SCALAR:
+        if (n != la_dtype_info(t->dtype)->size) {
+            snprintf(why, whylen, "column '%s' holds %zu bytes, not one %s", t->names[t->col], n,
+                     la_dtype_info(t->dtype)->name);
+            return -1;
+        }
+        *out = (struct la_shard_values){ .dtype = t->dtype, .values = p, .n = 1,
+                                         .little_endian = 1 };
+        return 0;
+    case K_NDARRAY:
+        return decode_ndarray(t, p, n, out, why, whylen);
+    case K_PKL:
+        return la_shard_pickle(&t->scratch, p, n, out, why, whylen);
+    case K_JSON:
+        return la_shard_json(&t->scratch, p, n, out, why, whylen);
+    case K_STR_INT:
+        return decode_str_int(t, p, n, out, why, whylen);
+    }
+    return -1;
+}
+
+/* One shard's columns: the first shard's are kept, the others must match. */
+static int read_columns(struct la_reader *r, struct mds_state *t, const cJSON *sh, size_t i)
+{
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(sh, "column_names");
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(sh, "column_encodings");
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(sh, "column_sizes");
+    int n = cJSON_GetArraySize(names);
+    if (!cJSON_IsArray(names) || !cJSON_IsArray(encs) || !cJSON_IsArray(sizes) ||
+        cJSON_GetArraySize(encs) != n || cJSON_GetArraySize(sizes) != n || n < 1 ||
+        n > MAX_COLUMNS)
+        return la_reader_set_error(r, "index.json: shard %zu: column_names, column_encodings "
+                                   "and column_sizes are not lists of one length (1 to %d)",
+                                   i, MAX_COLUMNS);
+    if (i > 0 && (size_t)n != t->n_cols)
+        return la_reader_set_error(r, "index.json: shard %zu's columns differ from shard 0's", i);
+    for (int c = 0; c < n; c++) {
+        const cJSON *nm = cJSON_GetArrayItem(names, c), *sz = cJSON_GetArrayItem(sizes, c);
+        const cJSON *en = cJSON_GetArrayItem(encs, c);
+        int64_t size = cJSON_IsNull(sz) ? -1 : cJSON_IsNumber(sz) && sz->valuedouble >= 0 &&
+                       sz->valuedouble < 4294967296.0 ? (int64_t)sz->valuedouble : -2;
+        if (!cJSON_IsString(nm) || !cJSON_IsString(en) || size == -2)
+            return la_reader_set_error(r, "index.json: shard %zu: column %d is not a name, an "
+                                       "encoding and a size (or null)", i, c);
+        if (i == 0) {
+            if (!(t->names[c] = strdup(nm->valuestring)))
+                return la_reader_set_error(r, "out of memory");
+            t->sizes[c] = size;
+            t->n_cols = (size_t)c + 1;
+        } else if (strcmp(t->names[c], nm->valuestring) != 0 || t->sizes[c] != size) {
+            return la_reader_set_error(r, "index.json: shard %zu's columns differ from shard 0's",
+                                       i);
+        }
+    }
+    return 0;
+}
+
+/* The file of one shard: its raw basename when that exists, else its
+ * compressed one (zip_data), which the source decompresses. */
+static int shard_file(struct la_reader *r, const char *dir, const cJSON *sh, size_t i,
+                      struct la_shard *out)
+{
+    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(sh, "raw_data");
+    const cJSON *zip = cJSON_GetObjectItemCaseSensitive(sh, "zip_data");
+    const cJSON *rb = cJSON_GetObjectItemCaseSensitive(raw, "basename");
+    const cJSON *zb = cJSON_GetObjectItemCaseSensitive(zip, "basename");
+    const cJSON *comp = cJSON_GetObjectItemCaseSensitive(sh, "compression");
+    const char *name = cJSON_IsString(rb) ? rb->valuestring : NULL;
+    if (!name && !cJSON_IsString(zb))
+        return la_reader_set_error(r, "index.json: shard %zu names no file (raw_data.basename)", i);
+    char *path = name ? la_shards_join(dir, name) : NULL;
+    if (cJSON_IsString(zb) && (!path || access(path, F_OK) != 0)) {
+        const char *c = cJSON_IsString(comp) ? comp->valuestring : "";
+        free(path);
+        if (strncmp(c, "br", 2) == 0 || strncmp(c, "snappy", 6) == 0)
+            return la_reader_set_error(r, "%s: %s-compressed (labelaudit reads zstd, gz and "
+                                       "bz2 shards): decompress it first", zb->valuestring, c);
+        name = zb->valuestring;
+        path = la_shards_join(dir, name);
+    }
+    if (!path || !(out->name = strdup(name))) {
+        free(path);
+        return la_reader_set_error(r, "index.json: shard %zu: file name '%s' is not inside the "
+                                   "folder", i, name);
+    }
+    out->path = path;
+    return 0;
+}
+
+static int read_shards(struct la_reader *r, struct mds_state *t, const cJSON *root,
+                       const char *dir, struct la_shard **shards, size_t *n)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "shards");
+    if (!cJSON_IsArray(list))
+        return la_reader_set_error(r, "index.json: no \"shards\" list (not an MDS index)");
+    size_t count = (size_t)cJSON_GetArraySize(list), i = 0;
+    if (!(*shards = calloc(count ? count : 1, sizeof **shards)))
+        return la_reader_set_error(r, "out of memory");
+    for (const cJSON *sh = list->child; sh; sh = sh->next, i++) {
+        *n = i + 1;
+        const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(sh, "format");
+        const cJSON *samples = cJSON_GetObjectItemCaseSensitive(sh, "samples");
+        if (!cJSON_IsObject(sh) || !cJSON_IsString(fmt))
+            return la_reader_set_error(r, "index.json: shard %zu is not an object with a format", i);
+        if (strcmp(fmt->valuestring, "mds") != 0)
+            return la_reader_set_error(r, "index.json: shard %zu is in streaming's %s format "
+                                       "(labelaudit reads mds shards)", i, fmt->valuestring);
+        if (!cJSON_IsNumber(samples) || samples->valuedouble < 0 ||
+            samples->valuedouble > 4294967295.0 ||
+            samples->valuedouble != (double)(uint64_t)samples->valuedouble)
+            return la_reader_set_error(r, "index.json: shard %zu: samples is not a count", i);
+        (*shards)[i].samples = (uint64_t)samples->valuedouble;
+        if (read_columns(r, t, sh, i) != 0 || shard_file(r, dir, sh, i, &(*shards)[i]) != 0)
+            return -1;
+    }
+    *n = i;
+    return 0;
+}
+
+static int choose_column(struct la_reader *r, struct mds_state *t, const cJSON *root)
+{
+    const char *want = la_read_opts_or_default(r->opts)->column;
+    char list[512];
+    la_shard_column_list((const char *const *)t->names, t->n_cols, list, sizeof list);
+    if ((t->col = la_shard_pick_column((const char *const *)t->names, t->n_cols, want)) < 0)
+        return want ? la_reader_set_error(r, "no column '%s' (the columns: %s)", want, list)
+                    : la_reader_set_error(r, "no label column among %s: name one with -c", list);
+    const cJSON *sh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "shards"), 0);
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(sh, "column_encodings");
+    const char *enc = cJSON_GetArrayItem(encs, (int)t->col)->valuestring;
+    for (const cJSON *s = sh; s; s = s->next) {   /* every shard encodes it alike */
+        const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "column_encodings"),
+                                            (int)t->col);
+        if (strcmp(e->valuestring, enc) != 0)
+            return la_reader_set_error(r, "index.json: column '%s' is %s in one shard, %s in "
+                                       "another", t->names[t->col], enc, e->valuestring);
+    }
+    snprintf(t->encoding, sizeof t->encoding, "%s", enc);
+    la_one_line(t->encoding);
+    snprintf(r->info.column, sizeof r->info.column, "%s", t->names[t->col]);
+    la_one_line(r->info.column);
+    r->info.has_column = 1;
+    return parse_encoding(r, t, enc);
+}
+
+static int describe(struct la_reader *r, struct mds_state *t, size_t n_shards)
+{
+    uint64_t samples = la_shards_samples(t->engine);
+    cJSON_AddStringToObject(r->notes->json, "column", r->info.column);
+    cJSON_AddStringToObject(r->notes->json, "encoding", t->encoding);
+    cJSON_AddNumberToObject(r->notes->json, "shards", (double)n_shards);
+    cJSON_AddNumberToObject(r->notes->json, "samples", (double)samples);
+    if (la_notes_line(r->notes, "  column %s (%s), %zu %s, %llu %s", r->info.column, t->encoding,
+                      n_shards, n_shards == 1 ? "shard" : "shards", (unsigned long long)samples,
+                      samples == 1 ? "sample" : "samples") != 0)
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+static int mds_open(struct la_reader *r)
+{
+    struct mds_state *t = calloc(1, sizeof *t);
+    if (!t || !r->notes || !(r->notes->json = cJSON_CreateObject())) {
+        free(t);
+        return la_reader_set_error(r, "out of memory");
+    }
+    r->state = t;
+    r->info.dtype = LA_DT_INT64;
+    r->info.ndim = 1;
+    char *dir = NULL;
+    cJSON *root = la_shards_load_index(r, &dir);
+    struct la_shard *shards = NULL;
+    size_t n = 0;
+    int rc = -1;
+    if (!root || read_shards(r, t, root, dir, &shards, &n) != 0)
+        goto done;
+    if (n == 0) {
+        rc = la_reader_set_error(r, "index.json lists no shards");
+        goto done;
+    }
+    if (choose_column(r, t, root) != 0)
+        goto done;
+    if (t->kind == K_SCALAR || t->has_dtype)
+        r->info.dtype = t->dtype;
+    t->engine = la_shards_open(r, shards, n, 1, mds_decode, t);
+    shards = NULL;
+    rc = t->engine ? describe(r, t, n) : -1;
+done:
+    la_shards_free_list(shards, n);
+    cJSON_Delete(root);
+    free(dir);
+    return rc;
+}
+
+static int mds_next(struct la_reader *r, struct la_chunk *out)
+{
+    struct mds_state *t = r->state;
+    return la_shards_next(r, t->engine, out);
+}
+
+static void mds_close(struct la_reader *r)
+{
+    struct mds_state *t = r->state;
+    if (!t)
+        return;
+    la_shards_close(t->engine);
+    for (size_t c = 0; c < t->n_cols; c++)
+        free(t->names[c]);
+    la_shard_scratch_free(&t->scratch);
+    free(t);
+    r->state = NULL;
+}
+
+const struct la_reader_ops la_reader_mds = { mds_open, mds_next, mds_close };
