@@ -73,6 +73,8 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
 
 const char *la_finding_code_name(enum la_code code) { return g_findings[code].name; }
 
+const struct la_code_def *la_finding_def(enum la_code code) { return &g_findings[code]; }
+
 enum la_code la_finding_code_by_name(const char *name)
 {
     int code = 0;

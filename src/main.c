@@ -53,7 +53,7 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
 }
 
 /* Each report written as soon as it is final, then freed: memory does not
- * grow with the number of FILEs (issue 16). --junit and --annotations want
+ * grow with the number of FILEs. --junit, --sarif and --annotations want
  * every report at the end, and a GPU run may fall back to the CPU mid-run
  * (which the JSON's "backend", written first, would miss): those runs keep
  * all reports and render them at the end. */
@@ -164,7 +164,8 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    if (!cfg.junit && cfg.annotations == LA_ANNOT_NONE && strcmp(backend.ops->name, "cpu") == 0)
+    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE &&
+        strcmp(backend.ops->name, "cpu") == 0)
         return run_streamed(&cfg, &backend, io);
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {
@@ -184,8 +185,10 @@ int main(int argc, char **argv)
         sum.exit_status = LA_EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
-    /* --junit and --annotations: also when an input could not be read (they say so) */
+    /* --junit, --sarif and --annotations: also when an input could not be read (they say so) */
     if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
+        sum.exit_status = LA_EXIT_UNREADABLE;
+    if (!failed && cfg.sarif && la_report_sarif(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;

@@ -11,7 +11,7 @@
 #include "options.h"     /* struct la_config */
 
 #define TEMPORARY_PREFIX ".labelaudit-"   /* then mkstemp's six characters */
-#define MAX_OUTPUTS 5                     /* the three options, standard output and error */
+#define MAX_OUTPUTS 6                     /* the four options, standard output and error */
 #define MAX_TEMPORARY 4
 
 /* One output as the file system knows it. */
@@ -110,6 +110,7 @@ int la_outputs_check(const struct la_config *cfg)
     const struct { const char *option, *shown, *target; } named[] = {
         { "--indices-out", "--indices-out=", cfg->indices_out },
         { "--junit", "--junit=", cfg->junit },
+        { "--sarif", "--sarif=", cfg->sarif },
         { "--annotations=gitlab", "--annotations=gitlab:", cfg->annotations_file },
     };
     g_n_outputs = 0;
