@@ -10,7 +10,9 @@ expect_status 0 "a clean file exits 0"
 expect_out "ok" "a clean file says ok"
 run -n 10 "$s/stray-10.csv"
 expect_status 1 "a stray 10 exits 1"
-for row in 17 230 1000; do expect_out "row $row: 10" "the stray 10 at row $row is named"; done
+for row in 17 230 1000; do
+    expect_out "row $row (line $((row + 2))): 10" "the stray 10 at row $row is named, with its line (a header before it)"
+done
 run --bogus "$s/clean-10.csv"
 expect_status 2 "an unknown option exits 2"
 expect_err "Try 'labelaudit --help'" "a usage error points to --help"
