@@ -136,6 +136,16 @@ grep -c '<testsuite ' "$d/j.xml" | grep -qx 1
 ok $? "one testsuite per run"
 tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"range\">  *<failure type=\"out-of-range\" message=\"3 labels outside \[0, 10) (0 below 0, 3 at or above 10)\">"
 ok $? "an error finding is a <failure> of its check, typed with its code"
+sed -n '/<failure type="out-of-range"/,/<\/failure>/p' "$d/j.xml" | sed -n '2,5p' >"$d/got"
+printf '  row 17 (line 19): 10\n  row 230 (line 232): 10\n  row 1000 (line 1002): 10\nprevents: %s\n' \
+    'nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t &gt;= 0 &amp;&amp; t &lt; n_classes` failed (on the CPU: IndexError: Target is out of bounds)</failure>' >"$d/want"
+cmp -s "$d/want" "$d/got"
+ok $? "a <failure>'s body lists the finding's first entries, as the text report does"
+cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
+run -n 10 --max-report=1 --junit="$d/j1.xml" "$d/train.csv"
+grep -qx '  \.\.\. 2 more' "$d/j1.xml"
+ok $? "--max-report=1: one entry in the body, the others counted"
+validates "$d/j1.xml" "--junit with a body's entries cut by --max-report"
 tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"batching\">  *<system-out>warning \[tiny-last-batch\]"
 ok $? "a warning below --fail-on goes to <system-out>"
 tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/missing.csv\" name=\"read\">  *<error type=\"unreadable\" message=\"cannot open: No such file or directory\"/>"
