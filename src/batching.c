@@ -266,11 +266,16 @@ static void put_empty(struct text *t, const struct la_batching *b)
             b->p.min_batch);
 }
 
-/* Why a tiny batch matters: one sample is the BatchNorm crash users search for. */
+/* Why a tiny batch matters: one sample is the BatchNorm crash users search
+ * for. In training mode BatchNorm1d on (N, C) features, and BatchNorm2d over
+ * 1x1 feature maps (after global pooling), need more than one value per
+ * channel; over larger maps, or a sequence, they run on a batch of one
+ * (checked with Debian's PyTorch 1.13: tests/tiny-batch-gate.sh records it). */
 static void put_tiny_reason(struct text *t, const struct la_batching *b, const char *which)
 {
     if (b->last_batch == 1)
-        put(t, " -- BatchNorm fails on %s in training.", which);
+        put(t, " -- in training, BatchNorm1d on (N, C) features and BatchNorm2d on 1x1 maps "
+               "fail on %s.", which);
     else
         put(t, " -- fewer than --min-batch=%" PRIu64 ".", b->p.min_batch);
 }

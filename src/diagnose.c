@@ -16,7 +16,6 @@
                      "t < n_classes` failed (on the CPU: IndexError: Target is out of bounds)"
 #define PREVENTS_BCE "Loss.cu: Assertion `target_val >= zero && target_val <= one` failed " \
                      "(on the CPU: all elements of target should be between 0 and 1)"
-#define PREVENTS_FLOAT "expected scalar type Long but found Float"
 /* PyTorch 1.x words it the first way, 2.x the second; T is torch's name of the dtype. */
 #define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
                               "expected target dtype to be Long or Byte, but got " T ")"
@@ -26,6 +25,10 @@
                            "failed (on the CPU: IndexError: index out of range in self)"
 #define PREVENTS_NAN_LOSS "loss is nan (a mean over zero targets: every label of the batch " \
                           "is ignore_index)"
+/* A float dtype as torch names it: torch.as_tensor keeps NumPy's float64. */
+#define PREVENTS_FLOAT PREVENTS_INT_DTYPE("Float")
+#define FIX_INT64 "store them as int64 (y.astype(np.int64)), or convert in the Dataset " \
+                  "(torch.as_tensor(y, dtype=torch.long))"
 #define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
 #define ERR LA_SEV_ERROR
@@ -41,15 +44,13 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_NON_INTEGER] = { "non-integer", ERR, PREVENTS_FLOAT, NULL },
     [LA_F_UNPARSABLE] = { "unparsable", ERR, PREVENTS_PARSE, NULL },
     [LA_F_EMPTY] = { "empty", ERR, NULL, NULL },
-    [LA_F_FLOAT_LABELS] = { "float-labels", WARN, PREVENTS_FLOAT, NULL },
+    [LA_F_FLOAT_LABELS] = { "float-labels", WARN, PREVENTS_FLOAT, FIX_INT64 },
     [LA_F_ONE_BASED] = { "one-based", WARN, PREVENTS_NLL, NULL },
     [LA_F_IGNORE_LIKE_VALUE] = { "ignore-like-value", WARN, PREVENTS_NLL, NULL },
     [LA_F_MISSING_CLASSES] = { "missing-classes", WARN, NULL, NULL },
     [LA_F_TINY_LAST_BATCH] = { "tiny-last-batch", WARN, PREVENTS_BATCHNORM, NULL },
     [LA_F_NO_BATCHES] = { "no-batches", WARN, NULL, NULL },
-    [LA_F_INT_LABELS_DTYPE] = { "int-labels-dtype", WARN, NULL,
-        "store them as int64 (y.astype(np.int64)), or convert in the Dataset "
-        "(torch.as_tensor(y, dtype=torch.long))" },
+    [LA_F_INT_LABELS_DTYPE] = { "int-labels-dtype", WARN, NULL, FIX_INT64 },
     [LA_F_LABEL_GAP] = { "label-gap", WARN, PREVENTS_NLL, NULL },
     [LA_F_LABELIDS_NOT_TRAINIDS] = { "labelids-not-trainids", WARN, PREVENTS_NLL,
         "train on the trainIds masks (cityscapesscripts' createTrainIdLabelImgs makes "
@@ -81,6 +82,8 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
 #undef WARN
 
 const char *la_finding_code_name(enum la_code code) { return g_findings[code].name; }
+
+const struct la_code_def *la_finding_def(enum la_code code) { return &g_findings[code]; }
 
 enum la_code la_finding_code_by_name(const char *name)
 {
@@ -285,6 +288,19 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
             (unsigned long long)n, plural(n, "label", "labels"));
 }
 
+/* The error of float class targets, by the dtype the labels reach the loss
+ * in (checked with Debian's PyTorch 1.13: "found Double" for float64; PyTorch
+ * 2's wording as int-labels-dtype gives it). Text read as numbers, a float
+ * column of an integer file, is float64 as pandas and np.loadtxt make it. */
+static const char *float_dtype_error(int dtype)
+{
+    switch (dtype) {
+    case LA_DT_FLOAT16: return PREVENTS_INT_DTYPE("Half");
+    case LA_DT_FLOAT32: return PREVENTS_INT_DTYPE("Float");
+    default:            return PREVENTS_INT_DTYPE("Double");
+    }
+}
+
 static void diagnose_values(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -298,7 +314,8 @@ static void diagnose_values(struct la_file_report *r, const struct la_config *cf
     if ((n = s->n_verdict[LA_V_NON_INTEGER]))
         add(r, LA_F_NON_INTEGER,
             "%llu %s a fractional part (class targets must be integers)",
-            (unsigned long long)n, plural(n, "label has", "labels have"));
+            (unsigned long long)n, plural(n, "label has", "labels have"))->prevents =
+            float_dtype_error(r->info.dtype);
     diagnose_out_of_range(r, cfg);
 }
 
@@ -407,7 +424,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         add(r, LA_F_FLOAT_LABELS,
             "class labels are stored as %s; CrossEntropyLoss wants int64 class indices "
             "(recent PyTorch reads float targets as class probabilities)",
-            la_dtype_info(r->info.dtype)->name);
+            la_dtype_info(r->info.dtype)->name)->prevents = float_dtype_error(r->info.dtype);
     /* token ids: a stored dtype is the loader's business (nanoGPT casts to
      * int64, Megatron's loader too), and where counting starts says nothing */
     const char *int_dtype_error = over_vocabulary(r, cfg) ? NULL

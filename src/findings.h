@@ -40,6 +40,10 @@ struct la_code_def {
 /** la_finding_code_name() : "out-of-range", ... */
 const char *la_finding_code_name(enum la_code code);
 
+/** la_finding_def() : the table's row of code (its prevents and fix as the
+ *  table gives them; a finding may carry its own). */
+const struct la_code_def *la_finding_def(enum la_code code);
+
 /** la_finding_code_by_name() : the code spelled name, or LA_F_COUNT when none is. */
 enum la_code la_finding_code_by_name(const char *name);
 

@@ -30,14 +30,19 @@ static void row_done(uint64_t line, void *ctx)
         w->lines[w->next++] = line;
 }
 
-/* Read the whole source through the readers' row rule. @return 0, or -1 on a read error. */
-static int walk_source(struct walk *w, struct la_source *src, struct la_csv_rows *rows)
+/* Read the source through the readers' row rule, up to the last row asked
+ * for (the text report asks for the first few bad rows of what may be a large
+ * file). *whole: whether it was read to its end. @return 0, or -1 on a read error. */
+static int walk_source(struct walk *w, struct la_source *src, struct la_csv_rows *rows,
+                       int *whole)
 {
     char buf[READ_BYTES];
-    ssize_t got;
-    while ((got = la_source_read(src, buf, sizeof buf)) > 0)
+    ssize_t got = 0;
+    while (w->next < w->n && (got = la_source_read(src, buf, sizeof buf)) > 0)
         la_csv_rows_feed(rows, buf, (size_t)got, row_done, w);
-    la_csv_rows_end(rows, row_done, w);
+    *whole = w->next < w->n;
+    if (*whole)
+        la_csv_rows_end(rows, row_done, w);
     return got < 0 ? -1 : 0;
 }
 
@@ -64,10 +69,13 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
     struct walk w = { rows, lines, n, 0, 0, !text && r->info.header_present };
     struct la_csv_rows walk_rows;
     la_csv_rows_init(&walk_rows, delim, !text, text ? 0 : cfg->skip_rows);
-    int rc = la_source_text_mode(src, err, sizeof err) == 0 ? walk_source(&w, src, &walk_rows) : -1;
+    int whole = 0;
+    int rc = la_source_text_mode(src, err, sizeof err) == 0
+           ? walk_source(&w, src, &walk_rows, &whole) : -1;
     la_source_close(src);
-    /* the file changed since it was audited: no lines */
-    if (rc != 0 || w.seen - (w.header ? 1 : 0) != r->stats.count || w.next != n) {
+    /* the file changed since it was audited (rows missing, or more of them
+     * where it was read to the end): no lines */
+    if (rc != 0 || w.next != n || (whole && w.seen - (w.header ? 1 : 0) != r->stats.count)) {
         memset(lines, 0, n * sizeof *lines);
         return -1;
     }

@@ -1,11 +1,12 @@
 /* line_map.h - the physical line of a CSV/TSV/text row, for annotations that
- * point at a line of the file in a pull request (--annotations).
+ * point at a line of the file in a pull request (--annotations, --sarif), and
+ * for the text report's "row 17 (line 19)".
  *
  * The readers number data rows, not lines: a header, blank lines and quoted
  * fields holding newlines sit between the two. Rather than carry a line
  * number through every chunk of the hot path, the few rows an annotation
- * needs are looked up afterwards by reading the file again, only when
- * annotations are on, through the readers' own rule for where rows start
+ * needs are looked up afterwards by reading the file again, up to the last
+ * of them, only when a report shows bad rows, through the readers' own rule for where rows start
  * (la_csv_rows, read_csv.c: its quotes, blank lines and line ends) with the
  * file's delimiter, --skip-rows and header decision. Standard input cannot be read again; there the
  * lines stay unknown, and the annotations name the file. */

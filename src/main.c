@@ -53,9 +53,9 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
 }
 
 /* Each report written as soon as it is final, then freed: memory does not
- * grow with the number of FILEs. --junit, --annotations, --html and
- * --overlays want every report at the end, and a GPU run may fall back to
- * the CPU mid-run (which the JSON's "backend", written first, would miss): those runs keep
+ * grow with the number of FILEs. --junit, --sarif, --annotations, --html
+ * and --overlays want every report at the end, and a GPU run may fall back
+ * to the CPU mid-run (which the JSON's "backend", written first, would miss): those runs keep
  * all reports and render them at the end. */
 struct stream {
     const struct la_config *cfg;
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    if (!cfg.junit && cfg.annotations == LA_ANNOT_NONE && !cfg.html && !cfg.overlays &&
+    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE && !cfg.html && !cfg.overlays &&
         strcmp(backend.ops->name, "cpu") == 0)
         return run_streamed(&cfg, &backend, io);
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
@@ -185,8 +185,10 @@ int main(int argc, char **argv)
         sum.exit_status = LA_EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
-    /* --junit and --annotations: also when an input could not be read (they say so) */
+    /* --junit, --sarif and --annotations: also when an input could not be read (they say so) */
     if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
+        sum.exit_status = LA_EXIT_UNREADABLE;
+    if (!failed && cfg.sarif && la_report_sarif(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;

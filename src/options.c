@@ -20,7 +20,7 @@ enum long_only {
     OPT_ENDIAN, OPT_ARRAY, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
-    OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS,
+    OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
     OPT_KEY,
@@ -65,6 +65,7 @@ static const struct option long_options[] = {
     { "annotations", required_argument, NULL, OPT_ANNOTATIONS },
     { "html", required_argument, NULL, OPT_HTML },
     { "overlays", required_argument, NULL, OPT_OVERLAYS },
+    { "sarif", required_argument, NULL, OPT_SARIF },
     { "concat", no_argument, NULL, OPT_CONCAT },
     { "glob", required_argument, NULL, OPT_GLOB },
     { "merge", no_argument, NULL, OPT_MERGE },
@@ -75,10 +76,11 @@ static const struct option long_options[] = {
 
 static void usage(FILE *out)
 {
-    fputs("Usage: labelaudit [OPTION]... FILE...\n"
+    fprintf(out, "Usage: labelaudit [OPTION]... FILE...\n"
           "Audit ML label files before training: find the labels that would make PyTorch\n"
           "fail (class targets outside [0, N), BCE targets outside [0, 1], NaN, a tiny\n"
-          "last batch). FILE may be - for standard input; gzip is read transparently.\n"
+          "last batch). FILE may be - for standard input; compressed files are read\n"
+          "transparently (this build: %s).\n"
           "\n"
           "What is checked:\n"
           "  -n, --num-classes=N        class labels must lie in [0, N)\n"
@@ -134,7 +136,8 @@ static void usage(FILE *out)
           "                             (default 10, or 1000 with --json)\n"
           "      --indices-out=FILE     write every bad entry as PATH<TAB>INDEX<TAB>VALUE\n"
           "      --fail-on=LEVEL        error, warning or never: what makes the exit\n"
-          "                             status 1\n"
+          "                             status 1 (default error; warning also fails on\n"
+          "                             a last batch of one)\n"
           "  -q, --quiet                print nothing; the exit status answers\n"
           "  -v, --verbose              say on standard error how each file is read and why\n"
           "                             (format, decompressor, mapped or reader thread,\n"
@@ -147,6 +150,9 @@ static void usage(FILE *out)
           "      --annotations=WHERE    github: GitHub Actions annotations on standard\n"
           "                             output (standard error with --json);\n"
           "                             gitlab:FILE: a GitLab Code Quality report\n"
+          "                             (both may be given)\n"
+          "      --sarif=FILE           also write a SARIF 2.1.0 log, for GitHub code\n"
+          "                             scanning and SARIF viewers\n"
           "      --html=FILE            also write one self-contained HTML page: findings,\n"
           "                             histogram chart, batching, bad masks as pictures\n"
           "      --overlays=DIR         one PNG per bad mask in DIR (new files only), the\n"
@@ -156,7 +162,7 @@ static void usage(FILE *out)
           "\n"
           "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
           "3 an input could not be read.\n"
-          "Full documentation: man labelaudit\n", out);
+          "Full documentation: man labelaudit\n", la_source_decompressors());
 }
 
 static void version(void)
@@ -205,11 +211,30 @@ static enum la_opterr bad(const char *fmt, ...)
     return LA_OPT_USAGE;
 }
 
+/* --format names the input's format; shellcheck's and hadolint's --format
+ * names the output's: say which option that is here. NULL when it is none. */
+static const char *output_option_for(const char *arg)
+{
+    static const char *const outputs[][2] = {
+        { "json", "--json" }, { "sarif", "--sarif=FILE" }, { "github", "--annotations=github" },
+        { "gitlab", "--annotations=gitlab:FILE" }, { "junit", "--junit=FILE" },
+        { "checkstyle", "--junit=FILE" },
+    };
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
+        if (strcmp(arg, outputs[i][0]) == 0)
+            return outputs[i][1];
+    return NULL;
+}
+
 /* --format=NAME: auto or a row of the format table that this build reads. */
 static enum la_opterr parse_format(const char *arg, struct la_config *cfg)
 {
     char names[512];
     enum la_format f = la_format_by_name(arg);
+    const char *output = f == LA_FMT_NONE ? output_option_for(arg) : NULL;
+    if (output)
+        return bad("invalid --format '%s': --format is the input's format; did you mean %s?",
+                   arg, output);
     if (f == LA_FMT_NONE)
         return bad("invalid --format '%s' (expected auto, %s)", arg,
                    la_formats_list(names, sizeof names, 1, ", "));
@@ -383,15 +408,15 @@ static enum la_opterr parse_input_option(int opt, const char *arg, struct la_con
     return LA_OPT_OK;
 }
 
-/* --annotations=github or gitlab:FILE. */
+/* --annotations=github or gitlab:FILE; given twice, both (one GitLab file). */
 static enum la_opterr parse_annotations(const char *arg, struct la_config *cfg)
 {
     if (strcmp(arg, "github") == 0) {
-        cfg->annotations = LA_ANNOT_GITHUB;
+        cfg->annotations |= LA_ANNOT_GITHUB;
         return LA_OPT_OK;
     }
     if (strncmp(arg, "gitlab:", 7) == 0 && arg[7]) {
-        cfg->annotations = LA_ANNOT_GITLAB;
+        cfg->annotations |= LA_ANNOT_GITLAB;
         cfg->annotations_file = arg + 7;
         return LA_OPT_OK;
     }
@@ -437,6 +462,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
     case OPT_OVERLAYS:          cfg->overlays = arg; return LA_OPT_OK;
+    case OPT_SARIF:             cfg->sarif = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
     case 'v':                   cfg->verbose = true; return LA_OPT_OK;

@@ -12,7 +12,8 @@
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
 enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
-enum la_annotations { LA_ANNOT_NONE, LA_ANNOT_GITHUB, LA_ANNOT_GITLAB };
+/* --annotations: a set, both may be given */
+enum la_annotations { LA_ANNOT_NONE = 0, LA_ANNOT_GITHUB = 1, LA_ANNOT_GITLAB = 2 };
 
 struct la_config {
     /* what is checked */
@@ -69,10 +70,11 @@ struct la_config {
     /* for CI systems and for people */
     bool histogram;                /* --histogram: bars and class weights in the text report */
     const char *junit;             /* --junit=FILE, or NULL */
-    int annotations;               /* enum la_annotations */
+    int annotations;               /* enum la_annotations, or-ed */
     const char *annotations_file;  /* --annotations=gitlab:FILE */
     const char *html;              /* --html=FILE, or NULL */
     const char *overlays;          /* --overlays=DIR, or NULL */
+    const char *sarif;             /* --sarif=FILE, or NULL */
 
     /* datasets of many files (dataset.h) */
     bool concat;                   /* --concat: all FILEs are one dataset */

@@ -110,6 +110,7 @@ int la_outputs_check(const struct la_config *cfg)
     const struct { const char *option, *shown, *target; } named[] = {
         { "--indices-out", "--indices-out=", cfg->indices_out },
         { "--junit", "--junit=", cfg->junit },
+        { "--sarif", "--sarif=", cfg->sarif },
         { "--annotations=gitlab", "--annotations=gitlab:", cfg->annotations_file },
         { "--html", "--html=", cfg->html },
     };

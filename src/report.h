@@ -57,6 +57,15 @@ int la_report_html(const struct la_file_report *files, int n, const struct la_co
  *  (overlays.c). @return 0, or -1 when one was not written (said on standard error). */
 int la_report_overlays(const struct la_file_report *files, int n, const struct la_config *cfg);
 
+/** la_report_github() : --annotations=github: workflow commands within GitHub's
+ *  limits, and the job summary where GITHUB_STEP_SUMMARY names one.
+ *  @return 0, or -1 after saying why on standard error. */
+int la_report_github(const struct la_file_report *files, int n, const struct la_config *cfg);
+
+/** la_report_sarif() : --sarif: a SARIF 2.1.0 log written atomically to cfg->sarif.
+ *  @return 0, or -1 after saying on standard error why it was not written. */
+int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg);
+
 /** la_locale_is_utf8() : whether LC_ALL / LC_CTYPE / LANG name UTF-8. */
 int la_locale_is_utf8(void);
 

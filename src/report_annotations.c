@@ -4,34 +4,34 @@
  *   github       GitHub Actions workflow commands, one line each:
  *                ::error file=F,line=L,title=CODE::MESSAGE
  *   gitlab:FILE  a GitLab Code Quality report (a JSON array), written atomically.
+ * Both may be given.
  *
- * Per file: one annotation for each of the first --max-report bad entries, at
- * its physical line for csv/tsv/text (line_map.c), then one summary
- * annotation per finding; a file that could not be read gets one error (at
- * the line its message names, if any). Arrays have no lines: their
+ * GitHub shows at most 10 error, 10 warning and 10 notice annotations of a
+ * step and drops the rest (actions/toolkit's documented limit). So GitHub
+ * gets one annotation per file and finding, errors first: its message, its
+ * first bad entries (at their lines for csv/tsv/text, line_map.c), the fix
+ * and the PyTorch error it prevents; the annotation sits at the first entry's
+ * line. Past the limit the last one of a severity sums up the others. With
+ * GITHUB_STEP_SUMMARY set, a Markdown table of every file and finding is
+ * appended to that file (the job's summary page).
+ *
+ * GitLab's report has no such limit: one annotation for each of the first
+ * --max-report bad entries, then one per finding (the notes of ci_notes.h,
+ * which SARIF writes too). A file that could not be read gets one error, at
+ * the line its message names, if any. Arrays have no lines: their
  * annotations name the file. */
 #include "report.h"
 
 #include <cjson/cJSON.h> /* cJSON_* */
-#include <stdlib.h>      /* calloc, free */
+#include <stdlib.h>      /* calloc, free, getenv */
 #include <string.h>      /* strcmp */
 
 #include "atomic_file.h"
+#include "ci_notes.h"
+#include "ci_path.h"
 #include "line_map.h"
 #include "msg.h"
 #include "utf8.h"
-
-/* One annotation, whatever the CI system. */
-struct note {
-    const char *severity;     /* "error" or "warning" */
-    const char *title;        /* the finding's code */
-    const char *path;
-    uint64_t line;            /* 0: the file as a whole */
-    uint64_t key;             /* what makes it unique within the file (a bad entry's index) */
-    char message[2 * LA_MSG_LEN + 16];
-};
-
-typedef int (*note_sink)(void *ctx, const struct note *n);
 
 // ---- what is annotated --------------------------------------------------------
 
@@ -45,9 +45,42 @@ static const char *verdict_code(int verdict)
     }
 }
 
+/* Whether a bad entry's verdict belongs to a finding. */
+static int bad_belongs(enum la_code code, int verdict)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
+    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
+    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
+    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
+    default:                return 0;
+    }
+}
+
+/* How many invalid entries a finding covers (they may be more than the list kept). */
+static uint64_t entries_of(const struct la_stats *s, enum la_code code)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
+    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
+    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
+    default:                return 0;
+    }
+}
+
 static int is_table(const struct la_file_report *r)
 {
     return la_format_has(r->info.format, LA_FMTF_TEXT);   /* entries have line numbers */
+}
+
+static void format_value(const struct la_file_report *r, const struct la_bad *b, char *val,
+                         size_t len)
+{
+    if (b->text)
+        snprintf(val, len, "\"%.80s\"", b->text);
+    else
+        la_format_num(b->value, r->info.dtype, val, len);
 }
 
 /* "label 10 outside [0, 10)", "target nan is not finite", ... */
@@ -56,10 +89,7 @@ static void describe_entry(const struct la_file_report *r, const struct la_confi
 {
     const char *what = cfg->loss == LA_LOSS_BCE ? "target" : "label";
     char val[96];
-    if (b->text)
-        snprintf(val, sizeof val, "\"%.80s\"", b->text);
-    else
-        la_format_num(b->value, r->info.dtype, val, sizeof val);
+    format_value(r, b, val, sizeof val);
     switch (b->verdict) {
     case LA_V_NON_FINITE:
         snprintf(buf, len, "%s %s is not finite", what, val);
@@ -80,24 +110,87 @@ static void describe_entry(const struct la_file_report *r, const struct la_confi
     }
 }
 
+/* "row 17 (line 19)", "row 17", "index 17", "sample 0, index 10". */
+static void describe_position(const struct la_file_report *r, const struct la_bad *b,
+                              uint64_t line, char *buf, size_t len)
+{
+    unsigned long long index = b->index;
+    if (r->info.ndim >= 2)
+        snprintf(buf, len, "sample %llu, index %llu", (unsigned long long)b->sample, index);
+    else if (is_table(r) && line)
+        snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
+    else
+        snprintf(buf, len, "%s %llu", is_table(r) ? "row" : "index", index);
+}
+
+/* The lines of the first n entries (0 where unknown); NULL when out of memory. */
+static uint64_t *lines_of(const struct la_file_report *r, const struct la_config *cfg,
+                          const size_t *which, size_t n)
+{
+    uint64_t *rows = calloc(n ? n : 1, sizeof *rows), *lines = calloc(n ? n : 1, sizeof *lines);
+    if (!rows || !lines) {
+        free(rows);
+        free(lines);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        rows[i] = r->stats.bad[which ? which[i] : i].index;
+    if (n && r->info.ndim < 2)
+        la_line_map(r, cfg, rows, n, lines);
+    free(rows);
+    return lines;
+}
+
+size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg,
+                     enum la_code code, uint64_t max, const char *indent, char *buf, size_t len,
+                     uint64_t *first_line)
+{
+    size_t n = 0, used = 0;
+    size_t *which = calloc(r->stats.n_bad ? r->stats.n_bad : 1, sizeof *which);
+    *first_line = 0;
+    if (len)
+        buf[0] = '\0';
+    if (!which)
+        return 0;
+    for (size_t i = 0; i < r->stats.n_bad && n < max; i++)
+        if (bad_belongs(code, r->stats.bad[i].verdict))
+            which[n++] = i;
+    uint64_t *lines = lines_of(r, cfg, which, n);
+    for (size_t i = 0; lines && i < n && used < len; i++) {
+        char pos[96], val[96];
+        describe_position(r, &r->stats.bad[which[i]], lines[i], pos, sizeof pos);
+        format_value(r, &r->stats.bad[which[i]], val, sizeof val);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s: %s", i ? "\n" : "", indent,
+                                 pos, val);
+    }
+    uint64_t total = entries_of(&r->stats, code);
+    if (lines && total > n && used < len)
+        snprintf(buf + used, len - used, "%s%s... %llu more", n ? "\n" : "", indent,
+                 (unsigned long long)(total - n));
+    if (lines && n)
+        *first_line = lines[0];
+    free(lines);
+    free(which);
+    return n;
+}
+
 /* The first --max-report bad entries, each at its line where the file has lines. */
 static int note_entries(const struct la_file_report *r, const struct la_config *cfg,
-                        note_sink sink, void *ctx)
+                        const char *path, la_ci_sink sink, void *ctx)
 {
     size_t n = r->stats.n_bad;
     uint64_t max = la_config_max_report(cfg);
     n = n < max ? n : (size_t)max;
     if (n == 0)
         return 0;
-    uint64_t *rows = calloc(n, sizeof *rows), *lines = calloc(n, sizeof *lines);
-    int rc = rows && lines ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rows[i] = r->stats.bad[i].index;
-    if (rc == 0 && r->info.ndim < 2)
-        la_line_map(r, cfg, rows, n, lines);
+    uint64_t *lines = lines_of(r, cfg, NULL, n);
+    int rc = lines ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const struct la_bad *b = &r->stats.bad[i];
-        struct note note = { "error", verdict_code(b->verdict), r->path, lines[i], b->index, "" };
+        struct la_ci_note note = { .severity = "error", .title = verdict_code(b->verdict),
+                                   .path = path, .line = lines[i], .key = b->index,
+                                   .is_entry = 1, .index = b->index, .sample = b->sample,
+                                   .flat = r->info.ndim < 2, .hint = "" };
         char what[LA_MSG_LEN];
         describe_entry(r, cfg, b, what, sizeof what);
         if (lines[i])
@@ -110,7 +203,6 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
                      is_table(r) ? "row" : "index", (unsigned long long)b->index, what);
         rc = sink(ctx, &note);
     }
-    free(rows);
     free(lines);
     return rc;
 }
@@ -123,67 +215,46 @@ static uint64_t line_of_error(const char *error)
 }
 
 static int note_file(const struct la_file_report *r, const struct la_config *cfg,
-                     note_sink sink, void *ctx)
+                     la_ci_sink sink, void *ctx)
 {
+    char path[4096];
+    la_ci_path(r->path, path, sizeof path);
     if (!r->read_ok) {
-        struct note note = { "error", "unreadable", r->path, line_of_error(r->error), 0, "" };
+        struct la_ci_note note = { .severity = "error", .title = "unreadable", .path = path,
+                                   .line = line_of_error(r->error), .hint = "" };
         snprintf(note.message, sizeof note.message, "%s", r->error);
         return sink(ctx, &note);
     }
-    if (note_entries(r, cfg, sink, ctx) != 0)
-        return -1;
-    for (size_t i = 0; i < r->n_findings; i++) {
+    int rc = note_entries(r, cfg, path, sink, ctx);
+    for (size_t i = 0; rc == 0 && i < r->n_findings; i++) {
         const struct la_finding *f = &r->findings[i];
-        struct note note = { la_severity_name(f->severity), la_finding_code_name(f->code),
-                             r->path, 0, UINT64_MAX - i, "" };
+        struct la_ci_note note = { .severity = la_severity_name(f->severity),
+                                   .title = la_finding_code_name(f->code), .path = path,
+                                   .key = UINT64_MAX - i, .hint = f->hint,
+                                   .prevents = f->prevents };
         snprintf(note.message, sizeof note.message, "%s%s%s", f->message,
                  f->hint[0] ? "; fix: " : "", f->hint);
-        if (sink(ctx, &note) != 0)
-            return -1;
+        rc = sink(ctx, &note);
+    }
+    return rc;
+}
+
+int la_ci_notes(const struct la_file_report *files, int n, const struct la_config *cfg,
+                la_ci_sink sink, void *ctx)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = note_file(&files[i], cfg, sink, ctx);
+        if (rc != 0)
+            return rc;
     }
     return 0;
-}
-
-static int note_all(const struct la_file_report *files, int n, const struct la_config *cfg,
-                    note_sink sink, void *ctx)
-{
-    for (int i = 0; i < n; i++)
-        if (note_file(&files[i], cfg, sink, ctx) != 0)
-            return -1;
-    return 0;
-}
-
-// ---- GitHub workflow commands ---------------------------------------------------
-
-/* GitHub's escaping: %, CR and LF in the message; also ':' and ',' in a
- * property, where they would end the value; the other control bytes as \xNN
- * (GitHub decodes no other %XX, and its log would obey an escape sequence).
- * Text from the input is made valid UTF-8. */
-static void put_escaped(FILE *out, const char *s, int property)
-{
-    la_fputs_escape(s, out, property ? LA_ESC_GITHUB_PROPERTY : LA_ESC_GITHUB_MESSAGE);
-}
-
-static int github_note(void *ctx, const struct note *n)
-{
-    FILE *out = ctx;
-    fprintf(out, "::%s file=", n->severity);
-    put_escaped(out, n->path, 1);
-    if (n->line)
-        fprintf(out, ",line=%llu", (unsigned long long)n->line);
-    fputs(",title=", out);
-    put_escaped(out, n->title, 1);
-    fputs("::", out);
-    put_escaped(out, n->message, 0);
-    fputc('\n', out);
-    return ferror(out) ? -1 : 0;
 }
 
 // ---- GitLab Code Quality ----------------------------------------------------------
 
 /* A fingerprint GitLab can follow from run to run: FNV-1a over what the
  * annotation is about (file, code, entry), twice with two seeds: 32 hex digits. */
-static void fingerprint(const struct note *n, char out[33])
+static void fingerprint(const struct la_ci_note *n, char out[33])
 {
     uint64_t h[2] = { 14695981039346656037ull, 1099511628211ull * 31 };
     char key[32];
@@ -206,7 +277,7 @@ static void add_clean_string(cJSON *o, const char *key, const char *s)
     free(clean);
 }
 
-static int gitlab_note(void *ctx, const struct note *n)
+static int gitlab_note(void *ctx, const struct la_ci_note *n)
 {
     cJSON *a = ctx, *o = cJSON_CreateObject();
     char fp[33];
@@ -227,7 +298,7 @@ static int gitlab_note(void *ctx, const struct note *n)
 static int write_gitlab(const struct la_file_report *files, int n, const struct la_config *cfg)
 {
     cJSON *a = cJSON_CreateArray();
-    note_all(files, n, cfg, gitlab_note, a);
+    la_ci_notes(files, n, cfg, gitlab_note, a);
     char *printed = cJSON_Print(a), err[LA_ERR_LEN];
     cJSON_Delete(a);
     char *text = printed ? la_escape_dup(printed, LA_ESC_JSON) : NULL;   /* DEL as \u007f */
@@ -243,14 +314,10 @@ static int write_gitlab(const struct la_file_report *files, int n, const struct 
 
 int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg)
 {
-    if (cfg->annotations == LA_ANNOT_GITLAB)
-        return write_gitlab(files, n, cfg);
-    if (cfg->annotations != LA_ANNOT_GITHUB)
-        return 0;
-    FILE *out = cfg->json ? stderr : stdout;   /* never inside the JSON document */
-    if (note_all(files, n, cfg, github_note, out) != 0 || fflush(out) != 0) {
-        la_err(NULL, "write error: annotations");
-        return -1;
-    }
-    return 0;
+    int rc = 0;
+    if ((cfg->annotations & LA_ANNOT_GITLAB) && write_gitlab(files, n, cfg) != 0)
+        rc = -1;
+    if ((cfg->annotations & LA_ANNOT_GITHUB) && la_report_github(files, n, cfg) != 0)
+        rc = -1;
+    return rc;
 }

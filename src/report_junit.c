@@ -9,9 +9,11 @@
 #include "report.h"
 
 #include <stdlib.h> /* free */
-#include <string.h> /* strcmp */
+#include <string.h> /* strchr, strcmp */
 
 #include "atomic_file.h"
+#include "ci_notes.h"
+#include "ci_path.h"
 #include "msg.h"
 #include "utf8.h"
 
@@ -51,6 +53,13 @@ static void put_xml(FILE *out, const char *s)
     la_fputs_escape(s, out, LA_ESC_XML);
 }
 
+/* The classname: the file's path as the CI names it (ci_path.h). */
+static void put_path(FILE *out, const struct la_file_report *r)
+{
+    char path[4096];
+    put_xml(out, la_ci_path(r->path, path, sizeof path));
+}
+
 static int counts_as_failure(const struct la_finding *f, const struct la_config *cfg)
 {
     return cfg->fail_on == LA_FAIL_WARNING ||
@@ -83,12 +92,25 @@ static int belongs(const struct la_finding *f, const char *name, const char *cod
     return code ? strcmp(fc, code) == 0 : c && strcmp(c->name, name) == 0;
 }
 
-static void put_failure(FILE *out, const struct la_finding *f)
+/* The body lists the finding's first entries, as the text report does. */
+static void put_failure(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                        const struct la_finding *f)
 {
+    char entries[8192];
+    uint64_t line;
     fprintf(out, "      <failure type=\"%s\" message=\"", la_finding_code_name(f->code));
     put_xml(out, f->message);
     fputs("\">", out);
     put_xml(out, f->message);
+    if (la_ci_entries(r, cfg, f->code, la_config_max_report(cfg), "  ", entries, sizeof entries,
+                      &line) || entries[0]) {
+        for (char *line_start = entries, *nl; line_start; line_start = nl ? nl + 1 : NULL) {
+            if ((nl = strchr(line_start, '\n')))
+                *nl = '\0';
+            fputc('\n', out);      /* a line of its own, as the text report has it */
+            put_xml(out, line_start);
+        }
+    }
     if (f->hint[0]) {
         fputs("\nfix: ", out);
         put_xml(out, f->hint);
@@ -131,7 +153,7 @@ static void put_testcase(FILE *out, const struct la_file_report *r, const struct
     t->failures += failures > 0;
     t->skipped += skip != NULL;
     fputs("    <testcase classname=\"", out);
-    put_xml(out, r->path);
+    put_path(out, r);
     fprintf(out, "\" name=\"%s\"", name);
     if (!failures && !notes && !skip) {
         fputs("/>\n", out);
@@ -140,7 +162,7 @@ static void put_testcase(FILE *out, const struct la_file_report *r, const struct
     fputs(">\n", out);
     for (size_t i = 0; i < r->n_findings; i++)
         if (belongs(&r->findings[i], name, code) && counts_as_failure(&r->findings[i], cfg))
-            put_failure(out, &r->findings[i]);
+            put_failure(out, r, cfg, &r->findings[i]);
     if (notes)
         put_notes(out, r, cfg, name, code);
     if (skip) {
@@ -154,7 +176,7 @@ static void put_testcase(FILE *out, const struct la_file_report *r, const struct
 static void put_unreadable(FILE *out, const struct la_file_report *r, struct tally *t)
 {
     fputs("    <testcase classname=\"", out);
-    put_xml(out, r->path);
+    put_path(out, r);
     fputs("\" name=\"read\">\n      <error type=\"unreadable\" message=\"", out);
     put_xml(out, r->error);
     fputs("\"/>\n    </testcase>\n", out);
@@ -162,7 +184,7 @@ static void put_unreadable(FILE *out, const struct la_file_report *r, struct tal
     t->errors++;
     for (size_t i = 0; i < N_CHECKS; i++) {
         fputs("    <testcase classname=\"", out);
-        put_xml(out, r->path);
+        put_path(out, r);
         fprintf(out, "\" name=\"%s\">\n      <skipped message=\"the file could not be read\"/>\n"
                      "    </testcase>\n", checks[i].name);
         t->tests++;
@@ -178,7 +200,7 @@ static void put_file(FILE *out, const struct la_file_report *r, const struct la_
         return;
     }
     fputs("    <testcase classname=\"", out);
-    put_xml(out, r->path);
+    put_path(out, r);
     fputs("\" name=\"read\"/>\n", out);
     t->tests++;
     for (size_t i = 0; i < N_CHECKS; i++)

@@ -7,7 +7,12 @@
 #include <stdio.h>  /* fprintf */
 #include <string.h> /* strcmp */
 
-#include "dataset.h" /* a dataset's sources */
+#include "dataset.h"  /* a dataset's sources */
+#include "line_map.h" /* a row's line in the file */
+
+/* The most rows of one finding whose file lines are looked up (--max-report
+ * may ask for more: those are shown as rows alone). */
+#define LA_TEXT_LINES 1000
 #include "msg.h"
 
 /* Whether a bad entry's verdict belongs to a finding. */
@@ -89,15 +94,19 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
     }
 }
 
-/* "row 17", "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
-static void format_position(const struct la_file_report *r, const struct la_bad *b, char *buf,
-                            size_t len)
+/* "row 17 (line 19)" (a data row and the file's line, where it is known),
+ * "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
+static void format_position(const struct la_file_report *r, const struct la_bad *b,
+                            uint64_t line, char *buf, size_t len)
 {
     const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
     if (where) {
         char escaped[300];
         la_escape_ctl(escaped, sizeof escaped, where);
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
+    } else if (is_table(r) && line) {
+        snprintf(buf, len, "row %llu (line %llu)", (unsigned long long)b->index,
+                 (unsigned long long)line);
     } else if (is_table(r)) {
         snprintf(buf, len, "row %llu", (unsigned long long)b->index);
     } else if (r->info.ndim < 2 && b->sample != b->index && b->sample != LA_NO_SAMPLE) {
@@ -239,11 +248,27 @@ static uint64_t entries_of(const struct la_stats *s, enum la_code code)
     }
 }
 
-/* The finding's own bad entries, as many as --max-report allows. */
-static void print_entries(FILE *out, const struct la_file_report *r, enum la_code code,
-                          uint64_t max_report)
+/* The file lines of the finding's rows that print_entries() shows, in lines[]
+ * (0 where unknown: not a table, standard input, a dataset's). */
+static void entry_lines(const struct la_file_report *r, const struct la_config *cfg,
+                        enum la_code code, uint64_t max_report, uint64_t *lines)
 {
-    uint64_t shown = 0;
+    uint64_t rows[LA_TEXT_LINES], n = 0;
+    if (r->dataset || !is_table(r) || r->notes)
+        return;
+    for (size_t i = 0; i < r->stats.n_bad && n < max_report && n < LA_TEXT_LINES; i++)
+        if (bad_belongs(code, r->stats.bad[i].verdict))
+            rows[n++] = r->stats.bad[i].index;
+    if (n)
+        la_line_map(r, cfg, rows, (size_t)n, lines);
+}
+
+/* The finding's own bad entries, as many as --max-report allows. */
+static void print_entries(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                          enum la_code code, uint64_t max_report)
+{
+    uint64_t shown = 0, lines[LA_TEXT_LINES] = { 0 };
+    entry_lines(r, cfg, code, max_report, lines);
     for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
         if (!bad_belongs(code, b->verdict))
@@ -257,7 +282,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, enum la_cod
             print_dataset_position(out, r, b);
             fprintf(out, ": %s\n", val);
         } else {
-            format_position(r, b, pos, sizeof pos);
+            format_position(r, b, shown < LA_TEXT_LINES ? lines[shown] : 0, pos, sizeof pos);
             fprintf(out, "      %s: %s\n", pos, val);
         }
         shown++;
@@ -306,8 +331,8 @@ static int prevents_said_before(const struct la_file_report *r, const struct la_
     return 0;
 }
 
-static void print_finding(FILE *out, const struct la_file_report *r, const struct la_finding *f,
-                          uint64_t max_report)
+static void print_finding(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                          const struct la_finding *f, uint64_t max_report)
 {
     int err = f->severity == LA_SEV_ERROR;
     fprintf(out, "  %s%s%s [%s]: ", err ? la_c_err() : la_c_warn(),
@@ -315,7 +340,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     la_fputs_escaped(f->message, out);    /* it may quote a name from the input */
     fputc('\n', out);
     if (!has_groups(r))
-        print_entries(out, r, f->code, max_report);
+        print_entries(out, r, cfg, f->code, max_report);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
         la_notes_print_problems(out, r->notes, la_finding_code_name(f->code), max_report);
     if (f->hint[0]) {
@@ -371,7 +396,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         fprintf(out, "  %llu of %llu samples hold invalid entries\n",
                 (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);
     for (size_t i = 0; i < r->n_findings; i++)
-        print_finding(out, r, &r->findings[i], la_config_max_report(cfg));
+        print_finding(out, r, cfg, &r->findings[i], la_config_max_report(cfg));
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
         print_classes_hint(out, r);
     if (r->hist_skipped)

@@ -10,7 +10,9 @@ expect_status 0 "a clean file exits 0"
 expect_out "ok" "a clean file says ok"
 run -n 10 "$s/stray-10.csv"
 expect_status 1 "a stray 10 exits 1"
-for row in 17 230 1000; do expect_out "row $row: 10" "the stray 10 at row $row is named"; done
+for row in 17 230 1000; do
+    expect_out "row $row (line $((row + 2))): 10" "the stray 10 at row $row is named, with its line (a header before it)"
+done
 run --bogus "$s/clean-10.csv"
 expect_status 2 "an unknown option exits 2"
 expect_err "Try 'labelaudit --help'" "a usage error points to --help"
@@ -234,5 +236,33 @@ else
 fi
 run --json --backend=auto -n 10 "$s/clean-10.csv"
 expect_json '.backend' cpu "small input: auto stays on the CPU"
+
+echo "# --- --help, --format's habits of other linters, float labels' wording"
+run --help
+expect_out "compressed files are read\$" "--help says compressed files are read"
+decomp=$("$LABELAUDIT" --version | sed -n 's/^Decompression: //p')
+expect_out "transparently (this build: $decomp)" "--help lists the decompressors --version lists ($decomp)"
+expect_out "status 1 (default error;" "--help gives --fail-on's default"
+[ -z "$(awk 'length > 80' "$d/out")" ]
+ok $? "--help: no line over 80 columns"
+for habit in json:--json sarif:--sarif=FILE github:--annotations=github \
+             gitlab:--annotations=gitlab:FILE junit:--junit=FILE; do
+    run --format="${habit%%:*}" "$s/clean-10.csv"
+    expect_status 2 "--format=${habit%%:*} is a usage error"
+    expect_err "did you mean ${habit#*:}?" "--format=${habit%%:*}: did you mean ${habit#*:}"
+done
+run --format=jsonl "$s/clean-10.csv"
+! grep -q "did you mean" "$d/err"
+ok $? "an unknown --format that is no output's name lists the formats, no guess"
+printf 'y\n0\n1.5\n2\n1\n' >"$d/frac.csv"
+run -n 3 "$d/frac.csv"
+expect_out "^    prevents: expected scalar type Long but found Double (PyTorch 2: expected target dtype to be Long or Byte, but got Double)$" \
+    "non-integer: PyTorch 1's and 2's words, for float64 as NumPy keeps it"
+run --json -n 3 "$d/frac.csv"
+expect_json '[.files[0].findings[] | select(.code == "float-labels") | .message | endswith("class probabilities); store them as int64 (y.astype(np.int64)), or convert in the Dataset (torch.as_tensor(y, dtype=torch.long))")] | .[0]' \
+    true "float-labels has a fix"
+expect_json '[.files[0].findings[] | select(.code == "float-labels") | .prevents] | .[0]' \
+    'expected scalar type Long but found Double (PyTorch 2: expected target dtype to be Long or Byte, but got Double)' \
+    "float-labels: PyTorch 1's and 2's words"
 
 finish

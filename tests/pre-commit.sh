@@ -47,4 +47,25 @@ echo 'just text' >README.md && git add README.md && git commit -qm readme --no-v
 pre-commit run --files README.md >"$d/out" 2>&1
 grep -q '^labelaudit\.*(no files to check)Skipped' "$d/out"
 ok $? "files that are not labels are left alone"
+# The README's local hook, as written there: files: keeps it to data/, so a
+# metrics.csv beside the code is never audited (it would fail the commit).
+awk '/^```yaml$/ { y = 1; buf = ""; next } y && /^```$/ { y = 0; if (buf ~ /repo: local/) print buf; next }
+     y { buf = buf $0 "\n" }' "$top/README.md" | sed '/^$/d' >"$d/readme-hook.yaml"
+grep -q 'repo: local' "$d/readme-hook.yaml" && grep -q 'files:' "$d/readme-hook.yaml"
+ok $? "the README's pre-commit snippet is a local hook with files:"
+mkdir "$d/local" && cd "$d/local" && git init -q
+cp "$d/readme-hook.yaml" .pre-commit-config.yaml
+mkdir data && cp "$top/samples/clean-10.csv" data/train.csv
+printf 'epoch,loss,accuracy\n1,0.93,0.61\n2,0.71,0.72\n' >metrics.csv
+git add . && git commit -qm start --no-verify
+pre-commit run --all-files >"$d/out" 2>&1
+st=$?
+[ "$st" -eq 0 ] && grep -q '^labelaudit\.*Passed' "$d/out"
+ok $? "the README's hook: clean labels pass, metrics.csv is left alone (exit $st)"
+sed 's/^/# /' "$d/out" | head -5
+cp "$top/samples/stray-10.csv" data/train.csv && git add data/train.csv
+pre-commit run >"$d/out" 2>&1
+st=$?
+[ "$st" -eq 1 ] && grep -q 'out-of-range' "$d/out" && ! grep -q 'metrics.csv' "$d/out"
+ok $? "the README's hook: a stray label in data/ fails the commit (exit $st)"
 finish

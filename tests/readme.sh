@@ -28,4 +28,13 @@ for cmd in "$d"/cmd.*; do
     fi
 done
 [ -e "$d/cmd.1" ]; ok $? "the README has console examples"
+# The README's jq recipe quotes its filter (zsh would glob .files[0] and fail
+# with "no matches found"), and gives the count.
+recipe=$(sed -n "s/^\(labelaudit --json .*| jq .*\)  *#.*/\1/p" "$srcdir/README.md" | head -1)
+echo "$recipe" | grep -q "| jq '[^']*'"
+ok $? "the README's jq recipe quotes its filter ($recipe)"
+got=$(cd "$srcdir/samples" && PATH="$(cd "$(dirname "$LABELAUDIT")" && pwd):$PATH" \
+      sh -c "$(echo "$recipe" | sed 's/train\.csv/stray-10.csv/')" 2>&1)
+[ "$got" = 3 ]
+ok $? "the README's jq recipe gives the count (got $got)"
 finish

@@ -364,7 +364,8 @@ static void describe_phrases(void)
 
     describe(1041, (struct la_batch_params){ 8, 0, 1, 0, 2 }, buf, sizeof buf);
     tap_ok(has_all(buf, (const char *const[]){ "1041 samples, batch 8", "131 batches",
-               "the last holds 1 sample", "BatchNorm fails on it in training",
+               "the last holds 1 sample",
+               "BatchNorm1d on (N, C) features and BatchNorm2d on 1x1 maps fail on it",
                "Fix: drop_last=True (drops 1 sample per epoch)", "batch_size 7 (last 5)",
                "9 (last 6)", NULL }), "describe 1041/8: tiny last batch and its fixes");
     describe(1041, (struct la_batch_params){ 8, 0, 8, 0, 2 }, buf, sizeof buf);

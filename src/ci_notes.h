@@ -1,0 +1,45 @@
+/* ci_notes.h - the findings as the CI outputs list them (report_annotations.c
+ * builds them; GitLab's Code Quality report, SARIF and JUnit write them).
+ *
+ * A note is one bad entry (at its physical line where the file has lines,
+ * else its sample and index) or one finding of a file; a file that could not
+ * be read is one note. Paths are as the CI names them (ci_path.h). */
+#ifndef LA_CI_NOTES_H
+#define LA_CI_NOTES_H
+
+#include <stdint.h> /* uint64_t */
+#include "diagnose.h"
+
+#define LA_CI_NOTE_LEN (2 * LA_MSG_LEN + 16)
+
+struct la_ci_note {
+    const char *severity;     /* "error" or "warning" */
+    const char *title;        /* the finding's code, or "unreadable" */
+    const char *path;         /* relative to the workspace */
+    uint64_t line;            /* 0: the file as a whole, or no lines */
+    uint64_t key;             /* what makes it unique within the file (a bad entry's index) */
+    int is_entry;             /* one bad entry: index and sample say where */
+    uint64_t index, sample;   /* sample LA_NO_SAMPLE: counted in none */
+    int flat;                 /* one label per sample: the index is the sample's */
+    const char *hint;         /* a finding's fix, or "" */
+    const char *prevents;     /* a finding's PyTorch error, or NULL */
+    char message[LA_CI_NOTE_LEN];
+};
+
+typedef int (*la_ci_sink)(void *ctx, const struct la_ci_note *n);
+
+/** la_ci_notes() : every note of the files, in order: per file its first
+ *  --max-report bad entries, then one note per finding. @return 0, or the
+ *  sink's non-zero answer. */
+int la_ci_notes(const struct la_file_report *files, int n, const struct la_config *cfg,
+                la_ci_sink sink, void *ctx);
+
+/** la_ci_entries() : finding code's first max bad entries, one per line
+ *  ("row 17 (line 19): 10", "index 3: nan", "sample 0, index 10: 255"), and
+ *  "... K more" when it has more, into buf (each line starts with indent).
+ *  *first_line: the physical line of the first, or 0. @return how many were listed. */
+size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg,
+                     enum la_code code, uint64_t max, const char *indent, char *buf, size_t len,
+                     uint64_t *first_line);
+
+#endif
