@@ -34,16 +34,14 @@
 #include "cells.h"   /* la_utf8_cut */
 #include "fatal.h"   /* la_map_guarded: a mapped file cut short is reported, not fatal */
 #include "msg.h"     /* la_verbose: -v says which parser read which rows */
-#include "pool.h"    /* the threads that parse a step's blocks */
+#include "scheduler.h" /* the blocks and halves parsed on other threads */
 #include "reader.h"
 #include "util.h"
 
 #include <csv.h>     /* csv_parse, csv_fini: libcsv */
-#include <pthread.h> /* the steps the pool's workers take blocks of */
 #ifdef __SSE2__
 #include <emmintrin.h> /* quote_or_lf: 16 bytes a compare */
 #endif
-#include <stdatomic.h> /* the next block a thread takes */
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* malloc, free, getenv */
 #include <string.h>  /* memchr, memcpy, memmove, strcmp */
@@ -88,11 +86,12 @@ struct half {
     const char *stop;         /* the first line not parsed (end when all were) */
 };
 
-/* The helper thread (a pool of two: this one and one worker), which parses
- * the second half of a block into its own buffers while this thread parses
- * the first. */
+/* The helper thread (a scheduler of two: this one and one worker): the two
+ * halves of a block are two tasks, the second parsed into its own buffers,
+ * the first into the pending buffer. */
 struct helper {
-    struct la_pool *pool;
+    struct la_sched *sched;
+    struct la_batch batch;
     const struct la_csv *s;      /* of the block being parsed */
     struct half halves[2];    /* [1] owns vals/kinds; [0] points into the csv's */
 };
@@ -180,7 +179,7 @@ struct la_csv {
     int no_blocks;            /* -j1, LABELAUDIT_CSV_SLOW=1, or no thread could start */
     int at_row_start;         /* libcsv and the requote filter are between rows, and
                                  buf[pos] starts a line */
-    int part;                 /* this csv parses one block on a pool thread: it stores
+    int part;                 /* this csv parses one block on a scheduler thread: it stores
                                  plain rows only, and "fails" (stops) at any other */
     size_t cap;               /* rows vals[] holds: PENDING, or a part's share */
     size_t block;             /* bytes asked of the source per read (READ_BYTES, or
@@ -196,7 +195,7 @@ struct la_csv {
 };
 
 /* Keep the first error: later ones are usually its echoes. @return -1. In a
- * part (a block parsed on a pool thread) an error, or any row that needs the
+ * part (a block parsed on a scheduler thread) an error, or any row that needs the
  * sequential code, only stops the part: this thread parses that row again
  * and reports it. */
 #define FAIL(s, ...) \
@@ -889,15 +888,16 @@ static void quick_lines(const struct la_csv *s, struct half *h)
     h->stop = p;
 }
 
-static void parse_half(void *ctx, int t)
+static void parse_half(void *ctx, int worker, size_t t)
 {
     struct helper *hp = ctx;
+    (void)worker;
     quick_lines(hp->s, &hp->halves[t]);
 }
 
 static void helper_free(struct helper *hp)
 {
-    la_pool_close(hp->pool);
+    la_sched_close(hp->sched);
     free(hp->halves[1].vals);
     free(hp->halves[1].kinds);
     free(hp);
@@ -911,9 +911,9 @@ static int helper_start(struct la_csv *s)
         return -1;
     hp->halves[1].vals = malloc(CHUNK * sizeof(int64_t));
     hp->halves[1].kinds = malloc(CHUNK);
-    hp->pool = la_pool_open(2);
-    if (!hp->halves[1].vals || !hp->halves[1].kinds || !hp->pool ||
-        la_pool_size(hp->pool) < 2) {
+    hp->sched = la_sched_open(2);
+    if (!hp->halves[1].vals || !hp->halves[1].kinds || !hp->sched ||
+        la_sched_threads(hp->sched) < 2) {
         helper_free(hp);
         la_verbose(s->r->path, "csv: no helper thread: the fast path stays on one thread");
         return -1;
@@ -972,7 +972,8 @@ static int split_parse(struct la_csv *s, const char **pp, const char *last)
         .vals = (char *)s->vals + s->tail * sizeof(int64_t), .kinds = s->kinds + s->tail,
     };
     b->p = cut, b->end = end, b->cap = CHUNK;
-    la_pool_run(hp->pool, 2, parse_half, hp);
+    la_sched_submit(hp->sched, &hp->batch, 2, parse_half, hp);
+    la_sched_wait(hp->sched, &hp->batch);
 
     s->tail += a->rows;
     s->line += a->lines;
@@ -1396,56 +1397,48 @@ static size_t pages_due(struct la_csv *s, char **from)
 
 /* One block of a parallel step: the rows in p..end (p starts a row, end
  * follows the newline that ends one), parsed into s's own buffers by s's own
- * libcsv; stop is where the part stopped (end when it parsed them all). */
+ * libcsv; stop is where the part stopped (end when it parsed them all). p
+ * is NULL when the block's stretch holds no row start (block_start). */
 struct block_part {
     struct la_csv s;
     const char *p, *end, *stop;
-    atomic_uintptr_t start;       /* block_start's answer: 0 not yet, NO_START, or p */
 };
 
-#define NO_START ((uintptr_t)1)   /* no row start in the block's stretch */
-
 /* Blocks per thread in a step. Threads take the next block as they finish
- * one, so a thread that the scheduler sets aside (two cores, three busy
+ * one, so a thread that the system sets aside (two cores, three busy
  * threads: the scan wakes now and then) holds up a step by a quarter block,
  * not by half of it while the other thread idles at the step's end. */
 #define BLOCKS_PER_THREAD 4
 
-/* A step: the rows from..to, cut into n blocks, each parsed into its part.
- * Threads take blocks by next; the reader thread closes the step (next = n)
- * once it takes none, waits until every block handed out is finished, and
- * merges the parts. */
+/* A step: the rows from..to, cut into n blocks, each parsed into its part:
+ * a batch of n + 1 tasks on the scheduler, task 0 giving the parsed pages
+ * back (pages_due) while the others parse, task 1 + t parsing block t. A
+ * block that stops short stops the batch: the blocks after it that no
+ * thread has begun are not parsed (their rows are the reader thread's). */
 struct step {
     const struct la_csv *s;       /* whose step: its filter's rules */
+    const struct blocks *b;
     const char *from, *to;        /* the step's bytes, cut into n stretches */
     char *give_from;              /* parsed pages (pages_due) the step drops first */
     size_t give_len;
-    atomic_int give_taken;        /* a thread has taken them */
-    atomic_int next;              /* the next block a thread takes; n: closed */
-    atomic_int stopped;           /* the first block that stopped short, or n */
-    int finished;                 /* blocks handed out and done (under blocks.mu) */
     uint64_t lines;               /* the step's lines, estimated */
     int whole;                    /* step_merge took every block */
+    struct la_batch batch;
     struct block_part *parts;
 };
 
-/* The pool's workers, each in take_steps for as long as the CSV is open, and
- * the two steps they take blocks of: step k (counted from 0) lies in
- * steps[k % 2]. The reader thread publishes a step, takes blocks of it too,
- * and on a mapped file publishes the one after it before it waits for the
- * first (step_ahead): a worker that runs out of blocks goes on to the next
+/* The scheduler the blocks are parsed on, and the two steps it may hold:
+ * step k (counted from 0) lies in steps[k % 2]. The reader thread publishes
+ * a step and, on a mapped file, the one after it before it waits for the
+ * first (step_ahead): a thread that runs out of blocks goes on to the next
  * step instead of idling at the step's end and through the merge, and so
- * does the reader thread while the last blocks of its step finish
- * (take_ahead). */
+ * does the reader thread while the last blocks of its step finish. */
 struct blocks {
-    struct la_pool *pool;
-    int threads;                  /* the pool's */
+    struct la_sched *sched;
+    int threads;                  /* the scheduler's */
     int n;                        /* blocks of a step: BLOCKS_PER_THREAD per thread */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;            /* a step published, a block finished, or quit */
     uint64_t published;           /* steps published */
     uint64_t merged;              /* steps merged (or dropped) */
-    int quit;
     struct step steps[2];
 };
 
@@ -1454,7 +1447,7 @@ static int blocks_wanted(const struct la_csv *s)
     return s->resolved && !s->no_blocks && s->line >= s->split_after;
 }
 
-/* Whether the next bytes go to libcsv in blocks on the pool, whose steps
+/* Whether the next bytes go to libcsv in blocks on the scheduler, whose steps
  * then give the parsed pages of a mapping back (pages_due). */
 static int steps_in_blocks(const struct la_csv *s)
 {
@@ -1471,22 +1464,11 @@ static int parser_init(struct la_csv *s)
     return 0;
 }
 
-static void take_steps(void *ctx, int t);
-
 static void blocks_free(struct blocks *b)
 {
     if (!b)
         return;
-    if (b->pool) {
-        pthread_mutex_lock(&b->mu);
-        b->quit = 1;                     /* a worker finishes its block, then returns */
-        pthread_cond_broadcast(&b->cv);
-        pthread_mutex_unlock(&b->mu);
-        la_pool_wait(b->pool);
-        la_pool_close(b->pool);
-    }
-    pthread_mutex_destroy(&b->mu);
-    pthread_cond_destroy(&b->cv);
+    la_sched_close(b->sched);           /* a step in flight is stopped, its blocks finish */
     for (int k = 0; k < 2; k++) {
         struct step *st = &b->steps[k];
         for (int t = 0; st->parts && t < b->n; t++) {
@@ -1504,8 +1486,8 @@ static void blocks_free(struct blocks *b)
 /* A part per block of each step, its rows a share of CHUNK: the merged rows
  * of a step fit in PENDING, and the memory is the same for any -j. Compressed
  * input is inflated on a thread of its own (input.c), so the parse takes one
- * thread fewer. The workers start in take_steps. @return 0, or -1 when fewer
- * than two threads can run (libcsv stays on this thread). */
+ * thread fewer. @return 0, or -1 when fewer than two threads can run (libcsv
+ * stays on this thread). */
 static int blocks_start(struct la_csv *s)
 {
     struct blocks *b = calloc(1, sizeof *b);
@@ -1513,10 +1495,8 @@ static int blocks_start(struct la_csv *s)
     if (!b)
         return -1;
     s->blocks = b;
-    pthread_mutex_init(&b->mu, NULL);
-    pthread_cond_init(&b->cv, NULL);
-    b->pool = la_pool_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
-    b->threads = b->pool ? la_pool_size(b->pool) : 0;
+    b->sched = la_sched_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
+    b->threads = b->sched ? la_sched_threads(b->sched) : 0;
     b->n = b->threads * BLOCKS_PER_THREAD;
     if (b->threads < 2) {
         la_verbose(s->r->path, "csv: fewer than two threads free%s: libcsv stays on one thread",
@@ -1527,7 +1507,7 @@ static int blocks_start(struct la_csv *s)
                (unsigned long long)s->line);
     for (int k = 0; k < 2; k++) {
         struct step *st = &b->steps[k];
-        atomic_store(&st->next, b->n);   /* closed until published */
+        st->b = b;
         if (!(st->parts = calloc((size_t)b->n, sizeof *st->parts)))
             return -1;
         for (int t = 0; t < b->n; t++) {
@@ -1539,7 +1519,6 @@ static int blocks_start(struct la_csv *s)
                 return -1;
         }
     }
-    la_pool_start(b->pool, b->threads, take_steps, b);
     return 0;
 }
 
@@ -1566,7 +1545,7 @@ static void part_begin(struct la_csv *ps, const struct la_csv *s)
 /* Parse a part's block a unit at a time: whole rows, until UNIT_BYTES of them
  * are gathered for libcsv (one csv_parse call per row cost more than the
  * parse). The unit in which the part stops (see FAIL) is taken back whole,
- * for this thread to parse. Runs on a pool thread: it touches its part only. */
+ * for this thread to parse. Runs on a scheduler thread: it touches its part only. */
 static void parse_part(struct block_part *bp)
 {
     struct la_csv *ps = &bp->s;
@@ -1590,79 +1569,39 @@ static void parse_part(struct block_part *bp)
     bp->stop = unit;
 }
 
-static const char *block_start(const struct blocks *b, struct step *st, int t);
+static const char *block_start(const struct step *st, int t);
 
 /* Where block t ends: where the next block starts, or the step's end. */
-static const char *block_end(const struct blocks *b, struct step *st, int t)
+static const char *block_end(const struct step *st, int t)
 {
-    for (int j = t + 1; j < b->n; j++) {
-        const char *start = block_start(b, st, j);
+    for (int j = t + 1; j < st->b->n; j++) {
+        const char *start = block_start(st, j);
         if (start)
             return start;
     }
     return st->to;
 }
 
-/* Take the next block of step st and parse it. A block after one that
- * stopped short is not parsed (its rows are the reader thread's), only
- * counted: every block handed out is counted finished, which step_wait
- * waits for. A block runs from its start to the next block's (block_start):
- * a stretch with no row start belongs to the block before it. @return 0
- * when st has no block left to take. */
-static int take_block(struct blocks *b, struct step *st)
+/* Task k of step st's batch (see struct step). A block runs from its start
+ * to the next block's (block_start): a stretch with no row start belongs to
+ * the block before it. Each touches its part only. */
+static void step_task(void *ctx, int worker, size_t k)
 {
-    int i = atomic_fetch_add(&st->next, 1);
-    if (i >= b->n)
-        return 0;
-    struct block_part *bp = &st->parts[i];
-    /* read only once a block is handed out: the step may be published
-     * anew while a worker comes late to it */
-    if (st->give_len && !atomic_exchange(&st->give_taken, 1))
-        madvise(st->give_from, st->give_len, MADV_DONTNEED);   /* the others parse */
-    if (i <= atomic_load(&st->stopped) && (bp->p = block_start(b, st, i)) != NULL) {
-        bp->end = block_end(b, st, i);
-        parse_part(bp);
-        if (bp->stop != bp->end) {
-            int first = atomic_load(&st->stopped);
-            while (i < first && !atomic_compare_exchange_weak(&st->stopped, &first, i))
-                ;
-        }
+    struct step *st = ctx;
+    (void)worker;
+    if (k == 0) {
+        if (st->give_len)
+            madvise(st->give_from, st->give_len, MADV_DONTNEED);   /* the others parse */
+        return;
     }
-    pthread_mutex_lock(&b->mu);
-    st->finished++;
-    pthread_cond_broadcast(&b->cv);
-    pthread_mutex_unlock(&b->mu);
-    return 1;
-}
-
-/* Take blocks of step st until it has none left. */
-static void take_blocks(struct blocks *b, struct step *st)
-{
-    while (take_block(b, st))
-        ;
-}
-
-/* A pool worker, for as long as the CSV is open: the blocks of each step as
- * it is published, in order; a step merged without it is skipped. */
-static void take_steps(void *ctx, int t)
-{
-    struct blocks *b = ctx;
-    uint64_t k = 0;
-    (void)t;
-    pthread_mutex_lock(&b->mu);
-    while (!b->quit) {
-        if (k < b->merged)
-            k = b->merged;
-        if (k >= b->published) {
-            pthread_cond_wait(&b->cv, &b->mu);
-            continue;
-        }
-        pthread_mutex_unlock(&b->mu);
-        take_blocks(b, &b->steps[k % 2]);
-        k++;
-        pthread_mutex_lock(&b->mu);
-    }
-    pthread_mutex_unlock(&b->mu);
+    int t = (int)(k - 1);
+    struct block_part *bp = &st->parts[t];
+    if (!(bp->p = block_start(st, t)))
+        return;
+    bp->end = block_end(st, t);
+    parse_part(bp);
+    if (bp->stop != bp->end)
+        la_sched_stop(st->b->sched, &st->batch, k + 1);
 }
 
 /* Where a row surely starts at or after p, whatever the filter's state at p
@@ -1735,30 +1674,26 @@ void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, voi
 }
 
 /* Where block t of step st starts, NULL when its stretch (the step's bytes
- * cut into b->n) holds none: a row surely starts there (sure_row_start,
+ * cut into n) holds none: a row surely starts there (sure_row_start,
  * within SURE_MAX bytes), or else after its first newline, a speculation that
  * the newline is not inside a quoted field. The block before confirms or
  * refutes it: it parses exactly up to it, and stops short unless a row ends
- * there (step_merge then drops the blocks after it). Found on the threads
- * that parse, by whichever asks first (the parser of block t or of the one
- * before); the answer is the same for any, and kept. */
-static const char *block_start(const struct blocks *b, struct step *st, int t)
+ * there (step_merge then drops the blocks after it). The parser of block t
+ * and that of the one before each find it (the answer is the same for both,
+ * from the bytes alone), so that neither waits for the other. */
+static const char *block_start(const struct step *st, int t)
 {
     if (t == 0)
         return st->from;
-    uintptr_t known = atomic_load_explicit(&st->parts[t].start, memory_order_acquire);
-    if (known)
-        return known == NO_START ? NULL : (const char *)known;
+    int n = st->b->n;
     size_t len = (size_t)(st->to - st->from);
-    const char *guess = st->from + len * (size_t)t / (size_t)b->n;
-    const char *lim = st->from + len * (size_t)(t + 1) / (size_t)b->n;
+    const char *guess = st->from + len * (size_t)t / (size_t)n;
+    const char *lim = st->from + len * (size_t)(t + 1) / (size_t)n;
     const char *cut = sure_row_start(st->s, guess, lim - guess > SURE_MAX ? guess + SURE_MAX : lim);
     if (!cut && (cut = memchr(guess, '\n', (size_t)(lim - guess))) != NULL)
         cut++;
     if (cut && cut >= st->to)
         cut = NULL;                 /* at or past the end: the block before ends there */
-    atomic_store_explicit(&st->parts[t].start, cut ? (uintptr_t)cut : NO_START,
-                          memory_order_release);
     return cut;
 }
 
@@ -1780,7 +1715,7 @@ static uint64_t estimate_lines(const char *p, const char *end)
 
 /* Publish a step over the rows from p to last's newline (as many of them as
  * the parts hold), in the slot of the step two before it, which is merged:
- * the workers begin on it at once. */
+ * the scheduler's threads begin on it at once. */
 static void step_publish(struct la_csv *s, const char *p, const char *last)
 {
     struct blocks *b = s->blocks;
@@ -1794,42 +1729,36 @@ static void step_publish(struct la_csv *s, const char *p, const char *last)
     }
     for (int t = 0; t < b->n; t++) {
         part_begin(&st->parts[t].s, s);
-        atomic_store(&st->parts[t].start, 0);
+        st->parts[t].p = st->parts[t].end = st->parts[t].stop = NULL;
     }
     st->s = s;
     st->from = p;
     st->to = end;
     st->lines = lines;
     st->give_len = pages_due(s, &st->give_from);
-    atomic_store(&st->give_taken, 0);
-    atomic_store(&st->stopped, b->n);
-    pthread_mutex_lock(&b->mu);
-    st->finished = 0;
     b->published++;
-    atomic_store_explicit(&st->next, 0, memory_order_release);   /* open: all above is seen */
-    pthread_cond_broadcast(&b->cv);
-    pthread_mutex_unlock(&b->mu);
+    la_sched_submit(b->sched, &st->batch, (size_t)b->n + 1, step_task, st);
 }
 
-/* Wait until the blocks of the oldest step in flight that were handed out
- * are finished, and count it merged: its parts are then this thread's. */
-static void step_wait(struct blocks *b, int handed)
+/* Wait until the oldest step in flight is parsed, and count it merged: its
+ * parts are then this thread's. Meanwhile this thread parses blocks of it,
+ * and then of the step published after it (la_sched_wait): waiting idle, it
+ * lost up to a block's time at the end of every step (3 of a 50 ms parse
+ * on two threads). */
+static struct step *step_wait(struct blocks *b)
 {
     struct step *st = &b->steps[b->merged % 2];
-    pthread_mutex_lock(&b->mu);
-    while (st->finished < handed)
-        pthread_cond_wait(&b->cv, &b->mu);
+    la_sched_wait(b->sched, &st->batch);
     b->merged++;
-    pthread_mutex_unlock(&b->mu);
+    return st;
 }
 
-/* Drop the oldest step in flight unparsed: close it, so that no block more
- * is handed out, and wait for those that were. */
+/* Drop the oldest step in flight unparsed: no block more of it is begun,
+ * and those that were are waited for. */
 static void step_drop(struct blocks *b)
 {
-    struct step *st = &b->steps[b->merged % 2];
-    int handed = atomic_exchange(&st->next, b->n);
-    step_wait(b, handed < b->n ? handed : b->n);
+    la_sched_stop(b->sched, &b->steps[b->merged % 2].batch, 0);
+    step_wait(b);
 }
 
 /* Append the parsed step's rows in file order, up to the first block that
@@ -1843,7 +1772,11 @@ static int step_merge(struct la_csv *s, struct step *st)
     st->whole = 1;
     for (int t = 0; t < b->n; t++) {
         const struct block_part *bp = &st->parts[t];
-        if (!block_start(b, st, t))
+        if (!la_sched_ran(&st->batch, (size_t)t + 1)) {
+            st->whole = 0;               /* never: a block before it stopped short */
+            break;
+        }
+        if (!bp->p)
             continue;                    /* its stretch is the block before's */
         const struct la_csv *ps = &bp->s;
         if (s->tail + ps->tail > PENDING) {
@@ -1895,25 +1828,6 @@ static void step_ahead(struct la_csv *s, const struct step *st)
         step_publish(s, st->to, last);
 }
 
-/* While the last blocks of step st finish on other threads, parse blocks of
- * the step published after it: waiting, this thread idled up to a block's
- * time at the end of every step (3 of a 50 ms parse on two threads). A
- * block taken from a step that is then dropped (st stopped short) was
- * parsed in vain, as the worker's are. */
-static void take_ahead(struct blocks *b, const struct step *st)
-{
-    if (b->published - b->merged < 2)
-        return;
-    struct step *ahead = &b->steps[(b->merged + 1) % 2];
-    for (;;) {
-        pthread_mutex_lock(&b->mu);
-        int done = st->finished >= b->n;
-        pthread_mutex_unlock(&b->mu);
-        if (done || !take_block(b, ahead))
-            return;
-    }
-}
-
 /* Parse the rows in buf[pos..len) on every thread (-j2 and up): cut them into
  * blocks at proved row starts, parse each block with its own libcsv behind
  * its own requote filter, then append their rows in file order, so the rows
@@ -1938,11 +1852,8 @@ static int blocks_parse(struct la_csv *s)
         b = s->blocks;
         step_publish(s, p, last);
     }
-    struct step *st = &b->steps[b->merged % 2];
-    step_ahead(s, st);
-    take_blocks(b, st);                  /* until none is left: next >= n */
-    take_ahead(b, st);
-    step_wait(b, b->n);
+    step_ahead(s, &b->steps[b->merged % 2]);
+    struct step *st = step_wait(b);
     int got = step_merge(s, st);
     if (b->published != b->merged && !st->whole)
         step_drop(b);                    /* it began where this step was to end */
