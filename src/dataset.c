@@ -336,7 +336,8 @@ static void audit_one(void *ctx, int worker, size_t i)
     struct la_scan_backend *b = worker ? &p->backends[worker] : p->run_backend;
     if (!p->have_backend[worker])
         p->have_backend[worker] = la_scan_cpu_open(b, 1) == 0 ? 1 : -1;
-    s->rc = p->have_backend[worker] > 0 ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
+    s->rc = p->have_backend[worker] > 0
+        ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
     if (p->have_backend[worker] < 0)
         snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
 }

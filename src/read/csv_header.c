@@ -14,28 +14,28 @@
 
 void la_csv_row0_add(struct la_csv *s, const char *p, size_t n)
 {
-    if (s->row0_len + n + 1 > FIRST_ROW_MAX) {
+    if (s->kept.len + n + 1 > FIRST_ROW_MAX) {
         FAIL(s, "line %llu: %s longer than 16 MiB", (unsigned long long)s->row_line,
-             s->kept ? "row" : "first row");
+             s->kept.n ? "row" : "first row");
         return;
     }
-    if (la_grow(&s->row0, &s->row0_cap, s->row0_len + n + 1, 256) != 0 ||
-        la_grow(&s->row0_off, &s->row0_offcap, (s->row0_n + 1) * sizeof *s->row0_off,
-                16 * sizeof *s->row0_off) != 0) {
+    if (la_grow(&s->kept.text, &s->kept.cap, s->kept.len + n + 1, 256) != 0 ||
+        la_grow(&s->kept.off, &s->kept.offcap, (s->kept.ncells + 1) * sizeof *s->kept.off,
+                16 * sizeof *s->kept.off) != 0) {
         FAIL(s, "out of memory");
         return;
     }
     if (n)
-        memcpy(s->row0 + s->row0_len, p, n);
-    s->row0[s->row0_len + n] = '\0';
-    s->row0_off[s->row0_n++] = s->row0_len;
-    s->row0_len += n + 1;
+        memcpy(s->kept.text + s->kept.len, p, n);
+    s->kept.text[s->kept.len + n] = '\0';
+    s->kept.off[s->kept.ncells++] = s->kept.len;
+    s->kept.len += n + 1;
 }
 
 /* Cell i of kept row k. */
 static const char *kept_cell(const struct la_csv *s, size_t k, size_t i)
 {
-    return s->row0 + s->row0_off[s->kept_first[k] + i];
+    return s->kept.text + s->kept.off[s->kept.first[k] + i];
 }
 
 static const char *row0_cell(const struct la_csv *s, size_t i)
@@ -59,7 +59,7 @@ static void list_columns(const struct la_csv *s, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < s->kept_cells[0]; i++) {
+    for (size_t i = 0; i < s->kept.cells[0]; i++) {
         const char *cell = row0_cell(s, i);
         if (used + strlen(cell) + 6 > size) {
             snprintf(out + used, size - used, "%s...", i ? ", " : "");
@@ -73,10 +73,10 @@ static void list_columns(const struct la_csv *s, char *out, size_t size)
 /* --column=NAME: exact match first, then case-insensitive. @return index or -1. */
 static long find_name(const struct la_csv *s, const char *name)
 {
-    for (size_t i = 0; i < s->kept_cells[0]; i++)
+    for (size_t i = 0; i < s->kept.cells[0]; i++)
         if (strcmp(row0_cell(s, i), name) == 0)
             return (long)i;
-    for (size_t i = 0; i < s->kept_cells[0]; i++)
+    for (size_t i = 0; i < s->kept.cells[0]; i++)
         if (strcasecmp(row0_cell(s, i), name) == 0)
             return (long)i;
     return -1;
@@ -93,7 +93,7 @@ static long find_default(const struct la_csv *s)
         "category_id", "category", "cls", "diagnosis",
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        for (size_t i = 0; i < s->kept_cells[0]; i++)
+        for (size_t i = 0; i < s->kept.cells[0]; i++)
             if (strcasecmp(row0_cell(s, i), names[k]) == 0)
                 return (long)i;
     return -1;
@@ -105,10 +105,10 @@ static long find_default(const struct la_csv *s)
  * field wider than the first row. */
 static int is_r_layout(const struct la_csv *s)
 {
-    if (s->kept < 2)
+    if (s->kept.n < 2)
         return 0;
-    for (size_t k = 1; k < s->kept; k++)
-        if (s->kept_cells[k] != s->kept_cells[0] + 1)
+    for (size_t k = 1; k < s->kept.n; k++)
+        if (s->kept.cells[k] != s->kept.cells[0] + 1)
             return 0;
     return 1;
 }
@@ -118,8 +118,8 @@ static int is_r_layout(const struct la_csv *s)
  * index is written too. */
 static int is_pandas_default_header(const struct la_csv *s)
 {
-    size_t n = s->kept_cells[0], i = 0;
-    if (s->kept < 2)
+    size_t n = s->kept.cells[0], i = 0;
+    if (s->kept.n < 2)
         return 0;                        /* nothing after it: it may as well be a label */
     if (n > 1 && row0_cell(s, 0)[0] == '\0')
         i = 1;                           /* the index column's header */
@@ -136,8 +136,8 @@ static int is_pandas_default_header(const struct la_csv *s)
  * default names (no index cell) is then as much a row of data as a header. */
 static int kept_rows_all_numbers(const struct la_csv *s)
 {
-    for (size_t k = 0; k < s->kept; k++)
-        for (size_t i = 0; i < s->kept_cells[k]; i++)
+    for (size_t k = 0; k < s->kept.n; k++)
+        for (size_t i = 0; i < s->kept.cells[k]; i++)
             if (!is_number(kept_cell(s, k, i)))
                 return 0;
     return 1;
@@ -149,7 +149,7 @@ static void join_row0(const struct la_csv *s, char *out, size_t size)
     const char sep[2] = { (char)s->delim, '\0' };
     size_t used = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < s->kept_cells[0] && used < size; i++) {
+    for (size_t i = 0; i < s->kept.cells[0] && used < size; i++) {
         int n = snprintf(out + used, size - used, "%s%s", i ? sep : "", row0_cell(s, i));
         used += n > 0 ? (size_t)n : 0;
     }
@@ -172,11 +172,11 @@ static long header_vote(const struct la_csv *s, size_t *voters)
 {
     long sum = 0;
     *voters = 0;
-    for (size_t i = 0; i < s->kept_cells[0]; i++) {
+    for (size_t i = 0; i < s->kept.cells[0]; i++) {
         long shape = 0;
         int seen = 0, alike = 1;
-        for (size_t k = 1; k < s->kept && alike; k++) {
-            if (s->kept_cells[k] != s->kept_cells[0])
+        for (size_t k = 1; k < s->kept.n && alike; k++) {
+            if (s->kept.cells[k] != s->kept.cells[0])
                 continue;
             long here = cell_shape(kept_cell(s, k, i));
             alike = !seen || here == shape;
@@ -223,8 +223,8 @@ static int guess_header(struct la_csv *s)
 static int column_kind(const struct la_csv *s, size_t first, size_t i)
 {
     size_t numbers = 0, texts = 0;
-    for (size_t k = first; k < s->kept; k++) {
-        if (i >= s->kept_cells[k])
+    for (size_t k = first; k < s->kept.n; k++) {
+        if (i >= s->kept.cells[k])
             continue;
         const char *cell = kept_cell(s, k, i);
         if (is_number(cell))
@@ -241,7 +241,7 @@ static int column_kind(const struct la_csv *s, size_t first, size_t i)
  * @return 0, or -1 with the error set. */
 static int check_fallback_column(struct la_csv *s, int header)
 {
-    size_t first = header ? 1 : 0, shift = s->width - s->kept_cells[0];
+    size_t first = header ? 1 : 0, shift = s->width - s->kept.cells[0];
     if (column_kind(s, first, s->col) >= 0)
         return 0;
     char list[320];
@@ -272,7 +272,7 @@ static int choose_column(struct la_csv *s)
     int header = o->header;
     const char *want = o->column;
     int shift = header != LA_NO && is_r_layout(s);   /* the row names' column */
-    size_t n0 = s->kept_cells[0], width = n0 + (size_t)shift;
+    size_t n0 = s->kept.cells[0], width = n0 + (size_t)shift;
     uint64_t num;
     long i;
 
@@ -323,11 +323,11 @@ static void data_row(struct la_csv *s, size_t cells, const char *label, unsigned
 
 static void release_kept(struct la_csv *s)
 {
-    free(s->row0);
-    free(s->row0_off);
-    s->row0 = NULL, s->row0_off = NULL;
-    s->row0_len = s->row0_cap = s->row0_n = s->row0_offcap = 0;
-    s->kept = 0;
+    free(s->kept.text);
+    free(s->kept.off);
+    s->kept.text = NULL, s->kept.off = NULL;
+    s->kept.len = s->kept.cap = s->kept.ncells = s->kept.offcap = 0;
+    s->kept.n = 0;
 }
 
 /* The kept rows suffice (or are all there is): settle the header and the
@@ -341,7 +341,7 @@ void la_csv_resolve(struct la_csv *s)
     s->rq.elide = !s->reference;         /* see requote_text */
     s->r->info.header_present = header;
     if (header) {
-        size_t shift = s->width - s->kept_cells[0];      /* 1 in R's layout */
+        size_t shift = s->width - s->kept.cells[0];      /* 1 in R's layout */
         const char *cell = s->col >= shift ? row0_cell(s, s->col - shift) : "";
         struct la_array_info *info = &s->r->info;
         size_t n = la_utf8_cut(cell, strlen(cell), sizeof info->column - 1);
@@ -349,10 +349,10 @@ void la_csv_resolve(struct la_csv *s)
         info->column[n] = '\0';
         info->has_column = 1;
     }
-    for (size_t k = header ? 1 : 0; k < s->kept && !s->failed; k++) {
-        size_t cells = s->kept_cells[k];
+    for (size_t k = header ? 1 : 0; k < s->kept.n && !s->failed; k++) {
+        size_t cells = s->kept.cells[k];
         data_row(s, cells, s->col < cells ? kept_cell(s, k, s->col) : "",
-                 (unsigned long long)s->kept_line[k]);
+                 (unsigned long long)s->kept.line[k]);
     }
     release_kept(s);
 }
@@ -360,10 +360,10 @@ void la_csv_resolve(struct la_csv *s)
 /* A row kept for the header guess has ended. */
 void la_csv_keep_row(struct la_csv *s, size_t cells)
 {
-    s->kept_first[s->kept] = s->row0_n - cells;
-    s->kept_cells[s->kept] = cells;
-    s->kept_line[s->kept] = s->row_line;
-    s->kept++;
-    if (s->kept == SNIFF_ROWS + 1 || s->row0_len > SNIFF_BYTES)
+    s->kept.first[s->kept.n] = s->kept.ncells - cells;
+    s->kept.cells[s->kept.n] = cells;
+    s->kept.line[s->kept.n] = s->row_line;
+    s->kept.n++;
+    if (s->kept.n == SNIFF_ROWS + 1 || s->kept.len > SNIFF_BYTES)
         la_csv_resolve(s);
 }

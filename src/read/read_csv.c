@@ -174,7 +174,8 @@ static void fast_line(struct la_csv *s, const char *p, const char *end)
     }
     const char *d = memchr(p, s->delim, (size_t)(end - p));
     if (d) {
-        la_csv_check_width(s, s->col + 1 + count_fields(s, d + 1, end), (unsigned long long)s->line);
+        la_csv_check_width(s, s->col + 1 + count_fields(s, d + 1, end),
+                           (unsigned long long)s->line);
         end = d;
     }
     trim(s, &p, &end);
@@ -313,7 +314,7 @@ static void finish(struct la_csv *s)
     } else if (la_csv_libcsv_end(s) < 0) {
         return;                          /* the error is set */
     }
-    if (!s->resolved && s->kept && !s->failed)
+    if (!s->resolved && s->kept.n && !s->failed)
         la_csv_resolve(s);                      /* fewer rows than the guess would compare */
     s->done = 1;
 }
@@ -450,8 +451,8 @@ static void la_csv_close(struct la_reader *r)
     free(s->vals);
     free(s->kinds);
     free(s->texts);
-    free(s->row0);
-    free(s->row0_off);
+    free(s->kept.text);
+    free(s->kept.off);
     free(s);
     r->state = NULL;
 }

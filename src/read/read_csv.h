@@ -75,6 +75,19 @@ struct requote {
     char out[OUT_CAP];
 };
 
+/* The first rows, kept whole for the header guess, which compares the first
+ * row with up to SNIFF_ROWS more (csv_header.c; freed once resolved). */
+struct la_csv_kept {
+    char *text;               /* the cells of the kept rows, each NUL-terminated */
+    size_t len, cap;
+    size_t *off;              /* cell i's offset in text */
+    size_t ncells, offcap;    /* cells; bytes allocated for off */
+    size_t n;                 /* whole rows kept */
+    size_t first[SNIFF_ROWS + 1];   /* a kept row's first cell in off */
+    size_t cells[SNIFF_ROWS + 1];
+    uint64_t line[SNIFF_ROWS + 1];
+};
+
 struct la_csv {
     struct la_reader *r;
     unsigned char delim;
@@ -104,19 +117,11 @@ struct la_csv {
     uint64_t row_line;        /* libcsv: the line where the current row started */
     size_t field;             /* libcsv: index of the next cell in the current row */
 
-    /* the first rows, kept whole until the header and the column are known:
-     * the header guess compares the first row with up to SNIFF_ROWS more */
+    /* the first rows, kept whole until the header and the column are known */
     int resolved;
     size_t col;               /* 0-based label column, once resolved */
     size_t width;             /* cells in a data row: no row may have more */
-    char *row0;               /* the cells of the kept rows, each NUL-terminated */
-    size_t row0_len, row0_cap;
-    size_t *row0_off;
-    size_t row0_n, row0_offcap;  /* cells; bytes allocated for row0_off */
-    size_t kept;              /* whole rows in row0 */
-    size_t kept_first[SNIFF_ROWS + 1];   /* a kept row's first cell in row0_off */
-    size_t kept_cells[SNIFF_ROWS + 1];
-    uint64_t kept_line[SNIFF_ROWS + 1];
+    struct la_csv_kept kept;  /* csv_header.c's */
 
     /* pending values: vals[head..tail) as int64 or double, kinds[] says which */
     void *vals;

@@ -120,7 +120,7 @@ static void check_scheduler(struct la_sched *s, const char *how)
         stopped &= m.runs[k] == 1;
     for (size_t k = 101; k < TASKS; k++)
         stopped &= m.runs[k] == la_sched_ran(&b, k);
-    TAP_OK(stopped, "%s: a task that stops its batch: those before it ran, those after only if begun",
+    TAP_OK(stopped, "%s: a task stops its batch: those before it ran, those after only if begun",
            how);
 
     marks_init(&m, s, &b);
@@ -175,7 +175,7 @@ int main(void)
 
     setenv("LABELAUDIT_SCHED_INLINE", "1", 1);
     struct la_sched *in = la_sched_open(4);
-    TAP_OK(in && la_sched_threads(in) == 4, "LABELAUDIT_SCHED_INLINE=1: still 4 threads to plan for");
+    TAP_OK(in && la_sched_threads(in) == 4, "LABELAUDIT_SCHED_INLINE=1: still 4 threads to plan");
     check_scheduler(in, "inline");
     marks_init(&m, in, &b);
     la_sched_submit(in, &b, TASKS, mark, &m);
