@@ -2,7 +2,7 @@
  *
  * Sources are decoded on the -j threads (this one among them), one file per
  * thread at a time, each with its own one-thread CPU backend; the files'
- * readers get what the -j budget has left (pool.h). Their reports are folded
+ * readers get what the -j budget has left (scheduler.h). Their reports are folded
  * in file order, so the dataset's report is the same for every -j. At most WINDOW_PER_THREAD
  * files per thread are in flight, so memory holds a few files' reports, never
  * the dataset's. */
@@ -11,7 +11,6 @@
 #include <dirent.h>   /* opendir, readdir */
 #include <errno.h>    /* errno */
 #include <fnmatch.h>  /* fnmatch */
-#include <pthread.h>  /* pthread_create */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* malloc, qsort */
 #include <string.h>   /* strcmp, strdup */
@@ -20,7 +19,7 @@
 #include "audit.h"
 #include "msg.h"
 #include "outputs.h"  /* la_output_of_run */
-#include "pool.h"     /* la_thread_create: the workers are of the -j budget */
+#include "scheduler.h"    /* the files are audited as tasks handed back in order */
 #include "util.h"     /* la_grow */
 
 #define WINDOW_PER_THREAD 2
@@ -312,95 +311,77 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
 
 // ---- audit: serial, or on -j threads ------------------------------------------
 
+/* A file in flight: its report, until it is folded. */
 struct pool_slot {
     struct la_file_report rep;
-    int done;
     int rc;
 };
 
+/* The files audited on the scheduler: worker 0 (this thread) audits on the
+ * run's backend, each other worker on a one-thread backend of its own,
+ * opened at its first file and closed when all are folded. */
 struct par {
     char **paths;
-    size_t n;
     const struct la_config *cfg;
     size_t window;
     struct pool_slot *slots;
-    size_t next_start, next_fold;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    struct la_file_report *r;
+    struct la_scan_backend *run_backend; /* worker 0's */
+    struct la_scan_backend *backends;    /* [w]: worker w's, w >= 1 */
+    int *have_backend;                   /* [w]: 1 open, -1 it did not start, 0 not yet */
+    int rc;
 };
 
-/* With p->mu held: audit the next file on b when the window has room for it.
- * @return 1 when a file was audited, 0 when none could be taken. */
-static int audit_next(struct par *p, struct la_scan_backend *b, int have_backend)
+static void audit_one(void *ctx, int worker, size_t i)
 {
-    if (p->next_start >= p->n || p->next_start >= p->next_fold + p->window)
-        return 0;
-    size_t i = p->next_start++;
+    struct par *p = ctx;
     struct pool_slot *s = &p->slots[i % p->window];
-    pthread_mutex_unlock(&p->mu);
-    s->rc = have_backend ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
-    if (!have_backend)
+    struct la_scan_backend *b = worker ? &p->backends[worker] : p->run_backend;
+    if (!p->have_backend[worker])
+        p->have_backend[worker] = la_scan_cpu_open(b, 1) == 0 ? 1 : -1;
+    s->rc = p->have_backend[worker] > 0
+        ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
+    if (p->have_backend[worker] < 0)
         snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
-    pthread_mutex_lock(&p->mu);
-    s->done = 1;
-    pthread_cond_broadcast(&p->cv);
-    return 1;
 }
 
-static void *worker_main(void *arg)
+static void fold_one(void *ctx, size_t i)
 {
-    struct par *p = arg;
-    struct la_scan_backend b = { 0 };
-    int have_backend = la_scan_cpu_open(&b, 1) == 0;
-    pthread_mutex_lock(&p->mu);
-    while (p->next_start < p->n)
-        if (!audit_next(p, &b, have_backend))
-            pthread_cond_wait(&p->cv, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-    if (have_backend)
-        la_scan_close(&b);
-    return NULL;
+    struct par *p = ctx;
+    struct pool_slot *s = &p->slots[i % p->window];
+    if (s->rc != 0 && !p->rc) {
+        la_err(p->paths[i], "scan failed: %s", s->rep.error);
+        p->rc = -1;
+    }
+    fold_file(p->r, p->paths[i], &s->rep, p->cfg);
+    la_file_report_free(&s->rep);
 }
 
-/* Fold each file as it is finished, in file order. This thread is one of
- * the -j: it audits files on b (a one-thread backend) while the next to fold
- * is not done, and -j - 1 workers (fewer when there are fewer files, or the
- * budget is short) audit the others; what the budget has left goes to the
- * files' readers. @return 0, or -1. */
+/* Fold each file as it is finished, in file order (la_sched_ordered). This
+ * thread is one of the -j: it audits files on b (a one-thread backend) while
+ * the next to fold is not done, and -j - 1 workers (fewer when there are
+ * fewer files, or the budget is short) audit the others; what the budget
+ * has left goes to the files' readers. At most WINDOW_PER_THREAD files per
+ * thread are in flight. @return 0, or -1. */
 static int audit_parallel(char **paths, size_t n, int threads, const struct la_config *cfg,
                           struct la_scan_backend *b, struct la_file_report *r)
 {
-    struct par p = { paths, n, cfg, (size_t)threads * WINDOW_PER_THREAD, NULL, 0, 0,
-                     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
-    if (!(p.slots = calloc(p.window, sizeof *p.slots)))
-        return -1;
-    int workers = (size_t)threads - 1 < n - 1 ? threads - 1 : (int)(n - 1);
-    pthread_t *tid = calloc((size_t)workers + 1, sizeof *tid);
-    int started = 0, rc = 0;
-    while (tid && started < workers && la_thread_create(&tid[started], worker_main, &p) == 0)
-        started++;
-    for (size_t i = 0; i < n; i++) {
-        struct pool_slot *s = &p.slots[i % p.window];
-        pthread_mutex_lock(&p.mu);
-        while (!s->done)
-            if (!audit_next(&p, b, 1))
-                pthread_cond_wait(&p.cv, &p.mu);
-        pthread_mutex_unlock(&p.mu);
-        if (s->rc != 0 && !rc) {
-            la_err(paths[i], "scan failed: %s", s->rep.error);
-            rc = -1;
-        }
-        fold_file(r, paths[i], &s->rep, cfg);
-        la_file_report_free(&s->rep);
-        pthread_mutex_lock(&p.mu);
-        s->done = 0;
-        p.next_fold++;
-        pthread_cond_broadcast(&p.cv);
-        pthread_mutex_unlock(&p.mu);
+    struct la_sched *sched = la_sched_open((size_t)threads < n ? threads : (int)n);
+    struct par p = { paths, cfg, (size_t)threads * WINDOW_PER_THREAD, NULL, r, b, NULL, NULL, 0 };
+    int workers = sched ? la_sched_threads(sched) : 0, rc = -1;
+    p.slots = calloc(p.window, sizeof *p.slots);
+    p.backends = calloc((size_t)workers + 1, sizeof *p.backends);
+    p.have_backend = calloc((size_t)workers + 1, sizeof *p.have_backend);
+    if (sched && p.slots && p.backends && p.have_backend) {
+        p.have_backend[0] = 1;              /* worker 0 is this thread, on b */
+        rc = la_sched_ordered(sched, n, p.window, audit_one, fold_one, &p) == 0 ? p.rc : -1;
     }
-    for (int t = 0; t < started; t++)
-        la_thread_join(tid[t]);
-    free(tid);
+    la_sched_close(sched);
+    for (int w = 1; p.have_backend && w < workers; w++)
+        if (p.have_backend[w] > 0)
+            la_scan_close(&p.backends[w]);
+    free(p.have_backend);
+    free(p.backends);
     free(p.slots);
     return rc;
 }

@@ -9,35 +9,13 @@
 #ifndef LA_POOL_H
 #define LA_POOL_H
 
-#include <pthread.h> /* pthread_t */
+#include "scheduler.h" /* the -j budget, which the pool's workers are taken from */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define LA_POOL_MAX 64
-
-/* The -j budget. -j N is every thread of the run, the main thread included:
- * each thread is started through la_thread_create(), which takes one from
- * the budget or, when none is left, starts none (every caller has a way to
- * go on without: fewer pool workers, the work on the calling thread), and
- * la_thread_join() gives it back. Whoever asks first gets the threads, so
- * how many a reader gets depends on timing; the reports must not (each
- * thread count gives the same report). */
-
-/** la_threads_budget() : at most total threads at once, the caller (the
- *  main thread) being one. Never called: no bound (the unit tests). With
- *  LABELAUDIT_THREAD_PEAK=1 in the environment, the most threads seen alive
- *  at once (/proc/self/task, counted at each thread's start) is printed on
- *  stderr at exit: the tests' check of the budget. */
-void la_threads_budget(int total);
-
-/** la_thread_create() : pthread_create() of one thread from the budget.
- *  @return 0, or -1 when the budget is spent or the system refused. */
-int la_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
-
-/** la_thread_join() : pthread_join(), and the thread is given back. */
-void la_thread_join(pthread_t tid);
 
 struct la_pool;
 typedef void (*la_pool_part_fn)(void *ctx, int part);

@@ -14,7 +14,7 @@
  * A chunked one of a native-order type whose filters are gzip, or shuffle
  * then gzip (h5py's compression="gzip", shuffle=True), is read chunk by
  * chunk as stored (H5Dread_chunk) and inflated several chunks at a time on
- * a pool of threads, then laid out in C order as H5Dread would lay it: a
+ * the scheduler's threads, then laid out in C order as H5Dread would lay it: a
  * batch of whole chunk rows along the first axis, a few MiB, at a time.
  * Everything else (other filters, big-endian, bool, a fill value left
  * undefined) goes through H5Dread. LABELAUDIT_HDF5_SLOW=1 sends every
@@ -26,7 +26,6 @@
 #include "reader.h"
 
 #include <hdf5.h>
-#include <stdatomic.h> /* atomic_size_t: the pool's threads take chunks in turn */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* calloc, malloc, free, getenv, atoll */
 #include <string.h> /* strcmp */
@@ -40,7 +39,7 @@
 #endif
 
 #include "msg.h"      /* la_verbose: -v says which path reads the dataset */
-#include "pool.h"     /* chunks inflated on several threads */
+#include "scheduler.h" /* chunks inflated as tasks on several threads */
 #include "util.h"     /* la_grow, la_online_cpus */
 
 #define H5_BLOCK (4u << 20)
@@ -64,7 +63,7 @@ struct h5_job {                   /* one chunk of a batch */
     int bad;                      /* set by the thread that could not decode it */
 };
 
-struct h5_worker {                /* one pool thread's own */
+struct h5_worker {                /* one scheduler thread's own */
 #ifdef HAVE_LIBDEFLATE
     struct libdeflate_decompressor *d;
 #else
@@ -90,10 +89,9 @@ struct h5_chunks {
     size_t raw_cap;
     struct h5_job *jobs;
     size_t njobs;
-    atomic_size_t next_job;
-    atomic_int failed;
-    struct la_pool *pool;
-    struct h5_worker *w;
+    struct la_sched *sched;       /* inflates the batch's chunks, a task each */
+    struct la_batch batch;
+    struct h5_worker *w;          /* a worker's own, by its number */
     int nthreads;
 };
 
@@ -397,7 +395,7 @@ static void offer_run(struct la_reader *r, struct h5_state *st, hid_t dcpl, int 
     r->run = (struct la_file_run){ fd, (uint64_t)off, st->count, st->dtype };
 }
 
-// ---- gzip chunks, inflated on the pool ---------------------------------------------
+// ---- gzip chunks, inflated on the scheduler ---------------------------------------
 
 #if H5_VERSION_GE(1, 10, 5)   /* H5Dget_chunk_info_by_coord, H5Dread_chunk */
 /* The pipeline, if it is exactly [deflate] or [shuffle, deflate] with a
@@ -446,7 +444,7 @@ static int threads_for(const struct la_reader *r)
 {
     int n = la_read_opts_or_default(r->opts)->threads;
     n = n > 0 ? n : la_online_cpus();
-    return n < LA_POOL_MAX ? n : LA_POOL_MAX;
+    return n < LA_SCHED_MAX ? n : LA_SCHED_MAX;
 }
 
 /* Whether the chunk-by-chunk path can read the dataset, and its plan. */
@@ -487,9 +485,9 @@ static int plan_chunks(struct la_reader *r, struct h5_state *st, hid_t dcpl, int
     ch->batch_slabs = ch->batch_slabs < ch->slabs ? ch->batch_slabs : ch->slabs;
     if (!(ch->out = malloc((size_t)ch->batch_slabs * slab))
         || !(ch->jobs = calloc((size_t)(ch->batch_slabs * ch->per_slab), sizeof *ch->jobs))
-        || !(ch->pool = la_pool_open(ch->nthreads)))
+        || !(ch->sched = la_sched_open(ch->nthreads)))
         return -1;
-    ch->nthreads = la_pool_size(ch->pool);
+    ch->nthreads = la_sched_threads(ch->sched);
     if (!(ch->w = calloc((size_t)ch->nthreads, sizeof *ch->w)))
         return -1;
     for (int t = 0; t < ch->nthreads; t++)
@@ -610,18 +608,15 @@ static int decode(struct h5_state *st, struct h5_worker *w, const struct h5_job 
     return 0;
 }
 
-static void decode_part(void *ctx, int part)
+/* Chunk j of the batch, on worker's inflater. A damaged one ends the batch:
+ * the chunks after it that no thread has begun are not decoded. */
+static void decode_task(void *ctx, int worker, size_t j)
 {
     struct h5_state *st = ctx;
     struct h5_chunks *ch = &st->ch;
-    for (;;) {
-        size_t j = atomic_fetch_add(&ch->next_job, 1);
-        if (j >= ch->njobs || atomic_load(&ch->failed))
-            return;
-        if (decode(st, &ch->w[part], &ch->jobs[j]) != 0) {
-            ch->jobs[j].bad = 1;
-            atomic_store(&ch->failed, 1);
-        }
+    if (decode(st, &ch->w[worker], &ch->jobs[j]) != 0) {
+        ch->jobs[j].bad = 1;
+        la_sched_stop(ch->sched, &ch->batch, j + 1);
     }
 }
 
@@ -635,7 +630,7 @@ static int chunk_error(struct la_reader *r, const hsize_t *origin, int ndim, con
 }
 
 /* Read the stored chunks of the next batch of chunk rows (libhdf5 on this
- * thread), decode them on the pool, hand the rows over as one chunk. */
+ * thread), decode them on the scheduler, hand the rows over as one chunk. */
 static int chunks_next(struct la_reader *r, struct la_chunk *out)
 {
     struct h5_state *st = r->state;
@@ -678,15 +673,12 @@ static int chunks_next(struct la_reader *r, struct la_chunk *out)
             jb->raw_len = (size_t)size;
             used += (size_t)size;
         }
-    atomic_store(&ch->next_job, 0);
-    atomic_store(&ch->failed, 0);
-    int parts = ch->njobs < (size_t)ch->nthreads ? (int)ch->njobs : ch->nthreads;
-    la_pool_run(ch->pool, parts, decode_part, st);
-    if (atomic_load(&ch->failed))
-        for (size_t j = 0; j < ch->njobs; j++)
-            if (ch->jobs[j].bad)
-                return chunk_error(r, ch->jobs[j].origin, st->ndim,
-                                   "does not inflate to its size (a damaged file)");
+    la_sched_submit(ch->sched, &ch->batch, ch->njobs, decode_task, st);
+    la_sched_wait(ch->sched, &ch->batch);
+    for (size_t j = 0; j < ch->njobs; j++)
+        if (ch->jobs[j].bad)
+            return chunk_error(r, ch->jobs[j].origin, st->ndim,
+                               "does not inflate to its size (a damaged file)");
     hsize_t rows = st->dims[0] - ch->row0 < ns * ch->cdims[0] ? st->dims[0] - ch->row0
                                                                : ns * ch->cdims[0];
     size_t n = (size_t)(rows * ch->inner0);
@@ -698,8 +690,7 @@ static int chunks_next(struct la_reader *r, struct la_chunk *out)
 
 static void chunks_free(struct h5_chunks *ch)
 {
-    if (ch->pool)
-        la_pool_close(ch->pool);
+    la_sched_close(ch->sched);
     for (int t = 0; ch->w && t < ch->nthreads; t++) {
 #ifdef HAVE_LIBDEFLATE
         if (ch->w[t].d)
