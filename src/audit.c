@@ -507,7 +507,7 @@ void la_file_report_free(struct la_file_report *r)
 static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *b,
                             struct la_indices_out *io, struct la_file_report *r)
 {
-    if (cfg->backend != LA_BACKEND_AUTO || io || strcmp(b->ops->name, "gpu") != 0)
+    if (cfg->backend != LA_BACKEND_AUTO || io || !(b->ops->flags & LA_SCANF_FALLIBLE))
         return -1;
     la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
     la_scan_close(b);

@@ -511,7 +511,7 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
     int threads = cfg->threads > 0 ? cfg->threads : 1;
     /* --indices-out writes each file's entries as the scan finds them, and the
      * GPU is one device: both keep to one file at a time */
-    int serial = threads < 2 || count < 2 || io || strcmp(b->ops->name, "cpu") != 0;
+    int serial = threads < 2 || count < 2 || io || !(b->ops->flags & LA_SCANF_CONCURRENT);
     la_verbose(r->path, "dataset of %zu files (%llu skipped), audited %s", count,
                (unsigned long long)r->dataset->skipped_total,
                !serial ? "several at once, on the threads"

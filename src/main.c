@@ -164,7 +164,9 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    if (!cfg.junit && cfg.annotations == LA_ANNOT_NONE && strcmp(backend.ops->name, "cpu") == 0)
+    /* reports go out as each file is done, the JSON's "backend" first: not
+     * with a backend that --backend=auto may swap for the CPU mid-run */
+    if (!cfg.junit && cfg.annotations == LA_ANNOT_NONE && !(backend.ops->flags & LA_SCANF_FALLIBLE))
         return run_streamed(&cfg, &backend, io);
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {

@@ -35,6 +35,18 @@ struct la_scan_backend_ops {
     int (*scan_run)(struct la_scan_backend *b, const struct la_file_run *run,
                     const struct la_rule *rule, struct la_stats *stats,
                     struct la_progress *progress, char *err, size_t errlen);
+    unsigned flags;     /* LA_SCANF_*: what the audit may do with this backend */
+};
+
+/* la_scan_backend_ops.flags */
+enum {
+    /* several files may be scanned at once, each on its own thread (the CPU);
+     * without it a dataset's files take turns (one GPU is one device) */
+    LA_SCANF_CONCURRENT = 1u << 0,
+    /* may fail mid-file where the CPU would not (a device lost): --backend=auto
+     * then reads the file again on the CPU, so no report goes out before
+     * every file is read */
+    LA_SCANF_FALLIBLE = 1u << 1,
 };
 
 struct la_scan_backend {

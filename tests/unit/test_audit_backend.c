@@ -40,7 +40,8 @@ static void fake_close(struct la_scan_backend *b)
     fake_closes++;
 }
 
-static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close, NULL };
+static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close, NULL,
+                                                          LA_SCANF_FALLIBLE };
 
 static void open_fake_gpu(struct la_scan_backend *b)
 {
