@@ -3,6 +3,7 @@
 #include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
+#include "zip.h"    /* la_zip_first_member: npz and Office documents */
 
 #include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
@@ -24,15 +25,14 @@ static int npy_magic(const unsigned char *head, size_t len)
  * Other zip archives are claimed by no format (input.c refuses them). */
 static int npz_magic(const unsigned char *head, size_t len)
 {
-    if (!starts_with(head, len, "PK\x03\x04", 4))
-        return 0;
-    if (len < 30)
-        return 1;
-    size_t name_len = (size_t)head[26] | (size_t)head[27] << 8;
-    if (30 + name_len > len)
-        return 1;
-    const char *name = (const char *)head + 30;
-    return name_len >= 4 && strncasecmp(name + name_len - 4, ".npy", 4) == 0;
+    const char *name;
+    size_t n;
+    switch (la_zip_first_member(head, len, &name, &n)) {
+    case LA_ZIP_HEAD_NOT_ZIP: return 0;
+    case LA_ZIP_HEAD_SHORT:   return 1;
+    case LA_ZIP_HEAD_NAMED:   break;
+    }
+    return n >= 4 && strncasecmp(name + n - 4, ".npy", 4) == 0;
 }
 
 static int png_magic(const unsigned char *head, size_t len)
@@ -296,9 +296,10 @@ static const struct foreign_magic g_foreign[] = {
 static const char *foreign_zip(const unsigned char *head, size_t len, const char **fix)
 {
     static const char office[] = "[Content_Types].xml";
-    size_t name_len = len >= 30 ? (size_t)head[26] | (size_t)head[27] << 8 : 0;
-    if (name_len == sizeof office - 1 && 30 + name_len <= len &&
-        memcmp(head + 30, office, name_len) == 0) {
+    const char *name;
+    size_t n;
+    if (la_zip_first_member(head, len, &name, &n) == LA_ZIP_HEAD_NAMED &&
+        n == sizeof office - 1 && memcmp(name, office, n) == 0) {
         *fix = "save the sheet as CSV";
         return "an Office document, .xlsx or .docx";
     }
