@@ -40,6 +40,13 @@ int la_report_count(const struct la_config *cfg);
  *  "above" base, bad-entry room), for samples of sample_stride values. */
 int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t sample_stride);
 
+/** la_auto_hint_of() : what --backend=auto decides from (scan.h), for cfg's
+ *  files: each regular file is opened as the audit will open it, and what its
+ *  reader's open() offers (a run read in place, its dtype) is counted. Opens
+ *  nothing when cfg->backend is not auto, or when all the files together are
+ *  under LA_GPU_MIN_BYTES. */
+void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h);
+
 /** la_file_report_free() : release what la_audit_file() allocated. */
 void la_file_report_free(struct la_file_report *r);
 

@@ -164,22 +164,24 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio", .flags = LA_FMTF_SERIAL | LA_FMTF_ONE_BASED_ORIGIN,
+                     .library = "libmatio",
+                     .flags = LA_FMTF_SERIAL | LA_FMTF_ONE_BASED_ORIGIN | LA_FMTF_IN_PLACE,
 #if HAVE_MATIO
                      .ops = &la_reader_mat,
 #endif
     },
     [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
-                      .library = "libhdf5", .flags = LA_FMTF_SERIAL,
+                      .library = "libhdf5", .flags = LA_FMTF_SERIAL | LA_FMTF_IN_PLACE,
 #if HAVE_HDF5
                       .ops = &la_reader_hdf5,
 #endif
     },
     /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
     [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
-                    .ops = &la_reader_pt },
+                    .ops = &la_reader_pt, .flags = LA_FMTF_IN_PLACE },
     [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
-                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors },
+                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors,
+                             .flags = LA_FMTF_IN_PLACE },
     /* mask images and volumes (issue 13): one file is one sample */
     [LA_FMT_PNG] = { .name = "png", .extensions = ".png", .magic = png_magic, .library = "libspng",
 #if HAVE_SPNG
