@@ -11,7 +11,8 @@
 #include <stdlib.h>  /* calloc */
 #include <string.h>  /* strerror */
 
-#include "audit.h"
+#include "audit.h"   /* la_auto_hint_of */
+#include "plan.h"    /* la_audit_files, la_audit_each: the reports */
 #include "merge.h"
 #include "fatal.h"
 #include "msg.h"

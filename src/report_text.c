@@ -7,7 +7,7 @@
 #include <stdio.h>  /* fprintf */
 #include <string.h> /* strcmp */
 
-#include "dataset.h" /* a dataset's sources */
+#include "file_report.h" /* a dataset's sources */
 #include "msg.h"
 
 /* Whether a bad entry's verdict belongs to a finding. */
