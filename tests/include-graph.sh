@@ -16,7 +16,7 @@
 layers='
 command:   src/main.c
 plan:      src/plan.*
-render:    src/report.h src/report_*.c src/histogram.c
+render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/overlays.c
 dataset:   src/dataset.* src/merge.*
 source:    src/audit.*
 diagnose:  src/diagnose.*
