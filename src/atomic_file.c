@@ -9,7 +9,7 @@
 #include <sys/stat.h> /* stat, fchmod, umask */
 #include <unistd.h>   /* write, fsync, close, unlink */
 
-#include "indices_out.h" /* la_descriptor_named */
+#include "outputs.h"     /* la_descriptor_named */
 
 /* Write all len bytes to fd. @return 0, or an errno. */
 static int write_all(int fd, const char *data, size_t len)

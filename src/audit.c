@@ -7,8 +7,6 @@
  * read by a reader thread that copies each chunk into a small ring, while
  * this thread scans the previous one. */
 #include "audit.h"
-#include "dataset.h"
-#include "merge.h"
 #include "pool.h"   /* la_thread_create: the reader thread is one of -j */
 
 #include <fcntl.h>    /* posix_fadvise */
@@ -479,167 +477,189 @@ static int changed_while_read(int fd, const struct stat *before, struct la_file_
  * One lock for both: a MATLAB v7.3 file is read through libhdf5 too. */
 static pthread_mutex_t g_serial_readers = PTHREAD_MUTEX_INITIALIZER;
 
-int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
-                  struct la_indices_out *io, struct la_file_report *r)
+/* A source's reader as the audit opens it, for la_audit_file and for the
+ * look --backend=auto takes at the inputs (la_auto_hint_of). */
+struct opened {
+    struct la_reader rd;
+    struct la_read_opts opts;   /* rd.opts points here */
+    enum la_format format;      /* --format, or detected; LA_FMT_NONE: refused */
+    int fd;                     /* the plain file's descriptor, or -1 */
+    struct stat before;         /* its state before a byte was read */
+    int empty;                  /* 0 bytes (after decompression) */
+    int serial;                 /* holds g_serial_readers */
+};
+
+/* Open path's source (unless its reader opens the path itself), tell its
+ * format, and give a reader that leaves notes (label_notes.h) their room.
+ * @return 0, or -1 with the reason in err (o is then closed by close_opened). */
+static int open_source(const char *path, const struct la_config *cfg, struct opened *o,
+                       char *err, size_t errlen)
 {
-    memset(r, 0, sizeof *r);
-    r->path = path;
-    struct la_reader rd = { 0 };
-    struct la_read_opts opts;
-    la_read_opts_of(cfg, &opts);
-    rd.opts = &opts;
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    la_read_opts_of(cfg, &o->opts);
+    o->rd.opts = &o->opts;
+    o->rd.path = path;
     /* imagefolder, coco, yolo open the path themselves (a folder; a file read twice) */
     int by_path = la_format_has(cfg->format, LA_FMTF_PATH);
-    if (!by_path && la_source_open(path, &rd.src, r->error, sizeof r->error) != 0)
-        return 0;
-    struct stat before;
-    int fd = by_path ? -1 : la_source_plain_fd(rd.src);
-    if (fd >= 0 && fstat(fd, &before) != 0)
-        fd = -1;
-    size_t head_len = 1;
-    if (!by_path)
-        la_source_peek(rd.src, &head_len);
-    enum la_format format = by_path ? cfg->format
-                                    : la_source_format(rd.src, cfg, r->error, sizeof r->error);
-    if (by_path)
+    if (by_path) {
+        o->format = cfg->format;
         la_verbose(path, "format %s (--format): its reader opens the path itself",
-                   la_format_name(format));
-    rd.path = path;
-    int notes = by_path || la_format_has(format, LA_FMTF_NOTES);   /* wds: missing-label */
-    if (notes && !(rd.notes = la_notes_new(la_config_max_report(cfg)))) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        return 0;
+                   la_format_name(o->format));
+    } else {
+        if (la_source_open(path, &o->rd.src, err, errlen) != 0)
+            return -1;
+        o->fd = la_source_plain_fd(o->rd.src);
+        if (o->fd >= 0 && fstat(o->fd, &o->before) != 0)
+            o->fd = -1;
+        size_t head_len = 1;
+        la_source_peek(o->rd.src, &head_len);
+        o->empty = head_len == 0;
+        o->format = la_source_format(o->rd.src, cfg, err, errlen);
     }
-    int rc = 0, serial = 0;
-    if (format == LA_FMT_NONE)  /* a zip archive, UTF-32 text: refused by name */
-        goto done;
-    if (head_len == 0) {        /* 0 bytes hold no labels in any format: `empty`, not unreadable */
-        read_nothing(r, cfg, format);
-        goto done;
+    if (o->format == LA_FMT_NONE)   /* a zip archive, UTF-32 text: refused by name */
+        return -1;
+    int notes = by_path || la_format_has(o->format, LA_FMTF_NOTES);   /* wds: missing-label */
+    if (notes && !(o->rd.notes = la_notes_new(la_config_max_report(cfg)))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
-    rd.ops = la_reader_for_format(format);
-    rd.info.format = format;
-    if ((serial = la_format_has(format, LA_FMTF_SERIAL)))
+    return 0;
+}
+
+/* Run the reader's open() on o's source, taking a serial reader's turn first.
+ * @return 0, or -1 with the reason in o->rd.err. */
+static int open_reader(struct opened *o)
+{
+    o->rd.ops = la_reader_for_format(o->format);
+    o->rd.info.format = o->format;
+    if ((o->serial = la_format_has(o->format, LA_FMTF_SERIAL)))
         pthread_mutex_lock(&g_serial_readers);
-    if (rd.ops->open(&rd) != 0) {
-        snprintf(r->error, sizeof r->error, "%s", rd.err);
-        r->info = rd.info;
-        goto done;
-    }
-    r->info = rd.info;
-    struct la_notes *nt = rd.notes;   /* yolo, coco: a sample is a file, an image */
-    if (init_stats(r, cfg, io, rd.notes) != 0 ||
+    return o->rd.ops->open(&o->rd);
+}
+
+static void close_opened(struct opened *o)
+{
+    if (o->rd.ops && o->rd.ops->close)
+        o->rd.ops->close(&o->rd);
+    if (o->serial)
+        pthread_mutex_unlock(&g_serial_readers);
+    la_source_close(o->rd.src);
+    la_notes_free(o->rd.notes);
+    memset(o, 0, sizeof *o);
+}
+
+/* Scan o's open reader into r and diagnose it. @return 0, or -1 when the scan
+ * backend failed (r->error says why; r->read_ok stays 0 on any failure). */
+static int audit_opened(struct opened *o, const struct la_config *cfg,
+                        struct la_scan_backend *b, struct la_indices_out *io,
+                        struct la_file_report *r)
+{
+    struct la_reader *rd = &o->rd;
+    struct la_notes *nt = rd->notes;   /* yolo, coco: a sample is a file, an image */
+    if (init_stats(r, cfg, io, rd->notes) != 0 ||
         (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,
                                                      r->info.shape[0], nt->samples_ordered) != 0)) {
         snprintf(r->error, sizeof r->error, "out of memory");
-        goto done;
+        return 0;
     }
-    int scanned = scan_all(&rd, r, cfg, b);
-    r->info = rd.info;          /* csv/text learn their dtype while reading */
-    if (scanned == -2)
-        rc = -1;
+    int scanned = scan_all(rd, r, cfg, b);
+    r->info = rd->info;          /* csv/text learn their dtype while reading */
     if (scanned != 0)
-        goto done;
-    if (locate_bad(&rd, r) != 0)
-        goto done;
+        return scanned == -2 ? -1 : 0;
+    if (locate_bad(rd, r) != 0)
+        return 0;
     la_ignored_samples_end(&r->ignored_samples);
-    r->notes = rd.notes;        /* the report outlives the reader */
-    rd.notes = NULL;
+    r->notes = rd->notes;        /* the report outlives the reader */
+    rd->notes = NULL;
     finish_layout(r);
     r->read_ok = 1;
     r->stats.ambiguous_headers = r->info.header_guessed && r->info.header_present &&
                                  r->info.header_ambiguous_row[0];
     la_diagnose(r, cfg);
+    return 0;
+}
+
+int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
+                  struct la_indices_out *io, struct la_file_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    struct opened o;
+    int rc = 0;
+    if (open_source(path, cfg, &o, r->error, sizeof r->error) != 0)
+        goto done;
+    if (o.empty) {              /* 0 bytes hold no labels in any format: `empty`, not unreadable */
+        read_nothing(r, cfg, o.format);
+        goto done;
+    }
+    if (open_reader(&o) != 0) {
+        snprintf(r->error, sizeof r->error, "%s", o.rd.err);
+        r->info = o.rd.info;
+        goto done;
+    }
+    r->info = o.rd.info;
+    rc = audit_opened(&o, cfg, b, io, r);
 done:
     /* whatever went right or wrong was about other bytes than the file's own */
-    if (rc == 0 && changed_while_read(fd, &before, r) != 0)
+    if (rc == 0 && changed_while_read(o.fd, &o.before, r) != 0)
         r->read_ok = 0;
-    if (rd.ops && rd.ops->close)
-        rd.ops->close(&rd);
-    if (serial)
-        pthread_mutex_unlock(&g_serial_readers);
-    la_source_close(rd.src);
-    la_notes_free(rd.notes);
+    close_opened(&o);
     return rc;
 }
 
-void la_file_report_free(struct la_file_report *r)
-{
-    la_dataset_free(r->dataset);
-    r->dataset = NULL;
-    la_stats_free(&r->stats);
-    la_pos_counts_free(&r->pos);
-    la_ignored_samples_free(&r->ignored_samples);
-    la_notes_free(r->notes);
-    r->notes = NULL;
-}
+// ---- what --backend=auto decides from ------------------------------------------
 
-/* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
- * the file is audited again from its start (the GPU is only chosen when every
- * input is a regular file, so it can be read again). Not with --indices-out,
- * whose temporary file already holds part of the file's entries. */
-static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *b,
-                            struct la_indices_out *io, struct la_file_report *r)
+/* Add one regular file of size bytes to h, as its reader's open() found it:
+ * read in place when it offers a run (reader.h), its dtype saying whether it
+ * holds floats. The rest of such a file counts with the run when the run is
+ * most of it (a header, metadata); else it is other arrays, scanned by no one.
+ * Only the formats whose readers may offer runs (LA_FMTF_IN_PLACE) are opened:
+ * the others' bytes are parsed whatever they hold. */
+static void hint_file(const struct la_config *cfg, const char *path, int64_t size,
+                      struct la_auto_hint *h)
 {
-    if (cfg->backend != LA_BACKEND_AUTO || io || strcmp(b->ops->name, "gpu") != 0)
-        return -1;
-    la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
-    la_scan_close(b);
-    la_scan_cpu_open(b, cfg->threads);
-    la_file_report_free(r);
-    return la_audit_file(r->path, cfg, b, io, r);
-}
-
-int la_report_count(const struct la_config *cfg)
-{
-    return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
-}
-
-/* Report i of la_report_count(): a merge, a --concat, a directory or a file.
- * @return 0, or -1 when the scan failed for good (said on stderr). */
-static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
-                        struct la_indices_out *io, int i, struct la_file_report *r)
-{
-    if (cfg->merge) {           /* shard reports: nothing to scan */
-        la_merge_reports(cfg, r);
-        return 0;
+    char err[LA_ERR_LEN];
+    struct opened o;
+    int64_t run = -1;
+    la_verbose_hold(1);         /* the audit says how each file is read, once */
+    if (open_source(path, cfg, &o, err, sizeof err) == 0 && !o.empty &&
+        la_format_has(o.format, LA_FMTF_IN_PLACE) && open_reader(&o) == 0 && o.rd.has_run) {
+        uint64_t bytes;
+        if (!la_mul_overflow(o.rd.run.count, la_dtype_info(o.rd.run.dtype)->size, &bytes))
+            run = bytes < (uint64_t)size ? (int64_t)bytes : size;
     }
-    if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
-        return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
-    if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
-        return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
-    la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
-    if (la_audit_file(cfg->files[i], cfg, b, io, r) != 0 &&
-        fall_back_to_cpu(cfg, b, io, r) != 0) {
-        la_err(cfg->files[i], "scan failed: %s", r->error);
-        return -1;
+    la_verbose_hold(0);
+    if (run < 0) {
+        h->parsed_bytes += size;   /* parsed, inflated, refused or unreadable alike */
+    } else {
+        int64_t in_place = run >= size - run ? size : run;
+        h->in_place_bytes += in_place;
+        h->in_place_float_bytes += la_dtype_is_float(o.rd.run.dtype) ? in_place : 0;
+        h->other_bytes += size - in_place;
     }
-    la_indices_out_flush(io);   /* the file's entries before any message about it */
-    if (!r->read_ok)
-        la_err(cfg->files[i], "%s", r->error);
-    return 0;
+    close_opened(&o);
 }
 
-int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
-                   struct la_indices_out *io, struct la_file_report *files)
+void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h)
 {
-    for (int i = 0; i < la_report_count(cfg); i++)
-        if (audit_report(cfg, b, io, i, &files[i]) != 0)
-            return -1;
-    return 0;
-}
-
-int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
-                  struct la_indices_out *io, la_report_sink sink, void *ctx)
-{
-    for (int i = 0; i < la_report_count(cfg); i++) {
-        struct la_file_report r;
-        int rc = audit_report(cfg, b, io, i, &r);
-        if (rc == 0 && sink(ctx, &r) != 0)
-            rc = -2;
-        la_file_report_free(&r);
-        if (rc != 0)
-            return rc;
+    memset(h, 0, sizeof *h);
+    int64_t total = 0;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        struct stat st;
+        if (strcmp(cfg->files[i], "-") == 0 || stat(cfg->files[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            h->unknown = 1;
+        else
+            total += (int64_t)st.st_size;
     }
-    return 0;
+    if (cfg->backend != LA_BACKEND_AUTO || h->unknown || total < (int64_t)LA_GPU_MIN_BYTES) {
+        h->parsed_bytes = total; /* too little to matter: nothing is opened */
+        return;
+    }
+    for (int i = 0; i < cfg->nfiles; i++) {
+        struct stat st;
+        if (stat(cfg->files[i], &st) == 0)
+            hint_file(cfg, cfg->files[i], (int64_t)st.st_size, h);
+    }
 }

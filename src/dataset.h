@@ -5,7 +5,8 @@
  * sources, and the batching simulation runs on the total (SPEC "Datasets of
  * many files"). Each source is audited on its own (la_audit_file) and folded
  * into the dataset's report with its indices shifted; only the dataset's
- * accumulator and one small record per source stay in memory. */
+ * accumulator and one small record per source stay in memory (the list of
+ * sources itself is part of the report model: source_list.h). */
 #ifndef LA_DATASET_H
 #define LA_DATASET_H
 
@@ -14,38 +15,6 @@
 #include "diagnose.h"
 #include "indices_out.h"
 #include "scan.h"
-
-/* One file of a dataset, as the report describes it. */
-struct la_source_info {
-    char *path;                 /* the argument, or DIR/relative path */
-    enum la_format format;
-    enum la_dtype dtype;
-    uint64_t samples;           /* its first-axis length (1 for an image) */
-    uint64_t first_sample;      /* its first sample's index in the dataset */
-    uint64_t first_index;       /* its first value's flat index in the dataset */
-    uint64_t count;             /* values read */
-    uint64_t bad;               /* its invalid values (0 where unknown: --merge), for
-                                   the pictures of the worst masks (mask_image.h) */
-    int ndim;                   /* dims of one sample: 0 for a scalar label */
-    uint64_t *inner;            /* the ndim dims of one sample (C order) */
-};
-
-/* A file below a directory that is not one of its sources, and why. */
-struct la_skipped {
-    char *path;
-    char *why;                  /* "does not match --glob", or the read error */
-};
-
-struct la_dataset {
-    struct la_source_info *src;
-    size_t n_src, cap_src;
-    struct la_skipped *skipped; /* the first --max-report of them */
-    size_t n_skipped, cap_skipped;
-    uint64_t skipped_total;
-    uint64_t unreadable;        /* files that could not be read (exit 3) */
-    int mixed_dtype;            /* the sources' dtypes differ: "dtype": "mixed" */
-    char *path;                 /* the report's path: DIR, or FIRST+ for --concat */
-};
 
 /** la_is_directory() : whether path names a directory (following links). */
 int la_is_directory(const char *path);
@@ -72,19 +41,6 @@ int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
  *  r->samples. @return 0, or -1 when out of memory. */
 int la_dataset_add_source(struct la_file_report *r, const struct la_source_info *s);
 
-/** la_dataset_append() : append a source as it is (s->path and s->inner are
- *  copied; its first_sample and first_index as given): the YOLO reader's
- *  label files. @return 0, or -1 when out of memory. */
-int la_dataset_append(struct la_dataset *d, const struct la_source_info *s);
-
-/** la_dataset_note_skipped() / la_dataset_note_unreadable() : a file that is
- *  not a source, and why; an unreadable one is also said on standard error
- *  and makes the exit status 3. */
-void la_dataset_note_skipped(struct la_dataset *d, const char *path, const char *why,
-                             uint64_t max_report);
-void la_dataset_note_unreadable(struct la_dataset *d, const char *path, const char *why,
-                                uint64_t max_report);
-
 /** la_dataset_fold_notes() : what source s's reader found beyond its values
  *  (n: a WebDataset sample without a label, COCO's unknown categories, an
  *  ImageFolder's hidden class folder) into r's notes, at dataset positions;
@@ -96,26 +52,5 @@ int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char
 
 /** la_dataset_end() : the dataset's shape, findings and batching. */
 void la_dataset_end(struct la_file_report *r, const struct la_config *cfg);
-
-/** la_dataset_source_of() : the source holding dataset sample `sample`. */
-const struct la_source_info *la_dataset_source_of(const struct la_dataset *d, uint64_t sample);
-
-/** la_dataset_source_of_index() : the source holding dataset flat index
- *  `index` (a bad entry's source, also where it belongs to no sample). */
-const struct la_source_info *la_dataset_source_of_index(const struct la_dataset *d,
-                                                        uint64_t index);
-
-/** la_dataset_at() : the position of dataset flat index `index` inside its
- *  sample, as at[0..*n) (C order); *n is 0 for a scalar label. */
-void la_dataset_at(const struct la_source_info *s, uint64_t index, uint64_t *at, int *n);
-
-/** la_dataset_unreadable() : how many of d's files could not be read (0 for NULL). */
-static inline uint64_t la_dataset_unreadable(const struct la_dataset *d)
-{
-    return d ? d->unreadable : 0;
-}
-
-/** la_dataset_free() : release d and what it holds (NULL is fine). */
-void la_dataset_free(struct la_dataset *d);
 
 #endif

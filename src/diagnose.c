@@ -8,7 +8,7 @@
 #include <stdio.h>  /* snprintf */
 #include <string.h> /* strcmp */
 
-#include "dataset.h" /* la_dataset_unreadable */
+#include "file_report.h" /* la_dataset_unreadable */
 #include "formats.h" /* la_format_has */
 
 /* The errors users search for, in PyTorch's own words. */

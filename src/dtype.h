@@ -63,4 +63,11 @@ void la_gather_f_order(unsigned char *dst, const unsigned char *data, unsigned e
 /** la_host_is_big_endian() : 1 on a big-endian machine. */
 int la_host_is_big_endian(void);
 
+/* A number as read: the dtype decides which member holds it. */
+enum la_num_kind { LA_NUM_I64, LA_NUM_U64, LA_NUM_F64 };
+struct la_num {
+    int kind;             /* enum la_num_kind */
+    union { int64_t i; uint64_t u; double f; } v;
+};
+
 #endif

@@ -3,6 +3,7 @@
 #include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
+#include "zip.h"    /* la_zip_first_member: npz and Office documents */
 
 #include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
@@ -24,15 +25,14 @@ static int npy_magic(const unsigned char *head, size_t len)
  * Other zip archives are claimed by no format (input.c refuses them). */
 static int npz_magic(const unsigned char *head, size_t len)
 {
-    if (!starts_with(head, len, "PK\x03\x04", 4))
-        return 0;
-    if (len < 30)
-        return 1;
-    size_t name_len = (size_t)head[26] | (size_t)head[27] << 8;
-    if (30 + name_len > len)
-        return 1;
-    const char *name = (const char *)head + 30;
-    return name_len >= 4 && strncasecmp(name + name_len - 4, ".npy", 4) == 0;
+    const char *name;
+    size_t n;
+    switch (la_zip_first_member(head, len, &name, &n)) {
+    case LA_ZIP_HEAD_NOT_ZIP: return 0;
+    case LA_ZIP_HEAD_SHORT:   return 1;
+    case LA_ZIP_HEAD_NAMED:   break;
+    }
+    return n >= 4 && strncasecmp(name + n - 4, ".npy", 4) == 0;
 }
 
 static int png_magic(const unsigned char *head, size_t len)
@@ -164,22 +164,24 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
-                     .library = "libmatio", .flags = LA_FMTF_SERIAL | LA_FMTF_ONE_BASED_ORIGIN,
+                     .library = "libmatio",
+                     .flags = LA_FMTF_SERIAL | LA_FMTF_ONE_BASED_ORIGIN | LA_FMTF_IN_PLACE,
 #if HAVE_MATIO
                      .ops = &la_reader_mat,
 #endif
     },
     [LA_FMT_HDF5] = { .name = "hdf5", .extensions = ".h5 .hdf5 .he5", .magic = hdf5_magic,
-                      .library = "libhdf5", .flags = LA_FMTF_SERIAL,
+                      .library = "libhdf5", .flags = LA_FMTF_SERIAL | LA_FMTF_IN_PLACE,
 #if HAVE_HDF5
                       .ops = &la_reader_hdf5,
 #endif
     },
     /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
     [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
-                    .ops = &la_reader_pt },
+                    .ops = &la_reader_pt, .flags = LA_FMTF_IN_PLACE },
     [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
-                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors },
+                             .magic = la_safetensors_magic, .ops = &la_reader_safetensors,
+                             .flags = LA_FMTF_IN_PLACE },
     /* mask images and volumes: one file is one sample */
     [LA_FMT_PNG] = { .name = "png", .extensions = ".png", .magic = png_magic, .library = "libspng",
 #if HAVE_SPNG
@@ -305,9 +307,10 @@ static const struct foreign_magic g_foreign[] = {
 static const char *foreign_zip(const unsigned char *head, size_t len, const char **fix)
 {
     static const char office[] = "[Content_Types].xml";
-    size_t name_len = len >= 30 ? (size_t)head[26] | (size_t)head[27] << 8 : 0;
-    if (name_len == sizeof office - 1 && 30 + name_len <= len &&
-        memcmp(head + 30, office, name_len) == 0) {
+    const char *name;
+    size_t n;
+    if (la_zip_first_member(head, len, &name, &n) == LA_ZIP_HEAD_NAMED &&
+        n == sizeof office - 1 && memcmp(name, office, n) == 0) {
         *fix = "save the sheet as CSV";
         return "an Office document, .xlsx or .docx";
     }

@@ -46,7 +46,9 @@ enum la_format {
 enum {
     LA_FMTF_TEXT = 1u << 0,     /* read as text: byte order marks, line numbers in reports */
     LA_FMTF_TABLE = 1u << 1,    /* rows of cells: a label column, a header, -d/-c apply */
-    LA_FMTF_IN_PLACE = 1u << 2, /* a plain file's values may be mapped and scanned in place */
+    LA_FMTF_IN_PLACE = 1u << 2, /* its reader may offer a run (reader.h's la_file_run): a
+                                   plain file's values mapped and scanned in place, which
+                                   --backend=auto counts (la_auto_hint_of opens only these) */
     LA_FMTF_PATH = 1u << 3,     /* the reader opens the path itself (a folder, or a file it
                                    reads twice): r->src is NULL, r->path and r->notes are set;
                                    only by --format, a folder is then not a dataset of files */

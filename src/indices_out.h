@@ -21,18 +21,6 @@
 
 struct la_indices_out;
 
-/** la_output_is_input() : which of the n inputs (a path, or "-" for standard
- *  input) is the same regular file (device and inode) as the output target
- *  (--indices-out, --junit...), which the run would replace or write into
- *  while reading it. @return its index, or -1. */
-int la_output_is_input(const char *target, char *const *inputs, int n);
-
-/** la_descriptor_named() : the descriptor of this process that path names
- *  ("-" is 1, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link
- *  to one), which must be written through, not opened anew or renamed over;
- *  or -1. */
-int la_descriptor_named(const char *path);
-
 /** la_indices_out_open() : create the temporary file, or take the descriptor.
  *  @return NULL with err set. */
 struct la_indices_out *la_indices_out_open(const char *target, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* label_notes.c - the findings and problems a reader reports beside its values. */
 #include "label_notes.h"
-#include "dataset.h" /* la_dataset_free */
+#include "source_list.h" /* la_dataset_free */
 #include "msg.h"   /* la_fputs_escaped */
 #include "util.h"  /* la_grow_n */
 

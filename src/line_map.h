@@ -15,7 +15,8 @@
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t */
-#include "diagnose.h"
+#include "file_report.h"
+#include "options.h" /* la_config: the delimiter, --skip-rows */
 
 /** la_line_map() : for the n data-row indices rows[] (ascending), the 1-based
  *  line where each row starts, in lines[] (as grep -n counts them: a quoted

@@ -11,7 +11,8 @@
 #include <stdlib.h>  /* calloc */
 #include <string.h>  /* strerror */
 
-#include "audit.h"
+#include "audit.h"   /* la_auto_hint_of */
+#include "plan.h"    /* la_audit_files, la_audit_each: the reports */
 #include "merge.h"
 #include "fatal.h"
 #include "msg.h"
@@ -164,8 +165,10 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE && !cfg.html && !cfg.overlays &&
-        strcmp(backend.ops->name, "cpu") == 0)
+    /* reports go out as each file is done, the JSON's "backend" first: not
+     * with a backend that --backend=auto may swap for the CPU mid-run */
+    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE && !cfg.html &&
+        !cfg.overlays && !(backend.ops->flags & LA_SCANF_FALLIBLE))
         return run_streamed(&cfg, &backend, io);
     struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
     if (!files) {

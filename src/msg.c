@@ -11,6 +11,7 @@
 
 static int g_quiet;
 static int g_verbose;        /* -v without -q */
+static int g_verbose_held;   /* la_verbose_hold */
 static int g_color = LA_AUTO;
 static int g_color_on;
 
@@ -65,9 +66,14 @@ int la_verbose_on(void)
     return g_verbose;
 }
 
+void la_verbose_hold(int hold)
+{
+    g_verbose_held = hold;
+}
+
 void la_verbose(const char *path, const char *fmt, ...)
 {
-    if (!g_verbose)
+    if (!g_verbose || g_verbose_held)
         return;
     va_list ap;
     va_start(ap, fmt);

@@ -21,6 +21,12 @@ void la_err(const char *path, const char *fmt, ...) __attribute__((format(printf
  *  path, the backend. Safe on any thread (one write per line). */
 void la_verbose(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/** la_verbose_hold() : 1 keeps la_verbose() quiet, 0 lets it speak again: for
+ *  files opened only to plan the run (--backend=auto's look at the inputs),
+ *  whose audit says the same again. Call it on the main thread, before any
+ *  reader thread runs. */
+void la_verbose_hold(int hold);
+
 /** la_verbose_on() : whether la_verbose() prints (to skip work done only for it). */
 int la_verbose_on(void);
 

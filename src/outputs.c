@@ -1,14 +1,90 @@
 /* outputs.c - see outputs.h. */
 #include "outputs.h"
 
+#include <errno.h>    /* errno */
+#include <limits.h>   /* INT_MAX */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* malloc */
+#include <stdlib.h>   /* malloc, strtol */
 #include <string.h>   /* strcmp, strncmp, strrchr */
 #include <sys/stat.h> /* stat, fstat */
+#include <unistd.h>   /* getpid, readlink */
 
-#include "indices_out.h" /* la_output_is_input, la_descriptor_named */
 #include "msg.h"         /* la_err */
 #include "options.h"     /* struct la_config */
+
+// ---- names of descriptors ------------------------------------------------------
+
+/* N when s is exactly prefix followed by a decimal N, else -1. */
+static int fd_after(const char *s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(s, prefix, n) != 0 || s[n] < '0' || s[n] > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    long fd = strtol(s + n, &end, 10);
+    return *end || errno || fd > INT_MAX ? -1 : (int)fd;
+}
+
+static int fd_of_name(const char *path)
+{
+    static const struct { const char *name; int fd; } fixed[] = {
+        { "-", 1 }, { "/dev/stdin", 0 }, { "/dev/stdout", 1 }, { "/dev/stderr", 2 },
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(path, fixed[i].name) == 0)
+            return fixed[i].fd;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    int fd = fd_after(path, "/dev/fd/");
+    fd = fd >= 0 ? fd : fd_after(path, "/proc/self/fd/");
+    fd = fd >= 0 ? fd : fd_after(path, "/proc/thread-self/fd/");
+    return fd >= 0 ? fd : fd_after(path, self);
+}
+
+/* The descriptor that path names, through symbolic links of its own (a link to
+ * /dev/stdout), or -1. Opening such a name would open the file behind the
+ * descriptor afresh: at offset 0, without O_APPEND, or, renamed over, replaced. */
+int la_descriptor_named(const char *path)
+{
+    char cur[4096], next[4096];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 16; hops++) {
+        int fd = fd_of_name(cur);
+        if (fd >= 0)
+            return fd;
+        ssize_t n = readlink(cur, next, sizeof next - 1);
+        if (n < 0)
+            return -1;
+        next[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        if (next[0] == '/' || !slash)
+            snprintf(cur, sizeof cur, "%s", next);
+        else
+            snprintf(cur + (slash - cur) + 1, sizeof cur - (size_t)(slash - cur) - 1, "%s", next);
+    }
+    return -1;
+}
+
+/* stat() of target, or fstat() of the descriptor it names. @return 0 or -1. */
+static int stat_target(const char *target, struct stat *st)
+{
+    int fd = la_descriptor_named(target);
+    return fd >= 0 ? fstat(fd, st) : stat(target, st);
+}
+
+int la_output_is_input(const char *target, char *const *inputs, int n)
+{
+    struct stat out, in;
+    if (stat_target(target, &out) != 0 || !S_ISREG(out.st_mode))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int rc = strcmp(inputs[i], "-") == 0 ? fstat(0, &in) : stat(inputs[i], &in);
+        if (rc == 0 && S_ISREG(in.st_mode) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return i;
+    }
+    return -1;
+}
 
 #define TEMPORARY_PREFIX ".labelaudit-"   /* then mkstemp's six characters */
 #define MAX_OUTPUTS 6                     /* the four options, standard output and error */

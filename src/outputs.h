@@ -33,4 +33,16 @@ void la_outputs_add_temporary(int fd);
  *  @return the reason, or NULL for a file that is none of these. */
 const char *la_output_of_run(const char *path, const char *name, ino_t ino, int *own);
 
+/** la_output_is_input() : which of the n inputs (a path, or "-" for standard
+ *  input) is the same regular file (device and inode) as the output target
+ *  (--indices-out, --junit...), which the run would replace or write into
+ *  while reading it. @return its index, or -1. */
+int la_output_is_input(const char *target, char *const *inputs, int n);
+
+/** la_descriptor_named() : the descriptor of this process that path names
+ *  ("-" is 1, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link
+ *  to one), which must be written through, not opened anew or renamed over;
+ *  or -1. */
+int la_descriptor_named(const char *path);
+
 #endif

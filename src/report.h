@@ -6,7 +6,7 @@
 #define LA_REPORT_H
 
 #include <stdio.h> /* FILE */
-#include "diagnose.h"
+#include "diagnose.h" /* the report model, la_report_exit_status */
 
 struct la_summary {
     int files;

@@ -10,7 +10,7 @@
 #include <string.h>      /* strlen */
 
 #include "config.h"      /* PACKAGE_VERSION */
-#include "dataset.h"     /* sources, source, at */
+#include "file_report.h" /* sources, source, at */
 #include "utf8.h"        /* la_utf8_clean, la_escape_dup */
 #include "util.h"        /* la_grow */
 
@@ -96,7 +96,7 @@ static cJSON *invalid_object(const struct la_stats *s)
     return o;
 }
 
-// ---- datasets (dataset.h) and the bad samples of N-dimensional inputs ----------
+// ---- datasets (file_report.h) and the bad samples of N-dimensional inputs ----------
 
 /* The position of a flat index inside its sample: [y, x] for a mask pixel. */
 static cJSON *at_array(const struct la_source_info *src, uint64_t index)

@@ -7,7 +7,7 @@
 #include <stdio.h>  /* fprintf */
 #include <string.h> /* strcmp */
 
-#include "dataset.h"  /* a dataset's sources */
+#include "file_report.h" /* a dataset's sources */
 #include "line_map.h" /* a row's line in the file */
 
 /* The most rows of one finding whose file lines are looked up (--max-report

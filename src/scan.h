@@ -35,6 +35,18 @@ struct la_scan_backend_ops {
     int (*scan_run)(struct la_scan_backend *b, const struct la_file_run *run,
                     const struct la_rule *rule, struct la_stats *stats,
                     struct la_progress *progress, char *err, size_t errlen);
+    unsigned flags;     /* LA_SCANF_*: what the audit may do with this backend */
+};
+
+/* la_scan_backend_ops.flags */
+enum {
+    /* several files may be scanned at once, each on its own thread (the CPU);
+     * without it a dataset's files take turns (one GPU is one device) */
+    LA_SCANF_CONCURRENT = 1u << 0,
+    /* may fail mid-file where the CPU would not (a device lost): --backend=auto
+     * then reads the file again on the CPU, so no report goes out before
+     * every file is read */
+    LA_SCANF_FALLIBLE = 1u << 1,
 };
 
 struct la_scan_backend {
@@ -55,15 +67,19 @@ int la_gpu_probe(char *why, size_t whylen);
  *  that copy labels into pinned memory. @return 0, or -1 with the reason in err. */
 int la_scan_gpu_open(struct la_scan_backend *b, int threads, char *err, size_t errlen);
 
-/* --backend=auto: what it decides from, the inputs as they will be read.
- * Only a plain .npy or raw file is read in place (mapped, at memory speed);
- * text is bounded by its parsing, .npz and compressed files by inflating,
- * far below what either backend scans, so their bytes do not count. */
+/* --backend=auto: what it decides from, the inputs as their readers' open()
+ * found them (la_auto_hint_of, audit.h). Only values a reader offers as a
+ * run of a regular file (reader.h's la_file_run: plain .npy, raw, an
+ * uncompressed tensor of a .pt, .safetensors, HDF5 or .mat file) are read in
+ * place, at memory speed; text is bounded by its parsing, .npz and compressed
+ * files by inflating, far below what either backend scans, so their bytes do
+ * not count. */
 struct la_auto_hint {
-    int64_t in_place_bytes;       /* data of plain .npy and raw files */
+    int64_t in_place_bytes;       /* the files whose values are read in place */
     int64_t in_place_float_bytes; /* ... of which float16/32/64 */
     int64_t parsed_bytes;         /* csv, tsv, text, .npz, compressed: the file sizes */
     int unknown;                  /* an input is not a regular file (a pipe, "-") */
+    int64_t other_bytes;          /* of files read in place, the other arrays they hold */
 };
 
 /* The auto rule (la_auto_wants_gpu), estimates until tests/gpu-check.sh
@@ -85,13 +101,6 @@ struct la_auto_hint {
 /** la_auto_wants_gpu() : 1 when --backend=auto should use a GPU (if present)
  *  for inputs h scanned with threads CPU threads. */
 int la_auto_wants_gpu(const struct la_auto_hint *h, int threads);
-
-struct la_config;
-/** la_auto_hint_of() : the hint for cfg's files: each regular file is opened
- *  and its first bytes read to tell its format, compression and dtype (as the
- *  audit will). Opens nothing when cfg->backend is not auto, or when all the
- *  files together are under LA_GPU_MIN_BYTES. */
-void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h);
 
 /** la_scan_choose() : open the backend --backend asks for. For auto, the GPU
  *  is used when present and la_auto_wants_gpu(hint, threads) (hint NULL: the CPU).

@@ -1220,7 +1220,8 @@ static void cpu_close(struct la_scan_backend *b)
     b->state = NULL;
 }
 
-static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close, cpu_scan_run };
+static const struct la_scan_backend_ops cpu_ops = { "cpu", cpu_scan, cpu_close, cpu_scan_run,
+                                                     LA_SCANF_CONCURRENT };
 
 void la_scan_cpu_rest(struct la_scan_backend *b)
 {

@@ -1148,7 +1148,8 @@ static void gpu_close(struct la_scan_backend *b)
     b->state = NULL;
 }
 
-static const struct la_scan_backend_ops gpu_ops = { "gpu", gpu_scan, gpu_close, NULL };
+static const struct la_scan_backend_ops gpu_ops = { "gpu", gpu_scan, gpu_close, NULL,
+                                                     LA_SCANF_FALLIBLE };
 
 /* The runtime's reason, made specific where it is vague: cudart says "driver
  * version is insufficient" both for an old driver and for none at all. */

@@ -8,14 +8,8 @@
 
 #include <stdint.h> /* uint64_t, int64_t */
 #include <stddef.h> /* size_t */
+#include "dtype.h"   /* struct la_num */
 #include "verdict.h"
-
-/* A number as read: the dtype decides which member holds it. */
-enum la_num_kind { LA_NUM_I64, LA_NUM_U64, LA_NUM_F64 };
-struct la_num {
-    int kind;             /* enum la_num_kind */
-    union { int64_t i; uint64_t u; double f; } v;
-};
 
 /* One invalid entry. text is set only for unparsable cells (owned by the stats). */
 struct la_bad {

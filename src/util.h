@@ -5,7 +5,7 @@
 
 #include <stddef.h>  /* size_t */
 #include <stdint.h>  /* uint64_t */
-#include "stats.h"   /* struct la_num */
+#include "dtype.h"   /* struct la_num */
 
 /** la_mul_overflow() : *out = a * b. @return 1 when it overflows 64 bits. */
 static inline int la_mul_overflow(uint64_t a, uint64_t b, uint64_t *out)

@@ -75,6 +75,25 @@ expect_err "^labelaudit: $d/ds: dataset of 2 files (1 skipped), audited one at a
 expect_err "^labelaudit: $d/ds/notes.md: skipped: does not match --glob" "a skipped file and why"
 expect_err "auto: an input is not a regular file" "auto: a folder keeps to the CPU"
 
+# auto counts what each reader's open() offers to read in place: a sparse
+# safetensors file of 2^27 int64 labels (1 GiB, no disk) is such a run, and a
+# csv of as many bytes (all NULs: refused) is not
+st_json='{"labels":{"dtype":"I64","shape":[134217728],"data_offsets":[0,1073741824]}}'
+while [ $(( (${#st_json} + 8) % 8 )) -ne 0 ]; do st_json="$st_json "; done
+len=${#st_json}
+printf "$(printf '\\%03o' $((len % 256)) $((len / 256)) 0 0 0 0 0 0)%s" "$st_json" \
+    >"$d/big.safetensors"
+truncate -s $((8 + len + 1073741824)) "$d/big.safetensors" && cp --sparse=always \
+    "$d/big.safetensors" "$d/big-nul.csv" && dd if=/dev/zero of="$d/big-nul.csv" bs=64 count=1 \
+    conv=notrunc 2>/dev/null
+run -v -n 3 -j 1 "$d/big.safetensors"
+expect_err "^labelaudit: backend [cg]pu (auto[^)]* MiB read in place (0 MiB floats), -j 1" \
+    "auto: a safetensors tensor counts as read in place"
+run -v -n 3 -j 1 "$d/big-nul.csv"
+expect_err "^labelaudit: backend cpu (auto: 0 MiB of the 1.02e+03 MiB read in place" \
+    "auto: a file no reader reads in place counts as parsed"
+rm -f "$d/big.safetensors" "$d/big-nul.csv"
+
 # -q wins; stdout never changes
 for f in "$d/plain.csv" "$d/quoted.csv" "$npy" "$d/labels.npy.gz" "$d/ds"; do
     run -v -q -n 10 "$f"

@@ -856,12 +856,11 @@ int la_pt_magic(const unsigned char *head, size_t len)
 {
     if (len >= sizeof legacy_magic && !memcmp(head, legacy_magic, sizeof legacy_magic))
         return 1;
-    if (len < 30 || memcmp(head, "PK\3\4", 4) != 0)
+    const char *name, *slash;
+    size_t n;
+    if (la_zip_first_member(head, len, &name, &n) != LA_ZIP_HEAD_NAMED || n < 10)
         return 0;
-    size_t n = (size_t)head[26] | (size_t)head[27] << 8;
-    if (30 + n > len || n < 10)
-        return 0;
-    const char *name = (const char *)head + 30, *slash = memchr(name, '/', n);
+    slash = memchr(name, '/', n);
     return slash && slash > name && (size_t)(name + n - slash) == 9
            && !memcmp(slash, "/data.pkl", 9);
 }

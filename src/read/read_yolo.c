@@ -17,7 +17,7 @@
  *
  * The folder is walked as torchvision walks one (walk.h); files not ending in
  * .txt are not label files: they are counted and named in the report. */
-#include "dataset.h"     /* la_dataset_append: the files as sources */
+#include "file_report.h" /* la_dataset_append: the files as sources */
 #include "label_items.h"
 #include "label_notes.h"
 #include "reader.h"

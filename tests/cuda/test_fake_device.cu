@@ -17,7 +17,7 @@
 #include "scan_cuda.cu" // the backend: kernels, launchers, gpu_scan, apply_chunk
 
 extern "C" {
-#include "audit.h"       // la_audit_files
+#include "plan.h"        // la_audit_files
 #include "options.h"     // la_options_parse
 }
 #include "fake_cudart.h" // fake_cuda_*

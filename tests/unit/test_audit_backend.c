@@ -9,7 +9,8 @@
  *   --backend=gpu, and auto with --indices-out, stop with the CUDA-side reason.
  * - a backend's window_bytes sets how much of a mapped file each scan() call
  *   gets (the GPU asks for more than the CPU), and the report does not change. */
-#include "audit.h"   /* la_audit_files, la_file_report_free */
+#include "audit.h"   /* la_file_report_free */
+#include "plan.h"    /* la_audit_files */
 #include "options.h" /* la_options_parse */
 #include "scan.h"    /* la_scan_backend, la_scan_cpu_open */
 #include "dtype.h"   /* la_dtype_info */
@@ -40,7 +41,8 @@ static void fake_close(struct la_scan_backend *b)
     fake_closes++;
 }
 
-static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close, NULL };
+static const struct la_scan_backend_ops fake_gpu_ops = { "gpu", fake_scan, fake_close, NULL,
+                                                          LA_SCANF_FALLIBLE };
 
 static void open_fake_gpu(struct la_scan_backend *b)
 {
@@ -65,7 +67,7 @@ static int window_scan(struct la_scan_backend *b, const struct la_chunk *c,
     return 0;
 }
 
-static const struct la_scan_backend_ops window_ops = { "window", window_scan, NULL, NULL };
+static const struct la_scan_backend_ops window_ops = { "window", window_scan, NULL, NULL, 0 };
 
 /* Run la_audit_files() with the arguments of a command line (after the
  * program name), stderr captured into err. @return its result. */

@@ -8,6 +8,7 @@
  *   holding more bad entries than the device buffer. Reported "# SKIP no GPU"
  *   when la_gpu_probe() finds none (a TAP test cannot use exit 77). */
 #include "scan.h"    /* la_scan_backend, la_gpu_probe, la_scan_chunk_cpu_ref */
+#include "audit.h"   /* la_auto_hint_of */
 #include "stats.h"   /* la_stats */
 #include "verdict.h" /* la_verdict_*, la_half_to_float */
 #include "dtype.h"   /* la_dtype, la_dtype_info */

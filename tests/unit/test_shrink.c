@@ -11,7 +11,8 @@
  * (mapped), a CSV parsed in place (mapped).
  * Each must end as "file shrank while being read" (exit 3), and the next file
  * of the run must still be audited. */
-#include "audit.h"   /* la_audit_files, la_file_report_free */
+#include "audit.h"   /* la_file_report_free */
+#include "plan.h"    /* la_audit_files */
 #include "fatal.h"   /* la_guard_test_hook */
 #include "options.h" /* la_options_parse */
 #include "scan.h"    /* la_scan_cpu_open */

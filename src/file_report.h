@@ -1,0 +1,63 @@
+/* file_report.h - the report model: what is known about one audited file or
+ * dataset, which every stage below the command fills or reads. The reader
+ * and the scan fill its info and stats (audit.c), a dataset adds its sources
+ * (dataset.c, merge.c), diagnose.c adds the findings, and the renderers
+ * (report_*.c) only read it. It depends on no stage, so each can see it
+ * without seeing the others. */
+#ifndef LA_FILE_REPORT_H
+#define LA_FILE_REPORT_H
+
+#include <stdint.h> /* uint64_t */
+#include <stddef.h> /* size_t */
+#include "batching.h"  /* la_batching */
+#include "findings.h"  /* enum la_code, la_severity, LA_F_COUNT */
+#include "ignored_samples.h" /* la_ignored_samples */
+#include "reader.h"    /* la_array_info, LA_ERR_LEN */
+#include "source_list.h" /* la_dataset: a dataset's sources */
+#include "stats.h"     /* la_stats */
+#include "weights.h"   /* la_pos_counts */
+
+#define LA_MSG_LEN 512
+
+struct la_finding {
+    enum la_severity severity;
+    enum la_code code;
+    char message[LA_MSG_LEN];     /* one line, for people */
+    const char *prevents;         /* the PyTorch error in users' words, or NULL */
+    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
+    /* ignore-like-value: the value to pass as --ignore-index */
+    int has_suggested_ignore;
+    int64_t suggested_ignore;
+};
+
+struct la_notes;        /* label_notes.h */
+
+/* Everything known about one audited file. */
+struct la_file_report {
+    const char *path;             /* as given */
+    char error[LA_ERR_LEN];       /* "" when the file was read; else why not (exit 3) */
+    int read_ok;
+    struct la_array_info info;    /* format, dtype, shape, column */
+    uint64_t samples;             /* first-axis length */
+    struct la_stats stats;
+    int has_hist;                 /* histogram is printed (N known, <= LA_HIST_MAX) */
+    uint64_t hist_n;              /* N of the histogram */
+    int hist_skipped;             /* -n above LA_HIST_MAX: no histogram, missing classes unchecked */
+    int has_batching;
+    struct la_batching batching;
+    struct la_pos_counts pos;     /* bce matrices (S, C): the counts of pos_weight */
+    struct la_notes *notes;       /* imagefolder, coco, yolo: what the reader found, or NULL */
+    struct la_finding findings[LA_F_COUNT];
+    size_t n_findings;
+    struct la_dataset *dataset;   /* a directory, --concat or --merge (below), or NULL */
+    uint64_t seq_len;             /* --seq-len cut this stream into blocks of as many ids; 0: not */
+    int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
+    struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
+    int ignore_off;               /* --vocab-size over ids: the ignore index was not skipped */
+};
+
+/** la_file_report_free() : release what the audit, a dataset or a merge
+ *  allocated in r (not r itself). */
+void la_file_report_free(struct la_file_report *r);
+
+#endif

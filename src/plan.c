@@ -1,0 +1,77 @@
+/* plan.c - see plan.h. */
+#include "plan.h"
+
+#include "audit.h"   /* la_audit_file: one source */
+#include "dataset.h" /* la_audit_dataset, la_is_directory: a directory, --concat */
+#include "merge.h"   /* la_merge_reports: --merge */
+#include "msg.h"     /* la_err */
+
+/* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
+ * the file is audited again from its start (the GPU is only chosen when every
+ * input is a regular file, so it can be read again). Not with --indices-out,
+ * whose temporary file already holds part of the file's entries. */
+static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend *b,
+                            struct la_indices_out *io, struct la_file_report *r)
+{
+    if (cfg->backend != LA_BACKEND_AUTO || io || !(b->ops->flags & LA_SCANF_FALLIBLE))
+        return -1;
+    la_err(r->path, "GPU scan failed (%s); going on with the CPU", r->error);
+    la_scan_close(b);
+    la_scan_cpu_open(b, cfg->threads);
+    la_file_report_free(r);
+    return la_audit_file(r->path, cfg, b, io, r);
+}
+
+int la_report_count(const struct la_config *cfg)
+{
+    return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
+}
+
+/* Report i of la_report_count(): a merge, a --concat, a directory or a file.
+ * @return 0, or -1 when the scan failed for good (said on stderr). */
+static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
+                        struct la_indices_out *io, int i, struct la_file_report *r)
+{
+    if (cfg->merge) {           /* shard reports: nothing to scan */
+        la_merge_reports(cfg, r);
+        return 0;
+    }
+    if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
+        return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
+    if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
+        return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
+    la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
+    if (la_audit_file(cfg->files[i], cfg, b, io, r) != 0 &&
+        fall_back_to_cpu(cfg, b, io, r) != 0) {
+        la_err(cfg->files[i], "scan failed: %s", r->error);
+        return -1;
+    }
+    la_indices_out_flush(io);   /* the file's entries before any message about it */
+    if (!r->read_ok)
+        la_err(cfg->files[i], "%s", r->error);
+    return 0;
+}
+
+int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
+                   struct la_indices_out *io, struct la_file_report *files)
+{
+    for (int i = 0; i < la_report_count(cfg); i++)
+        if (audit_report(cfg, b, io, i, &files[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
+                  struct la_indices_out *io, la_report_sink sink, void *ctx)
+{
+    for (int i = 0; i < la_report_count(cfg); i++) {
+        struct la_file_report r;
+        int rc = audit_report(cfg, b, io, i, &r);
+        if (rc == 0 && sink(ctx, &r) != 0)
+            rc = -2;
+        la_file_report_free(&r);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
