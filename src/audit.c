@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
+#include "class_count.h" /* N from the model, the metadata, the reader */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
 {
@@ -455,6 +456,11 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         goto done;
     }
     r->info = rd.info;
+    /* a reader that found its classes while opening (ImageFolder's folders,
+     * COCO's categories, a ClassLabel) gives N where nothing above did */
+    struct la_config with_classes;
+    if (la_class_count_apply_notes(rd.notes, (with_classes = *cfg, &with_classes)))
+        cfg = &with_classes;
     struct la_notes *nt = rd.notes;   /* yolo, coco: a sample is a file, an image */
     if (init_stats(r, cfg, io) != 0 ||
         (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,
@@ -498,6 +504,8 @@ void la_file_report_free(struct la_file_report *r)
     la_pos_counts_free(&r->pos);
     la_notes_free(r->notes);
     r->notes = NULL;
+    la_class_count_free(r->classes);
+    r->classes = NULL;
 }
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
@@ -523,6 +531,14 @@ int la_report_count(const struct la_config *cfg)
 
 /* Report i of la_report_count(): a merge, a --concat, a directory or a file.
  * @return 0, or -1 when the scan failed for good (said on stderr). */
+static int audit_report_with(const struct la_config *cfg, struct la_scan_backend *b,
+                             struct la_indices_out *io, int i, struct la_file_report *r);
+
+/* The class count of report i, from where it is written (class_count.h):
+ * found before the labels are read, given to the scan with a copy of the
+ * config, and judged against what the reader found once they are. A
+ * metadata file beside the labels that cannot be read makes the report
+ * unreadable. */
 static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
                         struct la_indices_out *io, int i, struct la_file_report *r)
 {
@@ -530,6 +546,26 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
         la_merge_reports(cfg, r);
         return 0;
     }
+    const char *path = cfg->files[cfg->concat ? 0 : i];
+    char err[LA_ERR_LEN];
+    struct la_class_count *cc = la_class_count_new(cfg, path, err, sizeof err);
+    if (!cc) {
+        memset(r, 0, sizeof *r);
+        r->path = path;
+        snprintf(r->error, sizeof r->error, "%s", err);
+        la_err(path, "%s", r->error);
+        return 0;
+    }
+    struct la_config with_classes = *cfg;
+    la_class_count_apply(cc, &with_classes);
+    int rc = audit_report_with(&with_classes, b, io, i, r);
+    la_class_count_finish(cc, r, &with_classes);
+    return rc;
+}
+
+static int audit_report_with(const struct la_config *cfg, struct la_scan_backend *b,
+                             struct la_indices_out *io, int i, struct la_file_report *r)
+{
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))

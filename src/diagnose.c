@@ -10,6 +10,7 @@
 
 #include "dataset.h" /* la_dataset_unreadable */
 #include "formats.h" /* la_format_has */
+#include "class_count.h" /* la_class_count_folders, la_class_count_name */
 
 /* The errors users search for, in PyTorch's own words. */
 #define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
@@ -21,6 +22,8 @@
 #define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
                               "expected target dtype to be Long or Byte, but got " T ")"
 #define PREVENTS_PARSE "ValueError: could not convert string to float"
+#define PREVENTS_EMBEDDING "indexSelectLargeIndex: Assertion `srcIndex < srcSelectDimSize` " \
+                           "failed (on the CPU: IndexError: index out of range in self)"
 #define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
 #define ERR LA_SEV_ERROR
@@ -66,6 +69,10 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
         "--no-header if there is no header (np.savetxt writes none), --header if pandas "
         "wrote it" },
     [LA_F_UNLOADABLE_IMAGE] = { "unloadable-image", ERR, NULL, NULL },
+    [LA_F_CLASS_COUNT_MISMATCH] = { "class-count-mismatch", ERR, PREVENTS_NLL, NULL },
+    [LA_F_VOCAB_MISMATCH] = { "vocab-mismatch", ERR, PREVENTS_EMBEDDING,
+        "model.resize_token_embeddings(len(tokenizer)) after adding tokens, and save the "
+        "model's config with it" },
 };
 
 #undef ERR
@@ -93,6 +100,24 @@ static struct la_finding *add(struct la_file_report *r, enum la_code code, const
 
 static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
 {
+    const struct la_code_def *def = &g_findings[code];
+    struct la_finding *f = &r->findings[r->n_findings++];
+    *f = (struct la_finding){ .severity = def->severity, .code = code,
+                              .prevents = def->prevents };
+    if (def->fix)
+        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
+                                         const char *fmt, ...)
+{
+    if (r->n_findings >= LA_F_COUNT)
+        return NULL;
     const struct la_code_def *def = &g_findings[code];
     struct la_finding *f = &r->findings[r->n_findings++];
     *f = (struct la_finding){ .severity = def->severity, .code = code,
@@ -336,7 +361,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     }
 }
 
-static void diagnose_missing(struct la_file_report *r)
+static void diagnose_missing(struct la_file_report *r, const struct la_config *cfg)
 {
     if (!r->has_hist)
         return;
@@ -344,10 +369,13 @@ static void diagnose_missing(struct la_file_report *r)
     for (uint64_t c = 0; c < r->hist_n; c++)
         if (r->stats.hist[c] == 0 && missing++ == 0)
             first = c;
+    /* the name a model or the metadata gives it, where one does */
+    const char *name = cfg->classes ? la_class_count_name(cfg->classes, r->notes, first) : NULL;
     if (missing)
         add(r, LA_F_MISSING_CLASSES,
-            "%llu of %llu classes never occur (first: %llu)", (unsigned long long)missing,
-            (unsigned long long)r->hist_n, (unsigned long long)first);
+            "%llu of %llu classes never occur (first: %llu%s%.200s%s)",
+            (unsigned long long)missing, (unsigned long long)r->hist_n,
+            (unsigned long long)first, name ? " \"" : "", name ? name : "", name ? "\"" : "");
 }
 
 // ---- segmentation masks: labels that need a remap, not a fix (issue 13) ----------
@@ -543,7 +571,9 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     const struct la_notes *n = r->notes;
     if (!n)
         return;
-    if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
+    /* against -n only: a number from a model or metadata is class_count.c's */
+    if (n->has_classes && cfg->has_num_classes && !cfg->num_classes_from &&
+        la_class_count_folders(n) && n->classes != (uint64_t)cfg->num_classes)
         add(r, LA_F_CLASS_COUNT, "%llu class folders, but -n says %lld classes",
             (unsigned long long)n->classes, (long long)cfg->num_classes);
     /* the readers word their findings' prevents and hints themselves */
@@ -587,7 +617,7 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
     } else {
         diagnose_values(r, cfg);
         diagnose_hints(r, cfg);
-        diagnose_missing(r);
+        diagnose_missing(r, cfg);
         diagnose_mask_hints(r, cfg);
     }
     diagnose_header(r);

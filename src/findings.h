@@ -23,6 +23,8 @@ enum la_code {
     LA_F_MISSING_LABEL,          /* wds: a sample with no label member */
     LA_F_AMBIGUOUS_HEADER,       /* csv: pandas' default header, or a row of numbers? */
     LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
+    LA_F_CLASS_COUNT_MISMATCH,   /* two sources of N disagree (class_count.c) */
+    LA_F_VOCAB_MISMATCH,         /* tokenizer vs vocab_size, ids vs tokenizer */
     LA_F_COUNT
 };
 

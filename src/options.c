@@ -24,12 +24,15 @@ enum long_only {
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
     OPT_KEY,
+    OPT_MODEL, OPT_DATA_YAML,
 };
 
 static const struct option long_options[] = {
     { "num-classes", required_argument, NULL, 'n' },
     { "loss", required_argument, NULL, OPT_LOSS },
     { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
+    { "model", required_argument, NULL, OPT_MODEL },
+    { "data-yaml", required_argument, NULL, OPT_DATA_YAML },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "column", required_argument, NULL, 'c' },
     { "header", no_argument, NULL, OPT_HEADER },
@@ -81,6 +84,10 @@ static void usage(FILE *out)
           "                             bce: every value finite and in [0, 1]\n"
           "      --ignore-index=V|none  a ce/nll target equal to V is skipped\n"
           "                             (default -100)\n"
+          "      --model=PATH           a Hugging Face model folder or its config.json:\n"
+          "                             N is its num_labels (a head) or vocab_size\n"
+          "      --data-yaml=FILE       a YOLO data.yaml whose nc/names give N (default:\n"
+          "                             the data.yaml beside a --format yolo folder)\n"
           "\n"
           "Reading input:\n"
           "      --format=FMT           auto, or a format --version lists (default auto)\n"
@@ -403,6 +410,8 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
                            &cfg->skip_rows);
     case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
     case OPT_KEY:               cfg->key = arg; return LA_OPT_OK;
+    case OPT_MODEL:             cfg->model = arg; return LA_OPT_OK;
+    case OPT_DATA_YAML:         cfg->data_yaml = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
     case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;
     case OPT_PROGRESS:          cfg->progress = LA_YES; return LA_OPT_OK;

@@ -9,6 +9,9 @@
 #include <stdbool.h> /* bool */
 #include "reader.h"  /* enum la_format, la_tristate, struct la_read_opts */
 
+struct la_model;
+struct la_class_count;
+
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
 enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
@@ -21,6 +24,8 @@ struct la_config {
     int64_t num_classes;
     bool has_ignore_index;         /* false with --ignore-index=none and for bce */
     int64_t ignore_index;          /* default -100 */
+    bool has_vocab_size;
+    int64_t vocab_size;
 
     /* reading input */
     enum la_format format;         /* LA_FMT_AUTO: detect each file */
@@ -34,6 +39,16 @@ struct la_config {
     bool has_endian;               /* --endian was given: it implies raw */
     const char *array;             /* --array for npz, NULL: the default rule */
     const char *key;               /* --key: wds label member's extension, NULL: cls ... idx */
+
+    /* where the class count is written (class_count.h) */
+    const char *model;             /* --model=PATH: a model folder or its config.json, or NULL */
+    const char *data_yaml;         /* --data-yaml=FILE, or NULL: found beside a yolo folder */
+    const struct la_model *model_info;   /* --model as read by main before the audit, or NULL */
+    /* per report (audit.c's copy of the config): the source that gave
+     * num_classes when -n did not ("model config.json num_labels"), or NULL;
+     * and the report's class count, whose names the diagnosis uses */
+    const char *num_classes_from;
+    struct la_class_count *classes;
 
     /* batching */
     bool has_batch_size;

@@ -33,6 +33,7 @@ struct la_read_opts {
     int has_endian;            /* --endian given */
     const char *array;         /* --array: the array (npz, mat, hdf5, ...) to audit; NULL: the default rule */
     const char *key;           /* --key: the sample's key holding the label (webdataset); NULL: default */
+    int64_t vocab_size;        /* --vocab-size V; 0: not given */
     int threads;               /* -j; 0: online CPUs */
 };
 
