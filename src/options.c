@@ -176,14 +176,24 @@ static void version(void)
 #else
     const char *gzip = "gzip inflated by: zlib (not built: ISA-L)\n";
 #endif
+#if defined HAVE_YAML && defined HAVE_YAJL
+    const char *meta = "config.json, dataset.json, data.yaml (libyaml), tokenizer.json (yajl)";
+#elif defined HAVE_YAML
+    const char *meta = "config.json, dataset.json, data.yaml (libyaml) (not built: tokenizer.json)";
+#elif defined HAVE_YAJL
+    const char *meta = "config.json, dataset.json, tokenizer.json (yajl) (not built: data.yaml)";
+#else
+    const char *meta = "config.json, dataset.json (not built: data.yaml, tokenizer.json)";
+#endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
+           "Class-count metadata: %s\n"
            "%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_source_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", gzip, h5_gzip);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
