@@ -15,6 +15,7 @@
 #include "read/walk.h"       /* la_path_join */
 
 #define FOLDERS_FROM "ImageFolder class folders"
+#define COCO_FROM "COCO categories"      /* read_coco.c's classes_from */
 #define NAMES_JSON_MAX 65536    /* class_names listed in the JSON up to this many classes */
 #define PARENTS 2               /* data.yaml and dataset.json: the folder and 2 above it */
 
@@ -283,14 +284,13 @@ static void add_notes_source(struct la_class_count *cc, const struct la_notes *n
         if (cc->src[i].rank == 2 && strcmp(cc->src[i].from, n->classes_from) == 0)
             return;         /* audited again (the GPU fell back): already there */
     struct la_class_source *s = add_source(cc, 2, n->classes, NULL, n->classes_from, "");
+    /* -n meets the class folders in class-count, and COCO's categories in
+     * out-of-range and unknown-category (ids with gaps: -n 80 for 91 ids) */
     if (s)
-        s->folders = strcmp(n->classes_from, FOLDERS_FROM) == 0;
+        s->folders = strcmp(n->classes_from, FOLDERS_FROM) == 0 ||
+                     strcmp(n->classes_from, COCO_FROM) == 0;
 }
 
-static const char *of_whom(const struct la_class_source *s)
-{
-    return s->rank == 1 ? "the model has" : s->rank == 0 ? "the command line says" : "its source says";
-}
 
 /* The sources that disagree with the chosen one, in one finding. */
 static void diagnose_disagreement(struct la_class_count *cc, struct la_file_report *r)
@@ -436,8 +436,8 @@ static int has_sources(const struct la_class_count *cc)
 void la_class_count_text(FILE *out, const struct la_file_report *r)
 {
     const struct la_class_count *cc = r->classes;
-    if (!has_sources(cc) || cc->chosen < 0 || !r->read_ok)
-        return;
+    if (!la_class_count_from_source(cc) || !r->read_ok)
+        return;     /* -n's N: the report says it already */
     const struct la_class_source *c = &cc->src[cc->chosen];
     fprintf(out, "  classes: %llu, from %s", (unsigned long long)c->n, c->from);
     if (c->path[0]) {
@@ -456,10 +456,11 @@ void la_class_count_text(FILE *out, const struct la_file_report *r)
         fprintf(out, "  class %llu (", (unsigned long long)v);
         if (name)
             la_fputs_escaped(name, out);
+        else if (c->rank == 1)
+            fprintf(out, "no name; the model has %llu %s", (unsigned long long)c->n,
+                    cc->vocab ? "embedding rows" : "outputs");
         else
-            fprintf(out, "no name; %s %llu %s", of_whom(c), (unsigned long long)c->n,
-                    c->rank == 1 && !cc->vocab ? "outputs" : c->rank == 1 ? "embedding rows"
-                                                                          : "classes");
+            fprintf(out, "no name; %s says %llu classes", c->from, (unsigned long long)c->n);
         fprintf(out, "): %llu %s\n", (unsigned long long)s->outlier_above[k],
                 s->outlier_above[k] == 1 ? "label" : "labels");
         shown++;

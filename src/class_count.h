@@ -40,7 +40,8 @@ struct la_class_source {
     char path[1024];            /* the file that says it, or "" (-n) */
     uint64_t n;
     int rank;                   /* 0 command line, 1 model, 2 dataset metadata */
-    int folders;                /* ImageFolder's class folders (class-count's business with -n) */
+    int folders;                /* the reader's own classes that its findings hold to -n
+                                   (ImageFolder's folders: class-count; COCO's categories) */
 };
 
 #define LA_CLASS_SOURCES 6

@@ -500,6 +500,13 @@ static int outliers_are_classes(const struct la_file_report *r, const struct la_
     return 1;
 }
 
+/* How the message names N: "-n " when the command line gave it, "N = "
+ * when a model or the metadata did (num_classes_from says which). */
+static const char *n_is(const struct la_config *cfg)
+{
+    return cfg->num_classes_from ? "N = " : "-n ";
+}
+
 /* The dataset-level remaps of masks; they return 1 when they found theirs. */
 static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
                           const int64_t *out, int n_out)
@@ -507,8 +514,8 @@ static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
     int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
     if (!label_id)
         return 0;
-    add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with -n 19: these look like "
-        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id);
+    add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with %s19: these look like "
+        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id, n_is(cfg));
     return 1;
 }
 
@@ -517,9 +524,9 @@ static int hint_reduce_zero(struct la_file_report *r, const struct la_config *cf
 {
     if (!zero_means_other(r, cfg, out, n_out))
         return 0;
-    add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with -n %lld and 0 is frequent (%llu "
+    add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with %s%lld and 0 is frequent (%llu "
         "of %llu labels): 0 looks like \"other\", as in ADE20K", (long long)cfg->num_classes,
-        (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
+        n_is(cfg), (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
         (unsigned long long)r->stats.count);
     return 1;
 }

@@ -138,10 +138,10 @@ def nnunet_3():
         json.dump({"channel_names": {"0": "T2"}, "labels": labels, "numTraining": 2,
                    "file_ending": ".png"}, f, indent=4)
     a = np.zeros((8, 8), np.uint8)
-    a[2:4, 2:4] = 1
-    a[5:7, 5:7] = 2
+    a[0:3] = 1                    # background, edema and tumor about as common
+    a[3:6] = 2
     Image.fromarray(a).save(os.path.join(d, "labelsTr", "case_000.png"))
-    a[0, 0] = 3                   # a label dataset.json does not have
+    a[7, 7] = 3                   # a label dataset.json does not have
     Image.fromarray(a).save(os.path.join(d, "labelsTr", "case_001.png"))
     truth("nnunet-3", "labels", max(labels.values()) + 1)
 
