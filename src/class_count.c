@@ -171,6 +171,27 @@ static int add_meta(struct la_class_count *cc, const char *file, int given,
     return 0;
 }
 
+/* Whether path is an nnU-Net raw dataset's labels: its labelsTr or labelsTs
+ * folder, a file in one, or the dataset's folder (holding labelsTr). Any
+ * other file leaves a dataset.json above it alone. */
+static int in_nnunet_labels(const char *path)
+{
+    char *dir = is_dir(path) ? strdup(path) : parent_of(path);
+    char *labels = dir ? la_path_join(dir, "labelsTr") : NULL;
+    int yes = labels && is_dir(labels);
+    if (dir && !yes) {
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/')
+            dir[--n] = '\0';
+        const char *base = strrchr(dir, '/');
+        base = base ? base + 1 : dir;
+        yes = strcmp(base, "labelsTr") == 0 || strcmp(base, "labelsTs") == 0;
+    }
+    free(labels);
+    free(dir);
+    return yes;
+}
+
 static int add_metadata(struct la_class_count *cc, const struct la_config *cfg,
                         const char *path, char *err, size_t errlen)
 {
@@ -180,9 +201,11 @@ static int add_metadata(struct la_class_count *cc, const struct la_config *cfg,
         return add_meta(cc, cfg->data_yaml, 1, la_data_yaml_read, "data.yaml ", err, errlen);
     char *found = NULL;
     int rc = 0;
+    if (strcmp(path, "-") == 0)
+        return 0;       /* standard input lies beside nothing */
     if (cfg->format == la_format_by_name("yolo") && (found = find_beside(path, yaml_names, NULL)))
         rc = add_meta(cc, found, 0, la_data_yaml_read, "data.yaml ", err, errlen);
-    else if ((found = find_beside(path, nnunet_names, "labelsTr")))
+    else if (in_nnunet_labels(path) && (found = find_beside(path, nnunet_names, "labelsTr")))
         rc = add_meta(cc, found, 0, la_nnunet_read, "nnU-Net dataset.json ", err, errlen);
     free(found);
     return rc;
