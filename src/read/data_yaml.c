@@ -16,6 +16,7 @@
 #include "class_meta.h"
 
 #include "config.h"   /* HAVE_YAML */
+#include "reader.h"   /* la_one_line */
 
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* strtoull */
@@ -258,6 +259,7 @@ int la_data_yaml_parse(const unsigned char *text, size_t len, struct la_class_me
     yaml_parser_delete(&w.parser);
     if (!ok)
         la_class_meta_free(m);
+    la_one_line(ok ? m->problem : err);   /* a name may hold a newline */
     return ok ? 0 : -1;
 }
 

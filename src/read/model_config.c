@@ -23,6 +23,7 @@
 #include <sys/stat.h> /* stat */
 
 #include "walk.h"     /* la_path_join */
+#include "reader.h"   /* la_one_line: the file's own text in a message */
 
 #define CONFIG_MAX (16u << 20)          /* a config.json of more is not one */
 #define HEAD_MAX ((uint64_t)1 << 31)    /* outputs of a classification head */
@@ -228,8 +229,8 @@ static int read_vocab_size(const cJSON *root, struct la_model *m, char *err, siz
     return 0;
 }
 
-int la_model_config_parse(const char *text, size_t len, struct la_model *m, char *err,
-                          size_t errlen)
+static int parse_config(const char *text, size_t len, struct la_model *m, char *err,
+                        size_t errlen)
 {
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!cJSON_IsObject(root)) {
@@ -263,6 +264,15 @@ int la_model_config_parse(const char *text, size_t len, struct la_model *m, char
         return -1;
     }
     return 0;
+}
+
+/* Every message one line: a key the file gives may hold a newline. */
+int la_model_config_parse(const char *text, size_t len, struct la_model *m, char *err,
+                          size_t errlen)
+{
+    int rc = parse_config(text, len, m, err, errlen);
+    la_one_line(rc ? err : m->head.problem);
+    return rc;
 }
 
 /* The folder and config.json of path, which names either. */

@@ -11,6 +11,7 @@
 #include "class_meta.h"
 
 #include <cjson/cJSON.h>
+#include "reader.h"   /* la_one_line */
 #include <math.h>     /* floor */
 #include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* free, strtoll */
@@ -122,6 +123,7 @@ int la_nnunet_parse(const char *text, size_t len, struct la_class_meta *m, char 
     cJSON_Delete(root);
     if (rc != 0)
         la_class_meta_free(m);
+    la_one_line(rc ? err : m->problem);   /* a key the file gives may hold a newline */
     return rc ? -1 : 0;
 }
 

@@ -15,6 +15,7 @@
 #include "class_meta.h"
 
 #include "config.h"   /* HAVE_YAJL */
+#include "reader.h"   /* la_one_line */
 
 #include <errno.h>    /* errno */
 #include <stdio.h>    /* fopen, snprintf */
@@ -189,6 +190,9 @@ static void parse_error(yajl_handle h, struct tok_state *t, uint64_t at, const u
         return;
     }
     unsigned char *e = yajl_get_error(h, 0, b, n);
+    size_t len = e ? strlen((const char *)e) : 0;
+    while (len && (e[len - 1] == '\n' || e[len - 1] == ' '))
+        e[--len] = '\0';       /* yajl ends its words with a newline */
     snprintf(err, errlen, "byte %llu: not JSON (%s)", (unsigned long long)at,
              e ? (const char *)e : "parse error");
     if (e)
@@ -260,7 +264,10 @@ out:
 int la_tokenizer_parse(const unsigned char *text, size_t len, struct la_model *m, char *err,
                        size_t errlen)
 {
-    return tok_stream(NULL, text, len, m, err, errlen);
+    int rc = tok_stream(NULL, text, len, m, err, errlen);
+    if (rc)
+        la_one_line(err);       /* yajl's own words end in a newline */
+    return rc;
 }
 
 int la_tokenizer_read(const char *path, struct la_model *m, char *err, size_t errlen)
@@ -283,6 +290,7 @@ int la_tokenizer_read(const char *path, struct la_model *m, char *err, size_t er
     }
     int rc = tok_stream(f, NULL, 0, m, why, sizeof why);
     fclose(f);
+    la_one_line(why);
     if (rc != 0)
         snprintf(err, errlen, "%s: %s", path, why);
     return rc;
