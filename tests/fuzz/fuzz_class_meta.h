@@ -11,7 +11,7 @@
 
 #include "class_meta.h"
 
-static void fuzz_check_refusal(const char *what, const char *err)
+static inline void fuzz_check_refusal(const char *what, const char *err)
 {
     if (!err[0] || strchr(err, '\n')) {
         fprintf(stderr, "fuzz oracle: %s refused without a one-line reason: \"%s\"\n", what, err);
@@ -19,7 +19,7 @@ static void fuzz_check_refusal(const char *what, const char *err)
     }
 }
 
-static void fuzz_check_meta(const char *what, const struct la_class_meta *m)
+static inline void fuzz_check_meta(const char *what, const struct la_class_meta *m)
 {
     if ((m->has_n && (m->n > LA_META_MAX_COUNT || !m->key)) ||
         m->n_names > LA_META_MAX_NAMES || (m->n_names && !m->names) ||
