@@ -22,6 +22,7 @@
 #include "msg.h"
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
+#include "class_count.h" /* N from the model, the metadata, the reader */
 
 struct la_rule la_rule_from_config(const struct la_config *cfg)
 {
@@ -556,6 +557,11 @@ static int audit_opened(struct opened *o, const struct la_config *cfg,
                         struct la_file_report *r)
 {
     struct la_reader *rd = &o->rd;
+    /* a reader that found its classes while opening (ImageFolder's folders,
+     * COCO's categories, a ClassLabel) gives N where nothing above did */
+    struct la_config with_classes;
+    if (la_class_count_apply_notes(rd->notes, (with_classes = *cfg, &with_classes)))
+        cfg = &with_classes;
     struct la_notes *nt = rd->notes;   /* yolo, coco: a sample is a file, an image */
     if (init_stats(r, cfg, io, rd->notes) != 0 ||
         (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,

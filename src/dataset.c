@@ -6,6 +6,7 @@
  * in file order, so the dataset's report is the same for every -j. At most WINDOW_PER_THREAD
  * files per thread are in flight, so memory holds a few files' reports, never
  * the dataset's. */
+#include "class_count.h" /* la_class_count_folders */
 #include "dataset.h"
 
 #include <dirent.h>   /* opendir, readdir */
@@ -234,7 +235,9 @@ int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char
         return -1;
     int wrong = cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes;
     int kept_right = !cfg->has_num_classes || d->classes == (uint64_t)cfg->num_classes;
-    if (n->has_classes && (!d->has_classes || (wrong && kept_right))) {
+    /* ImageFolder's class folders only: the classes other readers state
+     * (COCO's categories, a ClassLabel) are each file's own */
+    if (n->has_classes && la_class_count_folders(n) && (!d->has_classes || (wrong && kept_right))) {
         d->has_classes = 1;
         d->classes = n->classes;
     }

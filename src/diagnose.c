@@ -10,6 +10,7 @@
 
 #include "file_report.h" /* la_dataset_unreadable */
 #include "formats.h" /* la_format_has */
+#include "class_count.h" /* la_class_count_folders, la_class_count_name */
 
 /* The errors users search for, in PyTorch's own words. */
 #define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
@@ -76,6 +77,10 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_ALL_IGNORED] = { "all-ignored", WARN, PREVENTS_NAN_LOSS,
         "drop these samples (a prompt longer than the block leaves no answer token), or "
         "cut them so that each keeps some target" },
+    [LA_F_CLASS_COUNT_MISMATCH] = { "class-count-mismatch", ERR, PREVENTS_NLL, NULL },
+    [LA_F_VOCAB_MISMATCH] = { "vocab-mismatch", ERR, PREVENTS_EMBEDDING,
+        "model.resize_token_embeddings(len(tokenizer)) after adding tokens, and save the "
+        "model's config with it" },
 };
 
 #undef ERR
@@ -105,6 +110,24 @@ static struct la_finding *add(struct la_file_report *r, enum la_code code, const
 
 static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
 {
+    const struct la_code_def *def = &g_findings[code];
+    struct la_finding *f = &r->findings[r->n_findings++];
+    *f = (struct la_finding){ .severity = def->severity, .code = code,
+                              .prevents = def->prevents };
+    if (def->fix)
+        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
+                                         const char *fmt, ...)
+{
+    if (r->n_findings >= LA_F_COUNT)
+        return NULL;
     const struct la_code_def *def = &g_findings[code];
     struct la_finding *f = &r->findings[r->n_findings++];
     *f = (struct la_finding){ .severity = def->severity, .code = code,
@@ -467,7 +490,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     }
 }
 
-static void diagnose_missing(struct la_file_report *r)
+static void diagnose_missing(struct la_file_report *r, const struct la_config *cfg)
 {
     if (!r->has_hist)
         return;
@@ -475,10 +498,13 @@ static void diagnose_missing(struct la_file_report *r)
     for (uint64_t c = 0; c < r->hist_n; c++)
         if (r->stats.hist[c] == 0 && missing++ == 0)
             first = c;
+    /* the name a model or the metadata gives it, where one does */
+    const char *name = cfg->classes ? la_class_count_name(cfg->classes, r->notes, first) : NULL;
     if (missing)
         add(r, LA_F_MISSING_CLASSES,
-            "%llu of %llu classes never occur (first: %llu)", (unsigned long long)missing,
-            (unsigned long long)r->hist_n, (unsigned long long)first);
+            "%llu of %llu classes never occur (first: %llu%s%.200s%s)",
+            (unsigned long long)missing, (unsigned long long)r->hist_n,
+            (unsigned long long)first, name ? " \"" : "", name ? name : "", name ? "\"" : "");
 }
 
 // ---- segmentation masks: labels that need a remap, not a fix ----------
@@ -603,6 +629,13 @@ static int outliers_are_classes(const struct la_file_report *r, const struct la_
     return 1;
 }
 
+/* How the message names N: "-n " when the command line gave it, "N = "
+ * when a model or the metadata did (num_classes_from says which). */
+static const char *n_is(const struct la_config *cfg)
+{
+    return cfg->num_classes_from ? "N = " : "-n ";
+}
+
 /* The dataset-level remaps of masks; they return 1 when they found theirs. */
 static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
                           const int64_t *out, int n_out)
@@ -610,8 +643,8 @@ static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
     int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
     if (!label_id)
         return 0;
-    add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with -n 19: these look like "
-        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id);
+    add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with %s19: these look like "
+        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id, n_is(cfg));
     return 1;
 }
 
@@ -620,9 +653,9 @@ static int hint_reduce_zero(struct la_file_report *r, const struct la_config *cf
 {
     if (!zero_means_other(r, cfg, out, n_out))
         return 0;
-    add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with -n %lld and 0 is frequent (%llu "
+    add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with %s%lld and 0 is frequent (%llu "
         "of %llu labels): 0 looks like \"other\", as in ADE20K", (long long)cfg->num_classes,
-        (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
+        n_is(cfg), (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
         (unsigned long long)r->stats.count);
     return 1;
 }
@@ -673,7 +706,9 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     const struct la_notes *n = r->notes;
     if (!n)
         return;
-    if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
+    /* against -n only: a number from a model or metadata is class_count.c's */
+    if (n->has_classes && cfg->has_num_classes && !cfg->num_classes_from &&
+        la_class_count_folders(n) && n->classes != (uint64_t)cfg->num_classes)
         add(r, LA_F_CLASS_COUNT, "%llu class folders, but -n says %lld classes",
             (unsigned long long)n->classes, (long long)cfg->num_classes);
     /* the readers word their findings' prevents and hints themselves */
@@ -718,7 +753,7 @@ void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
         diagnose_values(r, cfg);
         diagnose_hints(r, cfg);
         if (!over_vocabulary(r, cfg)) {   /* no per-class findings over a vocabulary */
-            diagnose_missing(r);
+            diagnose_missing(r, cfg);
             diagnose_mask_hints(r, cfg);
         }
     }

@@ -1,6 +1,7 @@
 /* file_report.c - see file_report.h: releasing a report. */
 #include "file_report.h"
 
+#include "class_count.h" /* la_class_count_free */
 #include "label_notes.h" /* la_notes_free */
 
 void la_file_report_free(struct la_file_report *r)
@@ -12,4 +13,6 @@ void la_file_report_free(struct la_file_report *r)
     la_ignored_samples_free(&r->ignored_samples);
     la_notes_free(r->notes);
     r->notes = NULL;
+    la_class_count_free(r->classes);
+    r->classes = NULL;
 }

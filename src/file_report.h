@@ -31,6 +31,7 @@ struct la_finding {
 };
 
 struct la_notes;        /* label_notes.h */
+struct la_class_count;  /* class_count.h */
 
 /* Everything known about one audited file. */
 struct la_file_report {
@@ -54,6 +55,7 @@ struct la_file_report {
     int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
     struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
     int ignore_off;               /* --vocab-size over ids: the ignore index was not skipped */
+    struct la_class_count *classes;   /* where N came from (class_count.h), or NULL; owned */
 };
 
 /** la_file_report_free() : release what the audit, a dataset or a merge

@@ -25,6 +25,8 @@ enum la_code {
     LA_F_UNLOADABLE_IMAGE,       /* imagefolder: a sample its loader cannot open */
     LA_F_DTYPE_TOO_NARROW,       /* the vocabulary (or N) does not fit the stored dtype */
     LA_F_ALL_IGNORED,            /* samples whose every target is the ignore index */
+    LA_F_CLASS_COUNT_MISMATCH,   /* two sources of N disagree (class_count.c) */
+    LA_F_VOCAB_MISMATCH,         /* tokenizer vs vocab_size, ids vs tokenizer */
     LA_F_COUNT
 };
 

@@ -6,6 +6,7 @@
  * the HIST_EDGE smallest. Bars are Unicode blocks in eighths of a cell where
  * the locale's character set is UTF-8, '#' otherwise, so a log read through
  * an ASCII-only pipe stays legible. */
+#include "class_count.h" /* la_class_count_name */
 #include "report.h"
 
 #include <stdlib.h>  /* getenv, malloc, qsort */
@@ -87,6 +88,11 @@ static void put_class(FILE *out, const struct la_file_report *r, uint64_t c,
     put_bar(out, n, l->largest, l->utf8);
     fprintf(out, " %*llu %5.1f%%", l->count_w, (unsigned long long)n,
             l->total ? 100.0 * (double)n / (double)l->total : 0.0);
+    const char *name = la_class_count_name(r->classes, r->notes, c);
+    if (name) {     /* the model's, the metadata's or the reader's name of it */
+        fputs("  ", out);
+        la_fputs_escaped(name, out);
+    }
     if (n == 0)
         fprintf(out, "  %smissing%s", la_c_warn(), la_c_off());
     fputc('\n', out);

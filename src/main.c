@@ -11,6 +11,7 @@
 #include <stdlib.h>  /* calloc */
 #include <string.h>  /* strerror */
 
+#include "read/class_meta.h" /* la_model_read: --model */
 #include "audit.h"   /* la_auto_hint_of */
 #include "plan.h"    /* la_audit_files, la_audit_each: the reports */
 #include "merge.h"
@@ -152,6 +153,18 @@ int main(int argc, char **argv)
     la_threads_budget(cfg.threads);
 
     char err[LA_ERR_LEN];
+    /* --model is read once, before any file: what it states holds for them all;
+     * one that cannot be read leaves nothing to check them against */
+    static struct la_model model;
+    if (cfg.model && !cfg.merge) {
+        if (la_model_read(cfg.model, &model, err, sizeof err) != 0) {
+            la_err(NULL, "--model: %s", err);
+            return LA_EXIT_UNREADABLE;
+        }
+        if (model.tokenizer_note[0])
+            la_verbose(cfg.model, "%s", model.tokenizer_note);
+        cfg.model_info = &model;
+    }
     struct la_scan_backend backend = { 0 };
     struct la_auto_hint hint; /* what --backend=auto decides from (scan.h) */
     la_auto_hint_of(&cfg, &hint);

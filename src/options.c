@@ -24,7 +24,7 @@ enum long_only {
     OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
     OPT_KEY,
-    OPT_VOCAB_SIZE, OPT_SEQ_LEN,
+    OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML,
 };
 
 static const struct option long_options[] = {
@@ -33,6 +33,8 @@ static const struct option long_options[] = {
     { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
     { "vocab-size", required_argument, NULL, OPT_VOCAB_SIZE },
     { "seq-len", required_argument, NULL, OPT_SEQ_LEN },
+    { "model", required_argument, NULL, OPT_MODEL },
+    { "data-yaml", required_argument, NULL, OPT_DATA_YAML },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "column", required_argument, NULL, 'c' },
     { "header", no_argument, NULL, OPT_HEADER },
@@ -91,6 +93,10 @@ static void usage(FILE *out)
           "      --vocab-size=V         token ids must lie in [0, V): the embedding's\n"
           "                             rows (-n V worded for language models)\n"
           "      --seq-len=L            a flat token stream's samples are blocks of L ids\n"
+          "      --model=PATH           a Hugging Face model folder or its config.json:\n"
+          "                             N is its num_labels (a head) or vocab_size\n"
+          "      --data-yaml=FILE       a YOLO data.yaml whose nc/names give N (default:\n"
+          "                             the data.yaml beside a --format yolo folder)\n"
           "\n"
           "Reading input:\n"
           "      --format=FMT           auto, or a format --version lists (default auto)\n"
@@ -187,14 +193,24 @@ static void version(void)
 #else
     const char *gzip = "gzip inflated by: zlib (not built: ISA-L)\n";
 #endif
+#if defined HAVE_YAML && defined HAVE_YAJL
+    const char *meta = "config.json, dataset.json, data.yaml (libyaml), tokenizer.json (yajl)";
+#elif defined HAVE_YAML
+    const char *meta = "config.json, dataset.json, data.yaml (libyaml) (not built: tokenizer.json)";
+#elif defined HAVE_YAJL
+    const char *meta = "config.json, dataset.json, tokenizer.json (yajl) (not built: data.yaml)";
+#else
+    const char *meta = "config.json, dataset.json (not built: data.yaml, tokenizer.json)";
+#endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
+           "Class-count metadata: %s\n"
            "%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_source_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", gzip, h5_gzip);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
@@ -449,6 +465,8 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
                            &cfg->skip_rows);
     case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
     case OPT_KEY:               cfg->key = arg; return LA_OPT_OK;
+    case OPT_MODEL:             cfg->model = arg; return LA_OPT_OK;
+    case OPT_DATA_YAML:         cfg->data_yaml = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
     case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;
     case OPT_PROGRESS:          cfg->progress = LA_YES; return LA_OPT_OK;

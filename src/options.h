@@ -9,6 +9,9 @@
 #include <stdbool.h> /* bool */
 #include "reader.h"  /* enum la_format, la_tristate, struct la_read_opts */
 
+struct la_model;
+struct la_class_count;
+
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
 enum la_backend_choice { LA_BACKEND_AUTO, LA_BACKEND_CPU, LA_BACKEND_GPU };
@@ -43,6 +46,15 @@ struct la_config {
      * stream into samples of seq_len ids */
     uint64_t seq_len;              /* 0: not given */
     bool ignore_index_given;       /* --ignore-index was on the command line */
+    /* where the class count is written (class_count.h) */
+    const char *model;             /* --model=PATH: a model folder or its config.json, or NULL */
+    const char *data_yaml;         /* --data-yaml=FILE, or NULL: found beside a yolo folder */
+    const struct la_model *model_info;   /* --model as read by main before the audit, or NULL */
+    /* per report (audit.c's copy of the config): the source that gave
+     * num_classes when -n did not ("model config.json num_labels"), or NULL;
+     * and the report's class count, whose names the diagnosis uses */
+    const char *num_classes_from;
+    struct la_class_count *classes;
 
     /* batching */
     bool has_batch_size;

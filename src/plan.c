@@ -5,6 +5,10 @@
 #include "dataset.h" /* la_audit_dataset, la_is_directory: a directory, --concat */
 #include "merge.h"   /* la_merge_reports: --merge */
 #include "msg.h"     /* la_err */
+#include "class_count.h" /* N from the model, the metadata, the reader */
+
+#include <stdio.h>  /* snprintf */
+#include <string.h> /* memset */
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
  * the file is audited again from its start (the GPU is only chosen when every
@@ -29,13 +33,9 @@ int la_report_count(const struct la_config *cfg)
 
 /* Report i of la_report_count(): a merge, a --concat, a directory or a file.
  * @return 0, or -1 when the scan failed for good (said on stderr). */
-static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
-                        struct la_indices_out *io, int i, struct la_file_report *r)
+static int audit_report_with(const struct la_config *cfg, struct la_scan_backend *b,
+                             struct la_indices_out *io, int i, struct la_file_report *r)
 {
-    if (cfg->merge) {           /* shard reports: nothing to scan */
-        la_merge_reports(cfg, r);
-        return 0;
-    }
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
@@ -50,6 +50,36 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     if (!r->read_ok)
         la_err(cfg->files[i], "%s", r->error);
     return 0;
+}
+
+/* Report i of la_report_count(): a merge, a --concat, a directory or a file.
+ * Its class count comes from where it is written (class_count.h): found
+ * before the labels are read, given to the scan with a copy of the config,
+ * and judged against what the reader found once they are. A metadata file
+ * beside the labels that cannot be read makes the report unreadable.
+ * @return 0, or -1 when the scan failed for good (said on stderr). */
+static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
+                        struct la_indices_out *io, int i, struct la_file_report *r)
+{
+    if (cfg->merge) {           /* shard reports: nothing to scan */
+        la_merge_reports(cfg, r);
+        return 0;
+    }
+    const char *path = cfg->files[cfg->concat ? 0 : i];
+    char err[LA_ERR_LEN];
+    struct la_class_count *cc = la_class_count_new(cfg, path, err, sizeof err);
+    if (!cc) {
+        memset(r, 0, sizeof *r);
+        r->path = path;
+        snprintf(r->error, sizeof r->error, "%s", err);
+        la_err(path, "%s", r->error);
+        return 0;
+    }
+    struct la_config with_classes = *cfg;
+    la_class_count_apply(cc, &with_classes);
+    int rc = audit_report_with(&with_classes, b, io, i, r);
+    la_class_count_finish(cc, r, &with_classes);
+    return rc;
 }
 
 int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,

@@ -3,6 +3,7 @@
  * Key order is fixed (the SPEC's), so reports compare byte for byte. Integers
  * are written as raw text: cJSON keeps numbers as doubles, which would round
  * int64 labels above 2^53. */
+#include "class_count.h" /* la_class_count_json */
 #include "report.h"
 
 #include <cjson/cJSON.h> /* cJSON_* */
@@ -583,6 +584,7 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
         cJSON_AddItemToObject(o, "tally", tally_object(s));
     if (ok)
         add_token_layout(o, r, max_report);
+    la_class_count_json(r, o);      /* num_classes_from, class_names: a source beyond -n */
     cJSON_AddItemToObject(o, "findings", findings_array(r));
     if (ok)
         la_notes_json_add(r->notes, la_format_name(r->info.format), o);

@@ -2,6 +2,7 @@
  *
  * Per file: what was read, the range, each finding with its first bad
  * entries and the fix, the batching block; then a one-line summary. */
+#include "class_count.h" /* la_class_count_text */
 #include "report.h"
 
 #include <stdio.h>  /* fprintf */
@@ -397,7 +398,9 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
                 (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, cfg, &r->findings[i], la_config_max_report(cfg));
-    if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE)
+    la_class_count_text(out, r);      /* where N came from, and the classes past it */
+    if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE &&
+        !la_class_count_from_file(r->classes))
         print_classes_hint(out, r);
     if (r->hist_skipped)
         fprintf(out, "  classes: -n %lld is above %lu: no histogram, and missing classes "

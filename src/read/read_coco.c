@@ -810,6 +810,30 @@ static int check_sections(struct la_reader *r, struct coco_state *t)
     return 0;
 }
 
+/* The categories as the class count (the highest id + 1: torchvision's
+ * detection models keep class 0 for the background and index their head by
+ * category_id) and the class names, for class_count.c. Ids past
+ * MAX_NAMED_CATEGORY leave the count unsaid. */
+#define MAX_NAMED_CATEGORY (1 << 20)
+static int keep_categories(struct la_notes *n, const struct coco_state *t)
+{
+    if (t->n_cats == 0 || t->cats[0].id < 0 || t->cats[t->n_cats - 1].id >= MAX_NAMED_CATEGORY)
+        return 0;
+    size_t count = (size_t)t->cats[t->n_cats - 1].id + 1;
+    if (!(n->class_names = calloc(count, sizeof *n->class_names)))
+        return -1;
+    n->n_class_names = count;
+    for (size_t i = 0; i < t->n_cats; i++) {
+        char **name = &n->class_names[t->cats[i].id];
+        if (t->cats[i].name && !*name && !(*name = strdup(t->cats[i].name)))
+            return -1;
+    }
+    n->has_classes = 1;
+    n->classes = count;
+    n->classes_from = "COCO categories";
+    return 0;
+}
+
 static int coco_open(struct la_reader *r)
 {
     struct coco_state *t = calloc(1, sizeof *t);
@@ -829,6 +853,8 @@ static int coco_open(struct la_reader *r)
     if (rc < 0 || check_sections(r, t) != 0)
         return -1;
     sort_ids(t);
+    if (keep_categories(r->notes, t) != 0)
+        return la_reader_set_error(r, "out of memory");
     if (start_pass(r, t, 2) != 0)
         return -1;
     r->notes->ctx = r;           /* locate() runs before close(), on this state */

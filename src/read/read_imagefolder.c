@@ -22,6 +22,7 @@
  * waits for a writer and hangs the epoch; a file without read permission
  * raises PermissionError. Each is counted as torchvision counts it and named
  * as an unloadable-image error. */
+#include "class_count.h" /* la_class_count_folders_from */
 #include "label_notes.h"
 #include "reader.h"
 #include "walk.h"
@@ -244,6 +245,22 @@ static void folder_findings(struct la_reader *r, struct folder_state *t)
                          plural(ne, "folder", "folders"), empty, EXTENSIONS_TEXT);
 }
 
+
+/* The class folders' names, as the class names of the report (the notes
+ * outlive the reader). */
+static int keep_class_names(struct la_notes *n, char *const *classes, long count)
+{
+    if (count <= 0)
+        return 0;
+    if (!(n->class_names = calloc((size_t)count, sizeof *n->class_names)))
+        return -1;
+    n->n_class_names = (size_t)count;
+    for (long c = 0; c < count; c++)
+        if (!(n->class_names[c] = strdup(classes[c])))
+            return -1;
+    return 0;
+}
+
 static int folder_open(struct la_reader *r)
 {
     struct folder_state *t = calloc(1, sizeof *t);
@@ -285,6 +302,9 @@ static int folder_open(struct la_reader *r)
                  "remove them or repair the links (the JSON's problems list their paths)");
     r->notes->has_classes = 1;
     r->notes->classes = (uint64_t)t->n_classes;
+    r->notes->classes_from = la_class_count_folders_from();
+    if (keep_class_names(r->notes, t->classes, t->n_classes) != 0)
+        return la_reader_set_error(r, "out of memory");
     t->cls = -1;
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;

@@ -84,6 +84,14 @@ if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets coco"
     codec_libs="$codec_libs -lyajl"
 fi
+# the class-count files: config.json and dataset.json always, tokenizer.json
+# where yajl was found, data.yaml where libyaml was
+mask_targets="$mask_targets model_config"
+grep -q "define HAVE_YAJL 1" "$OUT/include/config.h" && mask_targets="$mask_targets tokenizer"
+if grep -q "define HAVE_YAML 1" "$OUT/include/config.h"; then
+    mask_targets="$mask_targets data_yaml"
+    codec_libs="$codec_libs -lyaml"
+fi
 [ $# -gt 0 ] || targets="$targets$mask_targets"
 # FUZZ_SKIP: targets left out of this run (CI's short sweep leaves out mat:
 # libmatio allocates what a damaged file's header claims before read_mat.c can

@@ -411,3 +411,28 @@ put("wds-non-numeric-cls.tar", tar([("000000.jpg", b"x"), ("000000.cls", b"cat")
                                     ("000001.jpg", b"x"), ("000001.cls", b"1")]))
 put("wds-no-label.tar", tar([("000000.jpg", b"x"), ("000000.cls", b"0"),
                              ("000001.jpg", b"x"), ("000001.json", b"{}")]))
+
+
+# ---- the class count beside the labels: a data.yaml, an nnU-Net dataset.json
+def put_tree(files):
+    for name, data in files.items():
+        os.makedirs(os.path.dirname(os.path.join(here, name)), exist_ok=True)
+        put(name, data)
+
+
+box = b"0 0.5 0.5 0.2 0.2\n"
+# a YAML bomb of more aliases than a data.yaml could hold (never expanded)
+bomb_yaml = b"a: &a [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
+    b"b%d: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" % i for i in range(120)) + b"nc: 1\n"
+put_tree({"yolo-yaml-bomb/data.yaml": bomb_yaml, "yolo-yaml-bomb/labels/a.txt": box})
+# nc and names disagree: Ultralytics refuses it; labelaudit reads it, a finding
+put_tree({"yolo-names-vs-nc/data.yaml": b"nc: 3\nnames: [a, b, c, d]\n",
+          "yolo-names-vs-nc/labels/a.txt": box})
+put_tree({"yolo-yaml-broken/data.yaml": b"nc: 3\nnames: [a, b\n",
+          "yolo-yaml-broken/labels/a.txt": box})
+mask = bytes.fromhex("89504e470d0a1a0a0000000d494844520000000200000002080000000057dd52f8"
+                     "0000000b49444154789c636000010000060001fe8c67c80000000049454e44ae426082")   # a 2x2 8-bit grey PNG of zeros
+put_tree({"nnunet-gap/dataset.json": b'{"labels": {"background": 0, "tumor": 2}}',
+          "nnunet-gap/labelsTr/case_000.png": mask})
+put_tree({"nnunet-no-labels/dataset.json": b'{"labels": [0, 1]}',
+          "nnunet-no-labels/labelsTr/case_000.png": mask})

@@ -1,0 +1,538 @@
+/* class_count.c - see class_count.h. */
+#include "class_count.h"
+
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* calloc, free */
+#include <string.h>   /* strcmp, strrchr */
+#include <sys/stat.h> /* stat */
+
+#include "diagnose.h"        /* la_file_report, la_report_add_finding */
+#include "formats.h"         /* la_format_by_name */
+#include "label_notes.h"
+#include "msg.h"             /* la_verbose */
+#include "options.h"
+#include "read/class_meta.h"
+#include "read/walk.h"       /* la_path_join */
+
+#define FOLDERS_FROM "ImageFolder class folders"
+#define COCO_FROM "COCO categories"      /* read_coco.c's classes_from */
+#define NAMES_JSON_MAX 65536    /* class_names listed in the JSON up to this many classes */
+#define PARENTS 2               /* data.yaml and dataset.json: the folder and 2 above it */
+
+const char *la_class_count_folders_from(void) { return FOLDERS_FROM; }
+
+int la_class_count_folders(const struct la_notes *n)
+{
+    return !n->classes_from || strcmp(n->classes_from, FOLDERS_FROM) == 0;
+}
+
+/* A source of rank saying n, its words the text kind then what. */
+static struct la_class_source *add_source(struct la_class_count *cc, int rank, uint64_t n,
+                                          const char *path, const char *kind, const char *what)
+{
+    if (cc->n_src >= LA_CLASS_SOURCES)
+        return NULL;
+    struct la_class_source *s = &cc->src[cc->n_src++];
+    *s = (struct la_class_source){ .n = n, .rank = rank };
+    snprintf(s->from, sizeof s->from, "%s%s", kind, what);
+    snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    return s;
+}
+
+static void add_problem(struct la_class_count *cc, const char *path, const char *problem)
+{
+    if (!problem[0] || cc->n_problems >= 2)
+        return;
+    const char *base = strrchr(path, '/');
+    snprintf(cc->problems[cc->n_problems++], sizeof cc->problems[0], "%.200s: %.300s",
+             base ? base + 1 : path, problem);
+}
+
+// ---- which number of the model: its head's or its embedding's ----------------------
+
+/* Whether the labels are token ids: --vocab-size, a column of them, a token format. */
+static int labels_are_token_ids(const struct la_config *cfg)
+{
+    static const char *const columns[] = { "input_ids", "token_ids", "tokens" };
+    static const char *const formats[] = { "megatron", "mds", "litdata" };
+    if (cfg->has_vocab_size)
+        return 1;
+    for (size_t i = 0; cfg->column && i < sizeof columns / sizeof *columns; i++)
+        if (strcmp(cfg->column, columns[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        enum la_format f = la_format_by_name(formats[i]);
+        if (f != LA_FMT_NONE && cfg->format == f)
+            return 1;
+    }
+    return 0;
+}
+
+static void add_model(struct la_class_count *cc, const struct la_config *cfg)
+{
+    const struct la_model *m = cfg->model_info;
+    if (!m)
+        return;
+    cc->model = m;
+    cc->vocab = !m->is_head || labels_are_token_ids(cfg);
+    if (!cc->vocab) {
+        add_source(cc, 1, m->head.n, m->head.path, "model config.json ", m->head.key);
+        add_problem(cc, m->head.path, m->head.problem);
+    } else if (m->has_vocab_size) {
+        add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ", "vocab_size");
+    } else if (m->has_tokenizer) {
+        add_source(cc, 1, m->tokenizer_vocab, m->tokenizer_path, "model ",
+                   "tokenizer.json vocabulary");
+    }
+}
+
+// ---- metadata beside the data ---------------------------------------------------------
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The folder above dir, as text ("a/b" -> "a", "b" -> ".", "." -> ".."). */
+static char *parent_of(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    const char *slash = memrchr(dir, '/', n);
+    if (!slash) {
+        if (n == 1 && dir[0] == '.')
+            return strdup("..");
+        if (n >= 2 && dir[n - 1] == '.' && dir[n - 2] == '.' && (n == 2 || dir[n - 3] == '/'))
+            return la_path_join(dir, "..");
+        return strdup(".");
+    }
+    if (n >= 2 && dir[n - 1] == '.' && dir[n - 2] == '.' && dir[n - 3] == '/')
+        return la_path_join(dir, "..");
+    return slash == dir ? strdup("/") : strndup(dir, (size_t)(slash - dir));
+}
+
+/* name in path's folder or the PARENTS above it, where also holds (when not
+ * NULL) a folder of that name. @return the file's path, malloc'd, or NULL. */
+static char *find_beside(const char *path, const char *const *names, const char *also)
+{
+    char *dir = is_dir(path) ? strdup(path) : parent_of(path);
+    for (int up = 0; dir && up <= PARENTS; up++) {
+        for (size_t i = 0; names[i]; i++) {
+            char *f = la_path_join(dir, names[i]);
+            char *d = also ? la_path_join(dir, also) : NULL;
+            int found = f && is_file(f) && (!also || (d && is_dir(d)));
+            free(d);
+            if (found) {
+                free(dir);
+                return f;
+            }
+            free(f);
+        }
+        char *up_dir = parent_of(dir);
+        free(dir);
+        dir = up_dir;
+    }
+    free(dir);
+    return NULL;
+}
+
+/* Read the metadata file at file with read(); @return 0, or -1 with err. */
+static int add_meta(struct la_class_count *cc, const char *file, int given,
+                    int (*read)(const char *, struct la_class_meta *, char *, size_t),
+                    const char *kind, char *err, size_t errlen)
+{
+    struct la_class_meta *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = read(file, m, err, errlen);
+    if (rc == -2 && !given) {      /* a build without its library: said with -v */
+        snprintf(cc->note, sizeof cc->note, "%s", err);
+        err[0] = '\0';
+        free(m);
+        return 0;
+    }
+    if (rc != 0) {
+        free(m);
+        return -1;
+    }
+    cc->meta = m;
+    add_source(cc, 2, m->n, m->path, kind, m->key);
+    add_problem(cc, m->path, m->problem);
+    return 0;
+}
+
+/* Whether path is an nnU-Net raw dataset's labels: its labelsTr or labelsTs
+ * folder, a file in one, or the dataset's folder (holding labelsTr). Any
+ * other file leaves a dataset.json above it alone. */
+static int in_nnunet_labels(const char *path)
+{
+    char *dir = is_dir(path) ? strdup(path) : parent_of(path);
+    char *labels = dir ? la_path_join(dir, "labelsTr") : NULL;
+    int yes = labels && is_dir(labels);
+    if (dir && !yes) {
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/')
+            dir[--n] = '\0';
+        const char *base = strrchr(dir, '/');
+        base = base ? base + 1 : dir;
+        yes = strcmp(base, "labelsTr") == 0 || strcmp(base, "labelsTs") == 0;
+    }
+    free(labels);
+    free(dir);
+    return yes;
+}
+
+static int add_metadata(struct la_class_count *cc, const struct la_config *cfg,
+                        const char *path, char *err, size_t errlen)
+{
+    static const char *const yaml_names[] = { "data.yaml", "data.yml", NULL };
+    static const char *const nnunet_names[] = { "dataset.json", NULL };
+    if (cfg->data_yaml)
+        return add_meta(cc, cfg->data_yaml, 1, la_data_yaml_read, "data.yaml ", err, errlen);
+    char *found = NULL;
+    int rc = 0;
+    if (strcmp(path, "-") == 0)
+        return 0;       /* standard input lies beside nothing */
+    if (cfg->format == la_format_by_name("yolo") && (found = find_beside(path, yaml_names, NULL)))
+        rc = add_meta(cc, found, 0, la_data_yaml_read, "data.yaml ", err, errlen);
+    else if (in_nnunet_labels(path) && (found = find_beside(path, nnunet_names, "labelsTr")))
+        rc = add_meta(cc, found, 0, la_nnunet_read, "nnU-Net dataset.json ", err, errlen);
+    free(found);
+    return rc;
+}
+
+// ---- resolution --------------------------------------------------------------------
+
+/* The first source of the best rank (they are added in rank order but for
+ * the reader's, which comes last with rank 2). */
+static int choose(const struct la_class_count *cc)
+{
+    int best = -1;
+    for (size_t i = 0; i < cc->n_src; i++)
+        if (best < 0 || cc->src[i].rank < cc->src[best].rank)
+            best = (int)i;
+    return best;
+}
+
+struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+                                          char *err, size_t errlen)
+{
+    struct la_class_count *cc = calloc(1, sizeof *cc);
+    err[0] = '\0';
+    if (!cc) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (cfg->has_num_classes)
+        add_source(cc, 0, (uint64_t)cfg->num_classes, NULL, "-n", "");
+    if (cfg->has_vocab_size)
+        add_source(cc, 0, (uint64_t)cfg->vocab_size, NULL, "--vocab-size", "");
+    add_model(cc, cfg);
+    if (path && add_metadata(cc, cfg, path, err, errlen) != 0) {
+        la_class_count_free(cc);
+        return NULL;
+    }
+    cc->chosen = choose(cc);
+    if (cc->note[0])
+        la_verbose(path, "%s", cc->note);
+    if (cc->meta)
+        la_verbose(path, "class count from %s: %llu", cc->meta->path,
+                   (unsigned long long)cc->meta->n);
+    return cc;
+}
+
+void la_class_count_free(struct la_class_count *cc)
+{
+    if (!cc)
+        return;
+    if (cc->meta)
+        la_class_meta_free(cc->meta);
+    free(cc->meta);
+    free(cc);
+}
+
+void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg)
+{
+    cfg->classes = (struct la_class_count *)cc;
+    if (!cc || cc->chosen < 0 || cc->src[cc->chosen].rank == 0)
+        return;
+    const struct la_class_source *s = &cc->src[cc->chosen];
+    cfg->has_num_classes = true;
+    cfg->num_classes = (int64_t)s->n;
+    cfg->num_classes_from = s->from;
+    if (cc->vocab) {        /* --vocab-size's wording and rules apply */
+        cfg->has_vocab_size = true;
+        cfg->vocab_size = (int64_t)s->n;
+    }
+}
+
+int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg)
+{
+    if (cfg->has_num_classes || cfg->has_vocab_size || !notes || !notes->has_classes ||
+        !notes->classes_from || notes->classes == 0 || notes->classes > LA_META_MAX_COUNT)
+        return 0;
+    cfg->has_num_classes = true;
+    cfg->num_classes = (int64_t)notes->classes;
+    cfg->num_classes_from = notes->classes_from;
+    return 1;
+}
+
+int la_class_count_from_source(const struct la_class_count *cc)
+{
+    return cc && cc->chosen >= 0 && cc->src[cc->chosen].rank > 0;
+}
+
+int la_class_count_from_file(const struct la_class_count *cc)
+{
+    return la_class_count_from_source(cc) && cc->src[cc->chosen].path[0];
+}
+
+// ---- after the audit: the reader's classes, the findings -------------------------
+
+static void add_notes_source(struct la_class_count *cc, const struct la_notes *n)
+{
+    if (!n || !n->has_classes || !n->classes_from)
+        return;
+    for (size_t i = 0; i < cc->n_src; i++)
+        if (cc->src[i].rank == 2 && strcmp(cc->src[i].from, n->classes_from) == 0)
+            return;         /* audited again (the GPU fell back): already there */
+    struct la_class_source *s = add_source(cc, 2, n->classes, NULL, n->classes_from, "");
+    /* -n meets the class folders in class-count, and COCO's categories in
+     * out-of-range and unknown-category (ids with gaps: -n 80 for 91 ids) */
+    if (s)
+        s->folders = strcmp(n->classes_from, FOLDERS_FROM) == 0 ||
+                     strcmp(n->classes_from, COCO_FROM) == 0;
+}
+
+
+/* The sources that disagree with the chosen one, in one finding. */
+static void diagnose_disagreement(struct la_class_count *cc, struct la_file_report *r)
+{
+    const struct la_class_source *c = &cc->src[cc->chosen];
+    char others[400] = "";
+    size_t len = 0, n = 0;
+    for (size_t i = 0; i < cc->n_src; i++) {
+        const struct la_class_source *s = &cc->src[i];
+        if ((int)i == cc->chosen || s->n == c->n || (s->folders && c->rank == 0))
+            continue;       /* folders against -n: the class-count finding */
+        len += (size_t)snprintf(others + len, len < sizeof others ? sizeof others - len : 0,
+                                "%s%s says %llu", n++ ? ", " : "", s->from,
+                                (unsigned long long)s->n);
+        if (len >= sizeof others)
+            len = sizeof others - 1;
+    }
+    if (!n)
+        return;
+    struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH,
+        "%s says %llu classes, but %s: the labels are checked against %llu", c->from,
+        (unsigned long long)c->n, others, (unsigned long long)c->n);
+    if (f)
+        snprintf(f->hint, sizeof f->hint, "make them agree: a head of fewer outputs than a "
+                 "label fails in the loss (CUDA: device-side assert), one of more outputs "
+                 "trains its extra classes on nothing and raises no error");
+}
+
+static void diagnose_problems(const struct la_class_count *cc, struct la_file_report *r)
+{
+    for (size_t i = 0; i < cc->n_problems; i++) {
+        struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH, "%s",
+                                                     cc->problems[i]);
+        if (f)
+            snprintf(f->hint, sizeof f->hint, "fix the file so that its counts agree; "
+                     "the labels are checked against %llu",
+                     cc->chosen >= 0 ? (unsigned long long)cc->src[cc->chosen].n : 0ULL);
+    }
+}
+
+static int max_as_u64(const struct la_stats *s, uint64_t *out)
+{
+    if (!s->has_minmax)
+        return 0;
+    if (s->max.kind == LA_NUM_I64 && s->max.v.i >= 0)
+        return *out = (uint64_t)s->max.v.i, 1;
+    if (s->max.kind == LA_NUM_U64)
+        return *out = s->max.v.u, 1;
+    return 0;
+}
+
+/* The tokenizer against the embedding, and the ids against the tokenizer. */
+static void diagnose_vocab(const struct la_class_count *cc, struct la_file_report *r)
+{
+    const struct la_model *m = cc->model;
+    if (!m || !cc->vocab || !m->has_tokenizer)
+        return;
+    if (m->has_vocab_size && m->tokenizer_vocab > m->vocab_size)
+        la_report_add_finding(r, LA_F_VOCAB_MISMATCH, "the tokenizer's vocabulary has %llu "
+            "ids (%llu base, %llu added tokens) but the model's vocab_size is %llu: ids %llu "
+            "and up have no embedding row", (unsigned long long)m->tokenizer_vocab,
+            (unsigned long long)m->tokenizer_base, (unsigned long long)m->tokenizer_added,
+            (unsigned long long)m->vocab_size, (unsigned long long)m->vocab_size);
+    uint64_t top;
+    if (max_as_u64(&r->stats, &top) && top >= m->tokenizer_vocab &&
+        (!m->has_vocab_size || top < m->vocab_size)) {
+        struct la_finding *f = la_report_add_finding(r, LA_F_VOCAB_MISMATCH, "ids up to %llu, "
+            "but the tokenizer's vocabulary has %llu (ids 0..%llu): the data was tokenized "
+            "with another tokenizer, or its ids were shifted", (unsigned long long)top,
+            (unsigned long long)m->tokenizer_vocab, (unsigned long long)m->tokenizer_vocab - 1);
+        if (f) {
+            f->prevents = NULL;    /* inside the embedding: no error, untrained rows */
+            snprintf(f->hint, sizeof f->hint, "tokenize the data again with the model's own "
+                     "tokenizer (%.400s)", m->tokenizer_path);
+        }
+    }
+}
+
+void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
+                           const struct la_config *cfg)
+{
+    (void)cfg;
+    if (!cc)
+        return;
+    add_notes_source(cc, r->notes);
+    cc->chosen = choose(cc);
+    if (r->read_ok && cc->chosen >= 0) {
+        diagnose_problems(cc, r);
+        diagnose_disagreement(cc, r);
+        diagnose_vocab(cc, r);
+    }
+    la_class_count_free(r->classes);
+    r->classes = cc;
+}
+
+// ---- names and the reports ---------------------------------------------------------
+
+static const char *name_in(char *const *names, size_t n, uint64_t c)
+{
+    return names && c < n ? names[c] : NULL;
+}
+
+/* The names a source gives, in the order of preference: the chosen source's first. */
+static const char *source_name(const struct la_class_count *cc, const struct la_notes *notes,
+                               const struct la_class_source *s, uint64_t c)
+{
+    if (s->rank == 1 && cc->model && !cc->vocab)
+        return name_in(cc->model->head.names, cc->model->head.n_names, c);
+    if (s->rank == 2 && cc->meta && strcmp(s->path, cc->meta->path) == 0 && s->path[0])
+        return name_in(cc->meta->names, cc->meta->n_names, c);
+    if (s->rank == 2 && notes && notes->classes_from && strcmp(s->from, notes->classes_from) == 0)
+        return name_in(notes->class_names, notes->n_class_names, c);
+    return NULL;
+}
+
+const char *la_class_count_name(const struct la_class_count *cc, const struct la_notes *notes,
+                                uint64_t c)
+{
+    if (!cc) {
+        if (notes && notes->classes_from)
+            return name_in(notes->class_names, notes->n_class_names, c);
+        return NULL;
+    }
+    const char *name = NULL;
+    if (cc->chosen >= 0)
+        name = source_name(cc, notes, &cc->src[cc->chosen], c);
+    for (size_t i = 0; !name && i < cc->n_src; i++)
+        name = source_name(cc, notes, &cc->src[i], c);
+    if (!name && notes && notes->classes_from)
+        name = name_in(notes->class_names, notes->n_class_names, c);
+    return name;
+}
+
+/* A source beyond -n to speak of: the report then says where N came from. */
+static int has_sources(const struct la_class_count *cc)
+{
+    for (size_t i = 0; cc && i < cc->n_src; i++)
+        if (cc->src[i].rank > 0)
+            return 1;
+    return 0;
+}
+
+void la_class_count_text(FILE *out, const struct la_file_report *r)
+{
+    const struct la_class_count *cc = r->classes;
+    if (!la_class_count_from_source(cc) || !r->read_ok)
+        return;     /* -n's N: the report says it already */
+    const struct la_class_source *c = &cc->src[cc->chosen];
+    fprintf(out, "  classes: %llu, from %s", (unsigned long long)c->n, c->from);
+    if (c->path[0]) {
+        fputs(" (", out);
+        la_fputs_escaped(c->path, out);
+        fputc(')', out);
+    }
+    fputc('\n', out);
+    const struct la_stats *s = &r->stats;
+    int shown = 0;
+    for (int k = 0; k < LA_OUTLIER_BINS && shown < 4; k++) {
+        if (!s->outlier_above[k] || s->above_base + k < (int64_t)c->n)
+            continue;
+        uint64_t v = (uint64_t)(s->above_base + k);
+        const char *name = la_class_count_name(cc, r->notes, v);
+        fprintf(out, "  class %llu (", (unsigned long long)v);
+        if (name)
+            la_fputs_escaped(name, out);
+        else if (c->rank == 1)
+            fprintf(out, "no name; the model has %llu %s", (unsigned long long)c->n,
+                    cc->vocab ? "embedding rows" : "outputs");
+        else
+            fprintf(out, "no name; %s says %llu classes", c->from, (unsigned long long)c->n);
+        fprintf(out, "): %llu %s\n", (unsigned long long)s->outlier_above[k],
+                s->outlier_above[k] == 1 ? "label" : "labels");
+        shown++;
+    }
+}
+
+static cJSON *names_array(const struct la_file_report *r, uint64_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    int any = 0;
+    for (uint64_t c = 0; a && c < n; c++) {
+        const char *name = la_class_count_name(r->classes, r->notes, c);
+        any |= name != NULL;
+        cJSON_AddItemToArray(a, name ? cJSON_CreateString(name) : cJSON_CreateNull());
+    }
+    if (!any) {
+        cJSON_Delete(a);
+        return cJSON_CreateNull();
+    }
+    return a;
+}
+
+void la_class_count_json(const struct la_file_report *r, cJSON *file)
+{
+    const struct la_class_count *cc = r->classes;
+    if (!has_sources(cc) || !r->read_ok)
+        return;
+    const struct la_class_source *c = cc->chosen >= 0 ? &cc->src[cc->chosen] : NULL;
+    cJSON_AddItemToObject(file, "num_classes", c ? cJSON_CreateNumber((double)c->n)
+                                                 : cJSON_CreateNull());
+    cJSON_AddItemToObject(file, "num_classes_from", c ? cJSON_CreateString(c->from)
+                                                      : cJSON_CreateNull());
+    cJSON *a = cJSON_AddArrayToObject(file, "class_sources");
+    for (size_t i = 0; a && i < cc->n_src; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "from", cc->src[i].from);
+        cJSON_AddItemToObject(o, "path", cc->src[i].path[0] ? cJSON_CreateString(cc->src[i].path)
+                                                            : cJSON_CreateNull());
+        cJSON_AddNumberToObject(o, "num_classes", (double)cc->src[i].n);
+        cJSON_AddItemToArray(a, o);
+    }
+    cJSON_AddItemToObject(file, "class_names", c && c->n <= NAMES_JSON_MAX && !cc->vocab
+                                                   ? names_array(r, c->n) : cJSON_CreateNull());
+    const struct la_model *m = cc->model;
+    if (m && cc->vocab && m->has_tokenizer) {
+        cJSON *t = cJSON_AddObjectToObject(file, "tokenizer");
+        cJSON_AddStringToObject(t, "path", m->tokenizer_path);
+        cJSON_AddNumberToObject(t, "vocabulary", (double)m->tokenizer_vocab);
+        cJSON_AddNumberToObject(t, "base", (double)m->tokenizer_base);
+        cJSON_AddNumberToObject(t, "added_tokens", (double)m->tokenizer_added);
+    }
+}

@@ -1,0 +1,114 @@
+/* class_count.h - the class count N, from where it is written: -n (or
+ * --vocab-size), the model's config.json (--model), the dataset's metadata
+ * (a YOLO data.yaml, an nnU-Net dataset.json, and what a reader finds in its
+ * input: ImageFolder's class folders, COCO's categories, a Hugging Face
+ * ClassLabel), else the labels' max + 1 as a suggestion.
+ *
+ * The first of those that states a number is the N the labels are checked
+ * against; every other source that states one is compared with it, and a
+ * disagreement is class-count-mismatch (an ImageFolder's folders against -n
+ * stay the class-count finding they always were). The model's number is its
+ * head's (num_labels, id2label) when it has one and the labels are class
+ * labels; its embedding's (vocab_size) when it is a language model, or the
+ * labels are token ids (an input_ids column, a token format, --vocab-size):
+ * then the tokenizer.json beside it is held to vocab_size, and the ids to
+ * the tokenizer's vocabulary (vocab-mismatch).
+ *
+ * One la_class_count per report: audit.c makes it before the labels are
+ * read (la_class_count_new: the files it finds beside them), gives its N to
+ * the scan (la_class_count_apply), and after the audit hands it the reader's
+ * notes and the report (la_class_count_finish), which then owns it. */
+#ifndef LA_CLASS_COUNT_H
+#define LA_CLASS_COUNT_H
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* uint64_t */
+#include <stdio.h>  /* FILE */
+#include <cjson/cJSON.h>
+
+struct la_config;
+struct la_file_report;
+struct la_notes;
+struct la_model;
+
+/* What the report says of N: its source in words, as the JSON's
+ * num_classes_from gives it ("model config.json num_labels"). */
+#define LA_FROM_LEN 160
+
+struct la_class_source {
+    char from[LA_FROM_LEN];     /* "model config.json num_labels" */
+    char path[1024];            /* the file that says it, or "" (-n) */
+    uint64_t n;
+    int rank;                   /* 0 command line, 1 model, 2 dataset metadata */
+    int folders;                /* the reader's own classes that its findings hold to -n
+                                   (ImageFolder's folders: class-count; COCO's categories) */
+};
+
+#define LA_CLASS_SOURCES 6
+
+struct la_class_count {
+    struct la_class_source src[LA_CLASS_SOURCES];
+    size_t n_src;
+    int chosen;                 /* the source N came from, or -1 (none: max + 1) */
+    int vocab;                  /* the model's number is its embedding's (token ids) */
+    const struct la_model *model;   /* --model, or NULL (main's) */
+    struct la_class_meta *meta;     /* data.yaml or dataset.json beside the data, or NULL */
+    char problems[2][512];      /* what a source contradicts in itself ("nc: 3 but ...") */
+    size_t n_problems;
+    char note[512];             /* a metadata file not read, and why (-v), or "" */
+};
+
+/** la_class_count_new() : the sources known before the labels are read: -n,
+ *  the model, and the metadata found beside path (a data.yaml for --format
+ *  yolo or --data-yaml; a dataset.json of an nnU-Net folder). @return NULL
+ *  out of memory, or when a metadata file cannot be read (err says which
+ *  and why: the report is then unreadable). */
+struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+                                          char *err, size_t errlen);
+void la_class_count_free(struct la_class_count *cc);
+
+/** la_class_count_apply() : cfg gets the N chosen (where -n did not give
+ *  one), its source (cfg->num_classes_from) and, for token ids, the
+ *  --vocab-size members. */
+void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg);
+
+/** la_class_count_apply_notes() : as apply, for a reader that found its
+ *  classes while opening (notes->has_classes with classes_from), where
+ *  nothing above gave N. @return 1 when cfg changed. */
+int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg);
+
+/** la_class_count_finish() : take the reader's classes (r->notes), add the
+ *  class-count-mismatch and vocab-mismatch findings to r, and give cc to r
+ *  (r->classes owns it from now on). */
+void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
+                           const struct la_config *cfg);
+
+/** la_class_count_name() : class c's name from the source that names it
+ *  (the model's id2label, data.yaml's names, dataset.json's labels, the
+ *  reader's class folders or categories), or NULL. */
+const char *la_class_count_name(const struct la_class_count *cc, const struct la_notes *notes,
+                                uint64_t c);
+
+/** la_class_count_text() : the text report's lines: where N came from, and
+ *  the out-of-range classes by name ("class 10 (no name; the model has 10
+ *  outputs)"). */
+void la_class_count_text(FILE *out, const struct la_file_report *r);
+
+/** la_class_count_json() : num_classes, num_classes_from, class_sources and
+ *  class_names into the file's JSON object, when a source beyond -n exists. */
+void la_class_count_json(const struct la_file_report *r, cJSON *file);
+
+/** la_class_count_folders() : whether notes' classes are ImageFolder's class
+ *  folders (or a reader's that does not say), which -n meets in class-count. */
+int la_class_count_folders(const struct la_notes *n);
+/** la_class_count_folders_from() : the classes_from ImageFolder's reader gives. */
+const char *la_class_count_folders_from(void);
+
+/** la_class_count_from_source() : whether N came from a source other than -n. */
+int la_class_count_from_source(const struct la_class_count *cc);
+/** la_class_count_from_file() : ... from a file beside the labels (a model,
+ *  a data.yaml, a dataset.json), not the labels' own (class folders, COCO
+ *  categories), where the text report still suggests -n. */
+int la_class_count_from_file(const struct la_class_count *cc);
+
+#endif
