@@ -6,7 +6,7 @@
 #include <string.h>   /* strcmp, strrchr */
 #include <sys/stat.h> /* stat */
 
-#include "diagnose.h"        /* la_file_report, la_report_add_finding */
+#include "file_report.h"     /* la_file_report, la_report_add_finding */
 #include "formats.h"         /* la_format_by_name */
 #include "label_notes.h"
 #include "msg.h"             /* la_verbose */
@@ -14,12 +14,11 @@
 #include "read/class_meta.h"
 #include "read/walk.h"       /* la_path_join */
 
-#define FOLDERS_FROM "ImageFolder class folders"
+#define FOLDERS_FROM LA_CLASSES_FROM_FOLDERS
 #define COCO_FROM "COCO categories"      /* read_coco.c's classes_from */
 #define NAMES_JSON_MAX 65536    /* class_names listed in the JSON up to this many classes */
 #define PARENTS 2               /* data.yaml and dataset.json: the folder and 2 above it */
 
-const char *la_class_count_folders_from(void) { return FOLDERS_FROM; }
 
 int la_class_count_folders(const struct la_notes *n)
 {
@@ -407,6 +406,7 @@ void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
     }
     la_class_count_free(r->classes);
     r->classes = cc;
+    r->classes_free = la_class_count_free;
 }
 
 // ---- names and the reports ---------------------------------------------------------

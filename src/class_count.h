@@ -101,8 +101,6 @@ void la_class_count_json(const struct la_file_report *r, cJSON *file);
 /** la_class_count_folders() : whether notes' classes are ImageFolder's class
  *  folders (or a reader's that does not say), which -n meets in class-count. */
 int la_class_count_folders(const struct la_notes *n);
-/** la_class_count_folders_from() : the classes_from ImageFolder's reader gives. */
-const char *la_class_count_folders_from(void);
 
 /** la_class_count_from_source() : whether N came from a source other than -n. */
 int la_class_count_from_source(const struct la_class_count *cc);

@@ -12,14 +12,6 @@
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */
 void la_diagnose(struct la_file_report *r, const struct la_config *cfg);
 
-/** la_report_add_finding() : a finding of code with its table row's
- *  severity, prevents and fix, and the message from fmt; NULL when the
- *  report holds as many as it can. For the diagnoses outside this file
- *  (class_count.c). */
-struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
-                                         const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /** la_report_exit_status() : errors and warnings over all files, and the exit status
  *  the SPEC gives them (0, 1, or 3 when a file could not be read). */
 int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,

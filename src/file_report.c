@@ -1,7 +1,6 @@
 /* file_report.c - see file_report.h: releasing a report. */
 #include "file_report.h"
 
-#include "class_count.h" /* la_class_count_free */
 #include "label_notes.h" /* la_notes_free */
 
 void la_file_report_free(struct la_file_report *r)
@@ -13,6 +12,7 @@ void la_file_report_free(struct la_file_report *r)
     la_ignored_samples_free(&r->ignored_samples);
     la_notes_free(r->notes);
     r->notes = NULL;
-    la_class_count_free(r->classes);
+    if (r->classes && r->classes_free)
+        r->classes_free(r->classes);
     r->classes = NULL;
 }

@@ -55,8 +55,18 @@ struct la_file_report {
     int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
     struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
     int ignore_off;               /* --vocab-size over ids: the ignore index was not skipped */
-    struct la_class_count *classes;   /* where N came from (class_count.h), or NULL; owned */
+    struct la_class_count *classes;   /* where N came from (class_count.h), or NULL; owned, */
+    void (*classes_free)(struct la_class_count *);   /* and freed by this (the model
+                                                        does not see class_count.c) */
 };
+
+/** la_report_add_finding() : a finding of code with its table row's
+ *  severity, prevents and fix, and the message from fmt; NULL when the
+ *  report holds as many as it can. diagnose.c, which holds the table,
+ *  makes it; the diagnoses beside the model (class_count.c) add theirs. */
+struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
+                                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /** la_file_report_free() : release what the audit, a dataset or a merge
  *  allocated in r (not r itself). */

@@ -20,6 +20,10 @@
 
 struct la_dataset;
 
+/* The classes_from of ImageFolder's class folders, which class_count.c knows
+ * them by (their count against -n stays the class-count finding). */
+#define LA_CLASSES_FROM_FOLDERS "ImageFolder class folders"
+
 #define LA_NOTES_MAX_FINDINGS 8
 #define LA_NOTE_LEN 256
 

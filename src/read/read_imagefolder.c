@@ -22,7 +22,6 @@
  * waits for a writer and hangs the epoch; a file without read permission
  * raises PermissionError. Each is counted as torchvision counts it and named
  * as an unloadable-image error. */
-#include "class_count.h" /* la_class_count_folders_from */
 #include "label_notes.h"
 #include "reader.h"
 #include "walk.h"
@@ -302,7 +301,7 @@ static int folder_open(struct la_reader *r)
                  "remove them or repair the links (the JSON's problems list their paths)");
     r->notes->has_classes = 1;
     r->notes->classes = (uint64_t)t->n_classes;
-    r->notes->classes_from = la_class_count_folders_from();
+    r->notes->classes_from = LA_CLASSES_FROM_FOLDERS;
     if (keep_class_names(r->notes, t->classes, t->n_classes) != 0)
         return la_reader_set_error(r, "out of memory");
     t->cls = -1;
