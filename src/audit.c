@@ -447,6 +447,12 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
     }
     rd.ops = la_reader_for_format(format);
     rd.info.format = format;
+    if (!rd.ops) {              /* a folder found to be of a format this build lacks */
+        const struct la_format_def *d = la_format_def(format);
+        snprintf(r->error, sizeof r->error, "%s folder, but this labelaudit was built without %s",
+                 la_format_name(format), d && d->library ? d->library : "its reader");
+        goto done;
+    }
     if ((serial = la_format_has(format, LA_FMTF_SERIAL)))
         pthread_mutex_lock(&g_serial_readers);
     if (rd.ops->open(&rd) != 0) {
@@ -532,6 +538,13 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     }
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
+    struct la_config as_folder;  /* a folder that `datasets` wrote is one dataset of its shards */
+    if (la_is_directory(cfg->files[i]) && cfg->format == LA_FMT_AUTO &&
+        la_is_hf_dataset_dir(cfg->files[i])) {
+        as_folder = *cfg;
+        as_folder.format = LA_FMT_HF_DATASET;
+        cfg = &as_folder;
+    }
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
         return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
     la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */

@@ -45,6 +45,11 @@ struct la_dataset {
     char *path;                 /* the report's path: DIR, or FIRST+ for --concat */
 };
 
+/** la_is_hf_dataset_dir() : whether the folder path is one Hugging Face
+ *  `datasets` wrote: save_to_disk's (dataset_info.json and state.json) or a
+ *  cache folder (dataset_info.json beside .arrow shards). */
+int la_is_hf_dataset_dir(const char *path);
+
 /** la_is_directory() : whether path names a directory (following links). */
 int la_is_directory(const char *path);
 

@@ -30,6 +30,9 @@ void la_notes_free(struct la_notes *n)
     for (size_t i = 0; i < n->n_owned; i++)
         free(n->owned[i]);
     free(n->owned);
+    for (size_t i = 0; i < n->n_class_names; i++)
+        free(n->class_names[i]);
+    free(n->class_names);
     free(n->problems);
     cJSON_Delete(n->json);
     la_dataset_free(n->sources);

@@ -65,6 +65,8 @@ struct la_notes {
     /* imagefolder: how many classes torchvision finds (class-count, with -n) */
     int has_classes;
     uint64_t classes;
+    const char *classes_from;       /* where classes came from, e.g. "dataset_info.json ClassLabel"; static */
+    char **class_names; size_t n_class_names; /* the classes' names, or NULL; owned, freed by la_notes_free */
     /* wds: the samples, counted while reading (the keys; the labels are the
      * elements, and a sample may have none), for audit.c's layout */
     int has_samples;

@@ -33,6 +33,7 @@ struct la_read_opts {
     int has_endian;            /* --endian given */
     const char *array;         /* --array: the array (npz, mat, hdf5, ...) to audit; NULL: the default rule */
     const char *key;           /* --key: the sample's key holding the label (webdataset); NULL: default */
+    int64_t vocab_size;        /* --vocab-size V; 0: not given */
     int threads;               /* -j; 0: online CPUs */
 };
 
@@ -130,6 +131,8 @@ extern const struct la_reader_ops la_reader_png;     /* when built with libspng 
 extern const struct la_reader_ops la_reader_tiff;    /* ... libtiff */
 extern const struct la_reader_ops la_reader_nifti;   /* ... libniftiio */
 extern const struct la_reader_ops la_reader_wds;     /* ... libarchive */
+extern const struct la_reader_ops la_reader_arrow;   /* Parquet and Arrow files: Apache Arrow (C++) */
+extern const struct la_reader_ops la_reader_hf_dataset; /* ... a `datasets` folder of them */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);
