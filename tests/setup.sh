@@ -108,6 +108,8 @@ absent_feature() {
         *.bz2) need=bzip2 ;;
         *.zst) need=zstd ;;
         *.tar) need=wds ;;
+        *.parquet) need=parquet ;;
+        *.arrow | *.feather) need=arrow ;;
         *) continue ;;
         esac
         case $la_features in *" $need "*) ;; *) echo "$need"; exit 0 ;; esac

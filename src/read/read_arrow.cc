@@ -646,8 +646,10 @@ int open_common(struct la_reader *r, State &st, bool folder, const std::string &
     arrow::Status s = shard_schema(st, st.shards[0], &schema);
     if (!s.ok()) {
         std::string msg = s.message();
-        return la_reader_set_error(r, "%s%s%.300s", folder ? st.shards[0].name.c_str() : "",
-                                   folder ? ": " : "", msg.c_str());
+        const Shard &s0 = st.shards[0];
+        return la_reader_set_error(r, "%s%snot a readable %s file: %.300s",
+                                   folder ? s0.name.c_str() : "", folder ? ": " : "",
+                                   s0.kind == Kind::PARQUET ? "Parquet" : "Arrow", msg.c_str());
     }
     close_shard(st);
     if (pick_column(r, st, *schema) != 0)
