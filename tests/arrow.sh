@@ -85,6 +85,14 @@ expect_json '.files[0].count' 1200 "--concat: two Parquet shards, one dataset"
 run --json -n 10 -b 64 "$a/pq-plain-v1.parquet"
 expect_json '.files[0].batching.last_batch' 24 "batching on the row count (600 rows, batches of 64)"
 
+# ---- row groups decoded in parallel: the same report on any number of threads
+for f in pq-dict-snappy-v2.parquet pq-nulls-int8.parquet rand-5.parquet; do
+    "$LABELAUDIT" --json -n 10 -j 1 "$a/$f" >"$d/j1" 2>&1
+    "$LABELAUDIT" --json -n 10 -j 3 "$a/$f" >"$d/j3" 2>&1
+    cmp -s "$d/j1" "$d/j3"
+    ok $? "$f: -j 1 and -j 3 give the same report"
+done
+
 # ---- what cannot be read is refused by name
 run - <"$a/pq-plain-v1.parquet"
 expect_status 3 "Parquet on standard input"

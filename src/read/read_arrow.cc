@@ -29,6 +29,7 @@
 #include <parquet/arrow/reader.h>
 #include <parquet/exception.h>
 #include <parquet/file_reader.h>
+#include <parquet/metadata.h>
 
 #include <algorithm>
 #include <cstring>
@@ -43,7 +44,9 @@
 extern "C" {
 #include "config.h"
 #include "label_notes.h"
+#include "pool.h"    /* la_pool_run: row groups in parallel */
 #include "reader.h"
+#include "util.h"    /* la_online_cpus */
 }
 
 namespace {
@@ -58,7 +61,11 @@ const char *const k_default_names[] = {
     "category_id", "category", "cls", "diagnosis",
 };
 
+/* At most this many bytes of values decoded at once by a round of row groups. */
+const int64_t ARROW_ROUND_BYTES = 64 << 20;
+
 enum class Kind { PARQUET, IPC_FILE, IPC_STREAM };
+struct Part;
 
 /* A run of rows of one length: the map from elements to samples. */
 struct Run {
@@ -96,6 +103,26 @@ struct State {
     uint64_t out_first = 0;
     uint64_t elements = 0, rows = 0;   /* so far, over all shards */
     std::vector<Run> runs;             /* lists only */
+    /* Parquet row groups decoded in parallel, one per part of a pool job
+     * (scalar columns whose row groups are small enough that a round of
+     * them fits ARROW_ROUND_BYTES): then handed out in order */
+    int threads = 1;
+    struct la_pool *pool = NULL;
+    bool parallel = false;
+    std::vector<struct Part> parts;
+    int next_rg = 0;                   /* the next row group a round decodes */
+    size_t part_at = 0, parts_ready = 0;
+};
+
+/* One row group decoded by one thread of the pool (its own file reader). */
+struct Part {
+    std::unique_ptr<parquet::arrow::FileReader> pq;
+    int rg = -1;
+    int64_t rows = 0;
+    std::vector<unsigned char> buf;
+    std::vector<uint64_t> nulls;
+    uint64_t n_out = 0;
+    arrow::Status status;
 };
 
 std::string where_batch(const State &st)
@@ -355,6 +382,27 @@ void close_shard(State &st)
     st.shard_open = false;
 }
 
+/* Whether the shard's row groups are decoded a round at a time in parallel. */
+void plan_parallel(State &st)
+{
+    int64_t most = 0, esize = la_dtype_info(st.dtype)->size;
+    int64_t prev = 0;
+    for (int64_t end : st.rg_ends) {
+        most = std::max(most, end - prev);
+        prev = end;
+    }
+    st.parallel = !st.is_list && st.threads > 1 && st.rg_ends.size() > 1 &&
+                  most * esize * st.threads <= ARROW_ROUND_BYTES;
+    st.next_rg = 0;
+    st.part_at = st.parts_ready = 0;
+    if (st.parallel && !st.pool && !(st.pool = la_pool_open_lazy(st.threads)))
+        st.parallel = false;
+    if (st.parallel)
+        st.parts.resize((size_t)la_pool_size(st.pool));
+    for (Part &p : st.parts)
+        p.pq.reset();                  /* a reader of the previous shard */
+}
+
 /* Open shard st.shard for reading its label column, checking that it has the
  * first shard's. */
 arrow::Status begin_shard(State &st)
@@ -367,6 +415,7 @@ arrow::Status begin_shard(State &st)
                                       st.column, "' at the same place)");
     if (s.kind == Kind::PARQUET) {
         ARROW_RETURN_NOT_OK(st.pq->GetColumn(st.field, &st.pq_col));
+        plan_parallel(st);
     } else {
         close_shard(st);
         ARROW_RETURN_NOT_OK(open_ipc(st, s, false));
@@ -379,18 +428,20 @@ arrow::Status begin_shard(State &st)
 
 // ---- values --------------------------------------------------------------------------
 
+/* Where a batch's values go: its buffer of values, the places of its nulls. */
 struct Sink {
-    State &st;
+    std::vector<unsigned char> &buf;
+    std::vector<uint64_t> &nulls;
     unsigned esize;
     uint64_t out = 0;    /* elements of the batch so far */
     void value(const void *p)
     {
-        size_t at = st.buf.size();
-        st.buf.resize(at + esize);
-        memcpy(st.buf.data() + at, p, esize);
+        size_t at = buf.size();
+        buf.resize(at + esize);
+        memcpy(buf.data() + at, p, esize);
         out++;
     }
-    void null() { st.nulls.push_back(out++); }
+    void null() { nulls.push_back(out++); }
 };
 
 /* The element at i of a primitive, bool or dictionary array into the sink. */
@@ -445,9 +496,9 @@ void put_items(const State &st, Sink &k, const arrow::Array &a, int64_t from, in
 {
     bool plain = a.type_id() != arrow::Type::BOOL && a.type_id() != arrow::Type::DICTIONARY;
     if (plain && a.null_count() == 0 && to > from) {
-        size_t at = st.buf.size(), n = (size_t)(to - from) * k.esize;
-        k.st.buf.resize(at + n);
-        memcpy(k.st.buf.data() + at, a.data()->buffers[1]->data() + (a.offset() + from) * k.esize, n);
+        size_t at = k.buf.size(), n = (size_t)(to - from) * k.esize;
+        k.buf.resize(at + n);
+        memcpy(k.buf.data() + at, a.data()->buffers[1]->data() + (a.offset() + from) * k.esize, n);
         k.out += (uint64_t)(to - from);
         return;
     }
@@ -465,7 +516,7 @@ void add_run(State &st, uint64_t len)
 /* One array of the label column into the batch's buffers. */
 void put_array(State &st, const arrow::Array &a)
 {
-    Sink k{ st, la_dtype_info(st.dtype)->size };
+    Sink k{ st.buf, st.nulls, la_dtype_info(st.dtype)->size };
     if (!st.is_list) {
         put_items(st, k, a, 0, a.length());
         st.rows += (uint64_t)a.length();
@@ -498,6 +549,89 @@ void put_array(State &st, const arrow::Array &a)
         st.elements += len;
         st.rows++;
     }
+}
+
+void put_array(State &st, const arrow::Array &a);
+
+/* Part t of a round: row group p.rg of the shard, whole, on its own reader. */
+arrow::Status decode_part(State &st, Part &p)
+{
+    p.buf.clear();
+    p.nulls.clear();
+    p.n_out = 0;
+    if (!p.pq) {
+        std::shared_ptr<arrow::io::RandomAccessFile> f;
+        ARROW_ASSIGN_OR_RAISE(f, arrow::io::ReadableFile::Open(st.shards[st.shard].path));
+        parquet::arrow::FileReaderBuilder b;
+        ARROW_RETURN_NOT_OK(b.Open(f, parquet::default_reader_properties(),
+                                   st.pq->parquet_reader()->metadata()));
+        ARROW_RETURN_NOT_OK(b.Build(&p.pq));
+    }
+    std::shared_ptr<arrow::ChunkedArray> ch;
+    ARROW_RETURN_NOT_OK(p.pq->RowGroup(p.rg)->Column(st.field)->Read(&ch));
+    int64_t want = st.rg_ends[(size_t)p.rg] - (p.rg ? st.rg_ends[(size_t)p.rg - 1] : 0);
+    if (ch->length() != want)
+        return arrow::Status::Invalid("the row group holds ", ch->length(), " rows where the "
+                                      "footer says ", want);
+    Sink k{ p.buf, p.nulls, la_dtype_info(st.dtype)->size };
+    for (const auto &a : ch->chunks()) {
+        ARROW_RETURN_NOT_OK(a->ValidateFull());
+        put_items(st, k, *a, 0, a->length());
+    }
+    p.rows = want;
+    p.n_out = k.out;
+    return arrow::Status::OK();
+}
+
+struct Round {
+    State *st;
+    int n;
+};
+
+void run_part(void *ctx, int t)
+{
+    Round &rd = *static_cast<Round *>(ctx);
+    Part &p = rd.st->parts[(size_t)t];
+    try {
+        p.status = decode_part(*rd.st, p);
+    } catch (const std::bad_alloc &) {
+        p.status = arrow::Status::OutOfMemory("out of memory");
+    } catch (const std::exception &e) {
+        p.status = arrow::Status::Invalid(e.what());
+    }
+}
+
+/* The next row group of a parallel shard into the batch buffers, decoding a
+ * round of them first when none is left. @return 1, 0 at the shard's end, -1. */
+int next_part(struct la_reader *r, State &st)
+{
+    if (st.part_at == st.parts_ready) {
+        int n = (int)std::min(st.parts.size(), st.rg_ends.size() - (size_t)st.next_rg);
+        if (n <= 0)
+            return 0;
+        for (int t = 0; t < n; t++)
+            st.parts[(size_t)t].rg = st.next_rg + t;
+        Round rd{ &st, n };
+        la_pool_run(st.pool, n, run_part, &rd);
+        st.next_rg += n;
+        st.part_at = 0;
+        st.parts_ready = (size_t)n;
+    }
+    Part &p = st.parts[st.part_at++];
+    if (!p.status.ok()) {
+        std::string pre = st.shards.size() > 1 ? st.shards[st.shard].name + " " : std::string();
+        return la_reader_set_error(r, "%srow group %d: %.300s", pre.c_str(), p.rg,
+                                   p.status.message().c_str());
+    }
+    st.buf.swap(p.buf);
+    st.nulls.swap(p.nulls);
+    st.out_first = st.elements;
+    st.n_out = (size_t)p.n_out;
+    st.elements += p.n_out;
+    st.rows += (uint64_t)p.rows;
+    st.shard_rows += p.rows;
+    st.at = st.next_null = st.values_used = 0;
+    return 1;
 }
 
 /* The next array of the label column, NULL at the shard's end. */
@@ -545,6 +679,16 @@ int fill(struct la_reader *r, State &st)
         std::shared_ptr<arrow::Array> a;
         if (!st.shard_open)
             s = begin_shard(st);
+        if (s.ok() && st.parallel) {
+            int rc = next_part(r, st);
+            if (rc < 0 || (rc > 0 && st.n_out))
+                return rc;
+            if (rc > 0)
+                continue;
+            close_shard(st);
+            st.shard++;
+            continue;
+        }
         if (s.ok())
             s = next_array(st, &a);
         if (s.ok() && a)
@@ -676,6 +820,8 @@ int arrow_open_impl(struct la_reader *r, bool folder)
 {
     State *st = new State;
     r->state = st;
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    st->threads = std::min(o->threads > 0 ? o->threads : la_online_cpus(), LA_POOL_MAX);
     std::string path;
     if (folder) {
         path = r->path ? r->path : "";
@@ -755,8 +901,12 @@ void arrow_close(struct la_reader *r)
         return;
     try {
         close_shard(*st);
+        st->parts.clear();
     } catch (...) {
     }
+    if (st->pool)
+        la_pool_close(st->pool);
+    st->pool = NULL;
     if (st->is_list && r->notes && r->notes->sample_ctx == st) {
         r->notes->ctx = st;            /* the scan's sample_of reads it: it lives with the notes */
         r->notes->free_ctx = free_state;
