@@ -32,6 +32,7 @@
 #include <parquet/metadata.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
