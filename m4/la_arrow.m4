@@ -64,6 +64,9 @@ AS_IF([test "x$with_arrow" != xno], [
     ARROW_LIBS="$ARROW_LIBS -lstdc++"
     AC_DEFINE([HAVE_ARROW], [1], [Define when Parquet and Arrow files are read through Apache Arrow])
     AC_DEFINE_UNQUOTED([ARROW_FOUND_IN], ["$arrow_found_in"], [Where configure found Apache Arrow])
+    # for tests/fuzz/run.sh, which builds the reader from config.h's word
+    AC_DEFINE_UNQUOTED([LA_ARROW_CPPFLAGS], ["$ARROW_CPPFLAGS"], [The compiler flags of Apache Arrow])
+    AC_DEFINE_UNQUOTED([LA_ARROW_LIBS], ["$ARROW_LIBS"], [The linker flags of Apache Arrow])
   ], [test "x$with_arrow" = xyes], [
     AC_MSG_ERROR([Apache Arrow (libarrow, libparquet) not found: pip install pyarrow, or install Apache's libarrow-dev and libparquet-dev, or configure --without-arrow])
   ], [

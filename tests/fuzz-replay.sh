@@ -21,7 +21,7 @@ for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors; do
     replay "$t"
 done
 # the mask readers' targets exist where configure found their library (issue 13)
-for t in png tiff nifti yolo coco hdf5 mat wds; do   # coco: where yajl was found (issue 14); hdf5, mat: libhdf5, libmatio (15); wds: libarchive (16)
+for t in png tiff nifti yolo coco hdf5 mat wds arrow; do   # coco: where yajl was found (issue 14); hdf5, mat: libhdf5, libmatio (15); wds: libarchive (16); arrow: Apache Arrow
     [ -x "$builddir/tests/fuzz/replay_$t" ] && replay "$t"
 done
 finish
