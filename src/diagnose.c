@@ -543,7 +543,11 @@ static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg
     const struct la_notes *n = r->notes;
     if (!n)
         return;
-    if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
+    if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes &&
+        n->classes_from)                       /* a ClassLabel: its source says it */
+        add(r, LA_F_CLASS_COUNT, "%llu classes in the %s, but -n says %lld classes",
+            (unsigned long long)n->classes, n->classes_from, (long long)cfg->num_classes);
+    else if (n->has_classes && cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes)
         add(r, LA_F_CLASS_COUNT, "%llu class folders, but -n says %lld classes",
             (unsigned long long)n->classes, (long long)cfg->num_classes);
     /* the readers word their findings' prevents and hints themselves */
