@@ -60,7 +60,8 @@ best() {
     for _ in 1 2 3; do
         local t0 t1 rss
         t0=$(date +%s.%N)
-        rss=$( { /usr/bin/time -f %M bash -c "$1" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+        /usr/bin/time -o "$DIR/rss" -f %M bash -c "$1" >/dev/null 2>&1
+        rss=$(tail -1 "$DIR/rss")
         t1=$(date +%s.%N)
         b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a; print (b == "" || t < b) ? t : b }')
         m=$rss

@@ -63,7 +63,7 @@ const char *const k_default_names[] = {
 };
 
 /* At most this many bytes of values decoded at once by a round of row groups. */
-const int64_t ARROW_ROUND_BYTES = 64 << 20;
+const int64_t ARROW_ROUND_BYTES = 16 << 20;
 
 enum class Kind { PARQUET, IPC_FILE, IPC_STREAM };
 struct Part;
@@ -517,11 +517,13 @@ void add_run(State &st, uint64_t len)
 /* One array of the label column into the batch's buffers. */
 void put_array(State &st, const arrow::Array &a)
 {
-    Sink k{ st.buf, st.nulls, la_dtype_info(st.dtype)->size };
+    /* the batch may hold earlier arrays already: places count from its start */
+    Sink k{ st.buf, st.nulls, la_dtype_info(st.dtype)->size, st.elements - st.out_first };
     if (!st.is_list) {
+        uint64_t before = k.out;
         put_items(st, k, a, 0, a.length());
         st.rows += (uint64_t)a.length();
-        st.elements += k.out;
+        st.elements += k.out - before;
         return;
     }
     std::shared_ptr<arrow::Array> values;
@@ -673,14 +675,15 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
 /* Fill the batch buffers from the next array of any shard. @return 1, 0 at the end, -1. */
 int fill(struct la_reader *r, State &st)
 {
+    bool started = false;   /* small batches (datasets writes 1000 rows each) are joined */
     for (;;) {
         if (st.shard >= st.shards.size())
-            return 0;
+            return started && st.n_out ? 1 : 0;
         arrow::Status s;
         std::shared_ptr<arrow::Array> a;
         if (!st.shard_open)
             s = begin_shard(st);
-        if (s.ok() && st.parallel) {
+        if (s.ok() && st.parallel && !started) {
             int rc = next_part(r, st);
             if (rc < 0 || (rc > 0 && st.n_out))
                 return rc;
@@ -690,7 +693,7 @@ int fill(struct la_reader *r, State &st)
             st.shard++;
             continue;
         }
-        if (s.ok())
+        if (s.ok() && !st.parallel)
             s = next_array(st, &a);
         if (s.ok() && a)
             s = a->ValidateFull();
@@ -698,20 +701,27 @@ int fill(struct la_reader *r, State &st)
             std::string msg = s.message();
             return la_reader_set_error(r, "%s: %.300s", where_batch(st).c_str(), msg.c_str());
         }
-        if (!a) {
-            close_shard(st);
-            st.shard++;
+        if (!a) {                   /* the shard's end (or a parallel one after a join) */
+            if (!st.parallel) {
+                close_shard(st);
+                st.shard++;
+            }
+            if (started && st.n_out)
+                return 1;
             continue;
         }
-        st.buf.clear();
-        st.nulls.clear();
-        st.out_first = st.elements;
+        if (!started) {
+            st.buf.clear();
+            st.nulls.clear();
+            st.out_first = st.elements;
+            st.at = st.next_null = st.values_used = 0;
+            started = true;
+        }
         put_array(st, *a);
         st.n_out = (size_t)(st.elements - st.out_first);
-        st.at = st.next_null = st.values_used = 0;
         st.shard_rows += a->length();
         st.batch_no++;
-        if (st.n_out)
+        if (st.n_out >= (size_t)ARROW_BATCH)
             return 1;
     }
 }
