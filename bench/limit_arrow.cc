@@ -90,7 +90,8 @@ static arrow::Status ipc_file(const std::string &path, const std::string &col, i
         }
         return arrow::Status::OK();
     }
-    ARROW_ASSIGN_OR_RAISE(auto r0, arrow::ipc::RecordBatchStreamReader::Open(f));
+    ARROW_ASSIGN_OR_RAISE(auto f0, arrow::io::ReadableFile::Open(path));   /* from byte 0 */
+    ARROW_ASSIGN_OR_RAISE(auto r0, arrow::ipc::RecordBatchStreamReader::Open(f0));
     opts.included_fields = { r0->schema()->GetFieldIndex(col) };
     ARROW_ASSIGN_OR_RAISE(auto g, arrow::io::ReadableFile::Open(path));
     ARROW_ASSIGN_OR_RAISE(auto r, arrow::ipc::RecordBatchStreamReader::Open(g, opts));
