@@ -123,7 +123,7 @@ if [ -n "$arrow_cxx" ]; then
     f="$SRCDIR/src/read/read_arrow.cc" o="$OUT/obj/read_arrow.o"
     objs="$objs $o"
     if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
-        echo "${CXX:-clang++} -std=c++17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -fno-sanitize=vptr $arrow_cxx -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
+        echo "${CXX:-clang++} -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -fno-sanitize=vptr $arrow_cxx -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
     fi
 fi
 tr '\n' '\0' < "$OUT/compile.cmds" | xargs -0 -r -P 2 -n 1 sh -c || {
