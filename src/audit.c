@@ -534,6 +534,12 @@ static int open_reader(struct opened *o)
 {
     o->rd.ops = la_reader_for_format(o->format);
     o->rd.info.format = o->format;
+    if (!o->rd.ops) {           /* a folder found to be of a format this build lacks */
+        const struct la_format_def *d = la_format_def(o->format);
+        snprintf(o->rd.err, sizeof o->rd.err, "%s folder, but this labelaudit was built without %s",
+                 la_format_name(o->format), d && d->library ? d->library : "its reader");
+        return -1;
+    }
     if ((o->serial = la_format_has(o->format, LA_FMTF_SERIAL)))
         pthread_mutex_lock(&g_serial_readers);
     return o->rd.ops->open(&o->rd);

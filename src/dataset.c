@@ -25,6 +25,26 @@
 
 #define WINDOW_PER_THREAD 2
 
+int la_is_hf_dataset_dir(const char *path)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/dataset_info.json", path);
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    snprintf(p, sizeof p, "%s/state.json", path);
+    if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+        return 1;
+    DIR *dp = opendir(path);        /* the cache: dataset_info.json beside .arrow shards */
+    struct dirent *e;
+    int found = 0;
+    while (dp && !found && (e = readdir(dp)))
+        found = la_name_ends_in(e->d_name, ".arrow");
+    if (dp)
+        closedir(dp);
+    return found;
+}
+
 int la_is_directory(const char *path)
 {
     struct stat st;

@@ -16,6 +16,11 @@
 #include "indices_out.h"
 #include "scan.h"
 
+/** la_is_hf_dataset_dir() : whether the folder path is one Hugging Face
+ *  `datasets` wrote: save_to_disk's (dataset_info.json and state.json) or a
+ *  cache folder (dataset_info.json beside .arrow shards). */
+int la_is_hf_dataset_dir(const char *path);
+
 /** la_is_directory() : whether path names a directory (following links). */
 int la_is_directory(const char *path);
 

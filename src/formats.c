@@ -140,6 +140,9 @@ static int arrow_magic(const unsigned char *head, size_t len)
     "r = (pa.ipc.open_file if f.read(6) == b'ARROW1' else pa.ipc.open_stream)"                 \
     "(pa.memory_map('FILE')); np.save('y.npy', r.read_all()['label'].to_numpy())\""
 
+/* What a build without Arrow says these formats need, and how to get it. */
+#define ARROW_LIBRARY(lib) "Apache Arrow (" lib "; pip install pyarrow, then configure and build again)"
+
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
                      .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
@@ -207,15 +210,31 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .ops = &la_reader_wds,
 #endif
                      .flags = LA_FMTF_NOTES },
-    /* Hugging Face data: refused by name until a reader reads them with libarrow */
+    /* Hugging Face data, through Apache Arrow's C++ libraries (read_arrow.cc);
+     * a build without them refuses these files by name, with how to get it */
     [LA_FMT_PARQUET] = { .name = "parquet", .extensions = ".parquet .pq", .magic = parquet_magic,
-                         .library = "Apache Arrow (libparquet)", .export_cmd = PARQUET_EXPORT },
+                         .library = ARROW_LIBRARY("libparquet"), .export_cmd = PARQUET_EXPORT,
+#if HAVE_ARROW
+                         .ops = &la_reader_arrow,
+#endif
+                         .flags = LA_FMTF_NOTES },
+    [LA_FMT_ARROW] = { .name = "arrow", .extensions = ".arrow .feather .ipc", .magic = arrow_magic,
+                       .library = ARROW_LIBRARY("libarrow"), .export_cmd = ARROW_EXPORT,
+#if HAVE_ARROW
+                       .ops = &la_reader_arrow,
+#endif
+                       .flags = LA_FMTF_NOTES },
+    /* a folder: found by its state.json / dataset_info.json (audit.c), or by --format */
+    [LA_FMT_HF_DATASET] = { .name = "hf-dataset", .extensions = "",
+                            .library = ARROW_LIBRARY("libarrow"),
+#if HAVE_ARROW
+                            .ops = &la_reader_hf_dataset,
+#endif
+                            .flags = LA_FMTF_PATH | LA_FMTF_NOTES },
     /* language-model tokens: the .idx by its magic; the .bin or the prefix by --format */
     [LA_FMT_MEGATRON] = { .name = "megatron", .extensions = ".idx", .magic = la_megatron_magic,
                           .ops = &la_reader_megatron,
                           .flags = LA_FMTF_PATH | LA_FMTF_NOTES | LA_FMTF_TOKENS },
-    [LA_FMT_ARROW] = { .name = "arrow", .extensions = ".arrow .feather .ipc", .magic = arrow_magic,
-                       .library = "Apache Arrow (libarrow)", .export_cmd = ARROW_EXPORT },
     /* language-model token datasets: a folder of shards named by index.json */
     [LA_FMT_MDS] = { .name = "mds", .extensions = "", .ops = &la_reader_mds,
                      .flags = LA_FMTF_PATH },

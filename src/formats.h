@@ -33,8 +33,9 @@ enum la_format {
     LA_FMT_COCO,        /* read_coco.c: JSON read twice, by path */
     LA_FMT_YOLO,        /* read_yolo.c: a folder (or one .txt), read by path */
     LA_FMT_WDS,         /* read_wds.c: WebDataset tar shards, libarchive */
-    LA_FMT_PARQUET,     /* Apache Parquet: no reader yet, refused with a way to export it */
-    LA_FMT_ARROW,       /* Arrow IPC file (Feather v2) or stream: likewise */
+    LA_FMT_PARQUET,     /* read_arrow.cc: Apache Parquet, through Apache Arrow's C++ libraries */
+    LA_FMT_ARROW,       /* ... Arrow IPC file (Feather v2) or stream */
+    LA_FMT_HF_DATASET,  /* ... a folder of them that Hugging Face `datasets` wrote */
     LA_FMT_MEGATRON,    /* read_megatron.c: PREFIX.idx + PREFIX.bin, opened by path */
     LA_FMT_MDS,         /* read_mds.c: a MosaicML streaming folder (index.json + shards), by path */
     LA_FMT_LITDATA,     /* read_litdata.c: a LitData optimize() folder, by path */

@@ -202,15 +202,20 @@ static void version(void)
 #else
     const char *meta = "config.json, dataset.json (not built: data.yaml, tokenizer.json)";
 #endif
+#ifdef HAVE_ARROW
+    const char *arrow = "Parquet and Arrow read by: Apache Arrow (" ARROW_FOUND_IN ")\n";
+#else
+    const char *arrow = "";
+#endif
     printf("labelaudit %s\n"
            "CUDA backend: %s\n"
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
            "Class-count metadata: %s\n"
-           "%s%s"
+           "%s%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_source_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip, arrow);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */

@@ -38,6 +38,13 @@ static int audit_report_with(const struct la_config *cfg, struct la_scan_backend
 {
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
+    struct la_config as_folder;  /* a folder that `datasets` wrote is one dataset of its shards */
+    if (la_is_directory(cfg->files[i]) && cfg->format == LA_FMT_AUTO &&
+        la_is_hf_dataset_dir(cfg->files[i])) {
+        as_folder = *cfg;
+        as_folder.format = LA_FMT_HF_DATASET;
+        cfg = &as_folder;
+    }
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
         return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
     la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */

@@ -135,6 +135,8 @@ extern const struct la_reader_ops la_reader_wds;     /* ... libarchive */
 extern const struct la_reader_ops la_reader_megatron; /* PREFIX.idx + PREFIX.bin */
 extern const struct la_reader_ops la_reader_mds;     /* MosaicML streaming (shards.h) */
 extern const struct la_reader_ops la_reader_litdata; /* LitData optimize() output (shards.h) */
+extern const struct la_reader_ops la_reader_arrow;   /* Parquet and Arrow files: Apache Arrow (C++) */
+extern const struct la_reader_ops la_reader_hf_dataset; /* ... a `datasets` folder of them */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);

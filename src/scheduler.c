@@ -16,8 +16,24 @@ static atomic_int budget_left;     /* threads that may still start */
 static int peak_wanted;            /* LABELAUDIT_THREAD_PEAK=1 */
 static atomic_int peak_seen;
 
+/* Whether thread tid is the purge thread of the jemalloc inside Apache
+ * Arrow's libarrow (pyarrow's), which it starts when the library loads,
+ * before main, whatever the input: it sleeps, and nothing can ask it not to
+ * start (its configuration is read from the environment at exec). */
+static int is_allocator_thread(const char *tid)
+{
+    char path[320], name[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int got = fgets(name, sizeof name, f) != NULL;
+    fclose(f);
+    return got && strcmp(name, "jemalloc_bg_thd\n") == 0;
+}
+
 /* The threads alive now, as the kernel counts them (those a library might
- * start itself included). */
+ * start itself included, but for an allocator's idle purge thread). */
 static int live_threads(void)
 {
     DIR *dir = opendir("/proc/self/task");
@@ -25,7 +41,7 @@ static int live_threads(void)
     if (!dir)
         return 0;
     for (struct dirent *e; (e = readdir(dir));)
-        n += e->d_name[0] != '.';
+        n += e->d_name[0] != '.' && !is_allocator_thread(e->d_name);
     closedir(dir);
     return n;
 }

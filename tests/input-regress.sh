@@ -147,11 +147,15 @@ expect_status 2 "--format=xls"
 expect_err "invalid --format 'xls' (expected auto, csv, tsv, text, npy, npz, raw" \
     "--format: the expected names come from the table"
 run --version
+if ! grep -q '^Formats: [^(]* parquet' "$d/out"; then    # built without Arrow (tests/arrow.sh reads them)
 expect_out '^Formats: .*(not built: .*parquet arrow' "--version: no Parquet or Arrow reader yet"
 run --format=parquet x.parquet
 expect_status 2 "--format=parquet in a build without Arrow"
 expect_err "^labelaudit: --format=parquet: this labelaudit was built without Apache Arrow" \
     "--format=parquet: says what is missing"
+else
+expect_out '^Parquet and Arrow read by: Apache Arrow (' "--version: where Apache Arrow came from"
+fi
 
 # ---- binary input is never parsed as text (malformed.sh has the kinds) ----------
 # int32 labels -1 -1 -1 3 open with what an Arrow stream's continuation marker is

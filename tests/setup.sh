@@ -110,6 +110,8 @@ absent_feature() {
         *.zst) need=zstd ;;
         *.tar) need=wds ;;
         *yolo-nc3*) need=data.yaml ;;      # the class count from its data.yaml (libyaml)
+        *.parquet) need=parquet ;;
+        *.arrow | *.feather) need=arrow ;;
         *) continue ;;
         esac
         case $la_features in *" $need "*) ;; *) echo "$need"; exit 0 ;; esac

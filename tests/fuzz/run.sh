@@ -78,6 +78,13 @@ if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
     mask_targets="$mask_targets wds"
     codec_libs="$codec_libs $(pkg-config --libs libarchive)"
 fi
+# Parquet and Arrow: read_arrow.cc (C++), where config.h says Apache Arrow was found
+arrow_cxx=
+if grep -q "define HAVE_ARROW 1" "$OUT/include/config.h"; then
+    mask_targets="$mask_targets arrow"
+    arrow_cxx=$(sed -n 's/^#define LA_ARROW_CPPFLAGS "\(.*\)"$/\1/p' "$OUT/include/config.h")
+    codec_libs="$codec_libs $(sed -n 's/^#define LA_ARROW_LIBS "\(.*\)"$/\1/p' "$OUT/include/config.h")"
+fi
 # yolo always; coco where config.h says yajl was found
 mask_targets="$mask_targets yolo"
 if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
@@ -119,6 +126,14 @@ for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/read/*.c "$SRCDIR/tests/fuzz/fuzz_commo
         echo "$CC $cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
     fi
 done
+if [ -n "$arrow_cxx" ]; then
+    # (no vptr check: the C link has no C++ UBSan runtime)
+    f="$SRCDIR/src/read/read_arrow.cc" o="$OUT/obj/read_arrow.o"
+    objs="$objs $o"
+    if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+        echo "${CXX:-clang++} -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -fno-sanitize=vptr $arrow_cxx -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
+    fi
+fi
 tr '\n' '\0' < "$OUT/compile.cmds" | xargs -0 -r -P 2 -n 1 sh -c || {
     echo "run.sh: compile failed" >&2
     exit 2

@@ -1,0 +1,18 @@
+/* fuzz_arrow.c - a Parquet file or an Arrow IPC file or stream through
+ * Apache Arrow's C++ libraries, by path only (the reader refuses standard
+ * input by name). Arrow's own checks come first (every array is validated in
+ * full before its values are read); this target checks what labelaudit makes
+ * of what gets past them. Bytes that open with PAR1 go as Parquet, the rest
+ * as Arrow. */
+#include "fuzz_common.h"
+
+#include <string.h> /* memcmp */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const parquet[] = { "--format=parquet", "-n10", NULL };
+    static const char *const arrow[] = { "--format=arrow", "-n10", NULL };
+    int is_parquet = size >= 4 && memcmp(data, "PAR1", 4) == 0;
+    fuzz_audit(data, size, is_parquet ? parquet : arrow, 0);
+    return 0;
+}
