@@ -12,7 +12,7 @@
 # The "version" field of a JSON report is written as "X.Y.Z", so a release
 # changes no case. After a deliberate change of output, remake every case
 # (and read the diff before committing it):
-#     LABELAUDIT_REGEN=1 make check TESTS=tests/cases.sh
+#     LABELAUDIT_REGEN=1 make check TESTS=tests/cli/cases.sh
 . "$srcdir/tests/setup.sh"
 cases="$srcdir/tests/cases"
 # a copy of samples/, so that a case that writes a file leaves the tree alone

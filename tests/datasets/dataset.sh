@@ -232,7 +232,7 @@ echo "# --- -j N is every thread of the run, the main thread among them"
 # thread's start.
 mkdir -p "$d/threaded" "$d/threaded-few"
 for i in 1 2 3; do
-    awk -v rows=20000 -v every=500 -f "$srcdir/tests/text-csv.awk" >"$d/threaded/text$i.csv"
+    awk -v rows=20000 -v every=500 -f "$srcdir/tests/gen/text-csv.awk" >"$d/threaded/text$i.csv"
 done
 for h in h5-chunked h5-pcam-y h5-ub-fill; do
     cp "$data/containers/$h.h5" "$d/threaded/"

@@ -5,7 +5,7 @@
 # with a dependent merge (a cluster that answers sinfo, e.g. a single-node
 # slurmctld + slurmd from Debian's slurm-wlm). Each merged report must equal
 # --concat over the same shards, the path fields aside. Elsewhere each case
-# is skipped with the reason. (GNU parallel is in tests/merge.sh.)
+# is skipped with the reason. (GNU parallel is in tests/datasets/merge.sh.)
 . "$srcdir/tests/setup.sh"
 
 mkdir "$d/shards" "$d/reports"

@@ -9,7 +9,7 @@ on every rank when W > 1 (none when W == 1, as labelaudit's --world-size=1
 means), and the batches it yields are counted.
 
 Regenerate (needs torch; the CPU build is enough):
-    python3 tests/gen_batching_table.py > tests/data/batching-torch.tsv
+    python3 tests/gen/gen_batching_table.py > tests/data/batching-torch.tsv
 
 Columns: S B W drop_last sampler_drop_last M, then what torch gives:
 samples_per_rank padded dropped_by_sampler batches_per_rank last_batch
@@ -77,7 +77,7 @@ def fixes(s, b, w, drop_last, sampler_drop_last, m):
 
 def main():
     out = sys.stdout
-    out.write(f"# made by tests/gen_batching_table.py with torch {torch.__version__}\n")
+    out.write(f"# made by tests/gen/gen_batching_table.py with torch {torch.__version__}\n")
     out.write("# S B W drop_last sampler_drop_last M spr padded dropped_by_sampler"
               " batches last dropped_by_loader fixes\n")
     for s in SAMPLES:

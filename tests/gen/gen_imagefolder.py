@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Truth for tests/imagefolder.sh from torchvision itself.
+"""Truth for tests/readers/imagefolder.sh from torchvision itself.
 
 Builds the tree described in tests/data/imagefolder/tree.txt in a temporary
 folder, runs torchvision.datasets.folder.find_classes and make_dataset on it
@@ -13,7 +13,7 @@ named like images) into truth-unloadable.json, with what open(path, "rb"),
 the first step of torchvision's loader, does with each sample: "ok", the
 exception it raises, or "blocks" (a FIFO waits for a writer: the epoch hangs).
 
-    python3 -m venv v && v/bin/pip install torchvision && v/bin/python tests/gen_imagefolder.py
+    python3 -m venv v && v/bin/pip install torchvision && v/bin/python tests/gen/gen_imagefolder.py
 
 make check never runs this; it reads the committed truth.json.
 """
@@ -27,7 +27,7 @@ import tempfile
 import torchvision
 from torchvision.datasets.folder import IMG_EXTENSIONS, ImageFolder, find_classes, make_dataset
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "imagefolder")
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "imagefolder")
 
 
 def build(top, tree="tree.txt"):

@@ -12,7 +12,7 @@ import numpy as np
 import tifffile
 from PIL import Image
 
-top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 rng = np.random.default_rng(13)
 
 
@@ -216,7 +216,7 @@ ifd = struct.pack("<H", len(tags)) + b"".join(
 put(M + "tiff-sparse-claim.tif", b"II*\0" + struct.pack("<I", 8) + ifd)
 
 # a Pascal VOC-like 512 x 512 mask: a few objects of large smooth regions,
-# each with a 5-pixel 255 boundary, about 3 KB (tests/masks.sh copies it into
+# each with a 5-pixel 255 boundary, about 3 KB (tests/readers/masks.sh copies it into
 # folders to count what each further image costs)
 r29 = np.random.default_rng(29)
 yy, xx = np.mgrid[0:512, 0:512]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen_quoted_csv.py - random quoted CSVs and their label columns, as Python reads them.
 
-Writes tests/data/quoted/NN.csv and NN.expect, which tests/csv-quoted.sh
+Writes tests/data/quoted/NN.csv and NN.expect, which tests/readers/csv-quoted.sh
 compares labelaudit's JSON counts and --indices-out with (at -j1..3, with the
 CSV reader's blocks cut every few bytes, and on the one-thread libcsv path),
 so that `make check` needs no Python. The files are what breaks a parallel
@@ -16,7 +16,7 @@ reader pandas' python engine wraps; when pandas is importable, pandas'
 default C parser must read the same label column, or the script stops.
 
 Regenerate (Python 3; pandas optional):
-    python3 tests/gen_quoted_csv.py tests/data/quoted
+    python3 tests/gen/gen_quoted_csv.py tests/data/quoted
 
 NN.expect: "samples N", "histogram h0 .. h9" (in-range labels per class with
 -n 10), then one line per bad label, "ROW<TAB>VALUE", as --indices-out writes

@@ -8,7 +8,7 @@ import gzip, io, os
 
 import webdataset as wds
 
-top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_JPG = b"\xff\xd8\xff\xe0fake jpeg\xff\xd9"
 
 

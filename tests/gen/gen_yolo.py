@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Truth for tests/yolo.sh from Ultralytics itself.
+"""Truth for tests/readers/yolo.sh from Ultralytics itself.
 
 Writes the label files of CASES below into tests/data/yolo/labels/, runs
 ultralytics.data.utils.verify_image_label on each (with a 16x16 PNG as its
@@ -13,7 +13,7 @@ removes with a warning); dropped: it logs "ignoring corrupt image/label: ..."
 and the image trains with no labels.
 
     pip install --no-deps ultralytics opencv-python-headless   # and torch, torchvision, numpy, PIL
-    python3 tests/gen_yolo.py
+    python3 tests/gen/gen_yolo.py
 
 make check never runs this; it reads the committed files.
 """
@@ -27,7 +27,7 @@ from PIL import Image
 import ultralytics
 from ultralytics.data.utils import verify_image_label
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "yolo")
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "yolo")
 NC = 5
 BOX = "0 0.5 0.5 0.2 0.2\n"
 POLY = "1 0.1 0.1 0.4 0.1 0.4 0.4\n"

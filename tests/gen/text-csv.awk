@@ -3,7 +3,7 @@
 # quote pair in every 7th), and a label 0-9, except every EVERY-th row,
 # whose label "n/a" is not a number: a block that meets it stops there.
 #
-#   awk -v rows=20000 -v every=500 -f tests/text-csv.awk
+#   awk -v rows=20000 -v every=500 -f tests/gen/text-csv.awk
 BEGIN {
     print "id,text,label"
     for (i = 0; i < rows; i++)

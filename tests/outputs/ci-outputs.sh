@@ -103,11 +103,11 @@ run -n 5 "$d/w.csv"
 ok $? "without --histogram, no bars and no weights"
 
 # --- --junit: JUnit XML, checked by a real consumer: xmllint against the
-# schema Jenkins reads (tests/junit.xsd says where it comes from).
+# schema Jenkins reads (tests/outputs/junit.xsd says where it comes from).
 have_xmllint() { command -v xmllint >/dev/null 2>&1; }
 validates() {       # validates FILE DESCRIPTION
     if have_xmllint; then
-        xmllint --noout --schema "$srcdir/tests/junit.xsd" "$1" 2>"$d/xsd.err"
+        xmllint --noout --schema "$srcdir/tests/outputs/junit.xsd" "$1" 2>"$d/xsd.err"
         ok $? "$2: valid against the JUnit schema"
         sed 's/^/# /' "$d/xsd.err" | head -5
     else

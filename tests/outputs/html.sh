@@ -3,7 +3,7 @@
 # PNGs beside the masks.
 #  - the overlays decode (through labelaudit's own PNG reader) and mark
 #    exactly the bad pixels PIL counts (tests/data/html-bad-255.txt, made by
-#    tests/gen_html_truth.py); they are named after the masks and never
+#    tests/gen/gen_html_truth.py); they are named after the masks and never
 #    replace a file;
 #  - the page is self-contained (no script, nothing fetched) and escapes
 #    names from the input;

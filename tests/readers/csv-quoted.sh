@@ -6,7 +6,7 @@
 # libcsv reference (LABELAUDIT_CSV_SLOW=1). A file is read in place (mapped);
 # through a pipe the same parse runs on bytes read into a buffer, so both
 # inputs are tried. The files and what Python reads in
-# them are committed: tests/data/quoted, made by tests/gen_quoted_csv.py.
+# them are committed: tests/data/quoted, made by tests/gen/gen_quoted_csv.py.
 . "${srcdir:-.}/tests/setup.sh"
 
 # got -jN FILE [pipe] : what labelaudit read, in the form of FILE's .expect
@@ -63,7 +63,7 @@ done
 # short, and the step published ahead of it is dropped, with whatever blocks
 # of it the worker and the reader thread (take_ahead) had taken. Read five
 # times on several threads, each must match the reference.
-awk -v rows=200000 -v every=20011 -f "$srcdir/tests/text-csv.awk" >"$d/stops.csv"
+awk -v rows=200000 -v every=20011 -f "$srcdir/tests/gen/text-csv.awk" >"$d/stops.csv"
 LABELAUDIT_CSV_SLOW=1 got -j1 "$d/stops.csv" >"$d/stops.want"
 test "$(grep -c 'n/a' "$d/stops.want")" -eq 10
 ok $? "stops.csv: the reference reports the 10 labels that are not numbers"

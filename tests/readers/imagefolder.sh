@@ -2,7 +2,7 @@
 # imagefolder.sh - --format=imagefolder follows torchvision's ImageFolder to the
 # letter. The tree of tests/data/imagefolder/tree.txt is built here;
 # truth.json is what torchvision 0.29 (find_classes, make_dataset) made of the
-# same tree (tests/gen_imagefolder.py wrote it): class_to_idx with the hidden
+# same tree (tests/gen/gen_imagefolder.py wrote it): class_to_idx with the hidden
 # class first, the samples per class (case-insensitive extensions, files in
 # sub-folders walked in sorted(os.walk(followlinks=True)) order, a linked
 # class folder followed), and the files it skips.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # masks.sh - segmentation masks where they live: PNG, TIFF and
 # NIfTI files, one sample each, read as PIL, tifffile and nibabel give them
-# (tests/gen_masks.py made every file here with those tools and says what
+# (tests/gen/gen_masks.py made every file here with those tools and says what
 # each holds); the samples' reports and the mask findings (label-gap,
 # labelids-not-trainids, reduce-zero-label); several FILE arguments. A format
 # this build lacks (configure found no library) is skipped.

@@ -3,7 +3,7 @@
 # as webdataset's tariterators.py does (base_plus_ext, lower-case extensions,
 # consecutive members), the label from cls, else label, target, idx (--key
 # picks one), read as Python's int() reads it; a sample with no label is a
-# missing-label error. The fixtures are tests/gen_wds.py's (webdataset's
+# missing-label error. The fixtures are tests/gen/gen_wds.py's (webdataset's
 # TarWriter); a build without libarchive refuses the format by name.
 . "$srcdir/tests/setup.sh"
 w="$data/wds"

@@ -114,7 +114,7 @@ done
 run --format=yolo -n 5 "$y"
 expect_out "2 of 4 samples hold invalid entries" "the text report counts the files"
 
-echo "# --- Ultralytics' own verdicts (tests/gen_yolo.py ran verify_image_label, nc = 5)"
+echo "# --- Ultralytics' own verdicts (tests/gen/gen_yolo.py ran verify_image_label, nc = 5)"
 # A file Ultralytics drops ("ignoring corrupt image/label: ...") has a
 # problem with drops_image, or a bad class; one it keeps has as many
 # duplicate-label problems as the rows it removes. The cases: a box among

@@ -8,7 +8,7 @@
 # ThreadSanitizer exit 66; any exit but 0, 1 (findings) or 3 (a file
 # refused) fails. Prints "tsan-csv: N runs, N failed".
 #
-#   LABELAUDIT=build-tsan/labelaudit sh tests/tsan-csv.sh
+#   LABELAUDIT=build-tsan/labelaudit sh tests/reliability/tsan-csv.sh
 set -u
 LA=${LABELAUDIT:?LABELAUDIT=path of a -fsanitize=thread labelaudit}
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
@@ -17,7 +17,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 # 20000 rows of a text column with quotes doubled and stray, and 1 in 500
 # labels not a number (a block stops there: the step after it is dropped)
-awk -v rows=20000 -v every=500 -f "${srcdir:-.}/tests/text-csv.awk" >"$d/text.csv"
+awk -v rows=20000 -v every=500 -f "${srcdir:-.}/tests/gen/text-csv.awk" >"$d/text.csv"
 runs=0 failed=0
 # judge RC OK-EXITS WHAT : count a run, and report it unless it exited with
 # one of OK-EXITS
@@ -45,7 +45,7 @@ done
 # Ten times as many rows, in steps of full size: the reader thread takes
 # blocks of the step ahead while the last of its own finish (take_ahead),
 # and that step is dropped at each label that is not a number.
-awk -v rows=200000 -v every=20011 -f "${srcdir:-.}/tests/text-csv.awk" >"$d/big.csv"
+awk -v rows=200000 -v every=20011 -f "${srcdir:-.}/tests/gen/text-csv.awk" >"$d/big.csv"
 for j in -j2 -j2 -j3 -j3; do
     "$LA" $j -n 10 -q "$d/big.csv" >/dev/null 2>"$d/err"
     judge $? "0 1" "big.csv $j"

@@ -13,7 +13,7 @@
 # (two files opened by libmatio at once). No suppressions are needed: with
 # the turns, the HDF5 calls are ordered by our own lock too.
 #
-#   LABELAUDIT=build-tsan/labelaudit sh tests/tsan-dataset.sh
+#   LABELAUDIT=build-tsan/labelaudit sh tests/reliability/tsan-dataset.sh
 set -u
 LA=${LABELAUDIT:?LABELAUDIT=path of a -fsanitize=thread labelaudit}
 src=${srcdir:-.}/tests
