@@ -11,7 +11,7 @@
 # the numpy loop (an idealized one: StreamingDataset's own iteration costs
 # far more per sample). BENCH_SCALE (1) scales the token count; BENCH_DIR (./bench-data)
 # keeps the folders; BENCH_PYTHON (python3, with numpy) writes them in the
-# layout MDSWriter and litdata.optimize write (tests/gen_shards.py checks the
+# layout MDSWriter and litdata.optimize write (tests/gen/gen_shards.py checks the
 # readers against those writers). Exit status: 0, or 1 when a target is missed.
 set -u
 LABELAUDIT=${LABELAUDIT:-./labelaudit}

@@ -270,7 +270,7 @@ static void put_empty(struct text *t, const struct la_batching *b)
  * for. In training mode BatchNorm1d on (N, C) features, and BatchNorm2d over
  * 1x1 feature maps (after global pooling), need more than one value per
  * channel; over larger maps, or a sequence, they run on a batch of one
- * (checked with Debian's PyTorch 1.13: tests/tiny-batch-gate.sh records it). */
+ * (checked with Debian's PyTorch 1.13: tests/batching/tiny-batch-gate.sh records it). */
 static void put_tiny_reason(struct text *t, const struct la_batching *b, const char *which)
 {
     if (b->last_batch == 1)

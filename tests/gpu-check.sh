@@ -14,7 +14,7 @@
 #   3. ./configure --with-cuda && make, always of this tree (a fix in src/ is what
 #      is tested), for this GPU's architecture only (-arch=native: quicker)
 #   4. make check (the unit tests, test_scan_backends included, then cli tests)
-#   5. tests/gpu.sh: cpu and gpu --json reports identical for every dtype (a SKIP
+#   5. tests/reliability/gpu.sh: cpu and gpu --json reports identical for every dtype (a SKIP
 #      counts as a failure here: this script is for machines with a GPU); its TAP
 #      plan must match the lines run, so a log cut short fails
 #   6. bench/gpu_bench: the backend checked against the CPU on the GPU (all
@@ -171,12 +171,12 @@ else
     grep -q "^not ok" tsb.out && failed="$failed test_scan_backends"
 fi
 
-step "5. tests/gpu.sh"
-if [ -f tests/gpu.log ]; then   # make check ran it already
-    cp tests/gpu.log gpush.out
+step "5. tests/reliability/gpu.sh"
+if [ -f tests/reliability/gpu.log ]; then   # make check ran it already
+    cp tests/reliability/gpu.log gpush.out
 else
     limit 150 gpu.sh env LABELAUDIT="$build/labelaudit" srcdir="$tree" \
-        sh "$tree/tests/gpu.sh" > gpush.out 2>&1
+        sh "$tree/tests/reliability/gpu.sh" > gpush.out 2>&1
 fi
 grep -E "^(not ok|1\.\.|#)" gpush.out | head -30
 echo "gpu.sh: $(grep -c '^ok' gpush.out) ok"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make tests/data/multilabel-5.npy: a multi-label 0/1 target matrix (S, C) =
 (12, 5), float32 as BCEWithLogitsLoss takes it, with a known number of
-positives per column, so that tests/ci-outputs.sh knows pos_weight from the
+positives per column, so that tests/outputs/ci-outputs.sh knows pos_weight from the
 SPEC's formula (negatives / positives; null for a column with no positive):
 
     column     0    1     2     3    4

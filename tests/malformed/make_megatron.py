@@ -3,7 +3,7 @@
 a pair written by megatron-core's IndexedDatasetBuilder (3 int32 sequences in
 2 documents: [1 2 3] [4 5] | [6 7 8]), then its .idx damaged as a bad writer,
 a cut copy or a hand-merged index would damage it. The loader of the module is
-tests/gen_tokens.py's. Run from the top of the tree:
+tests/gen/gen_tokens.py's. Run from the top of the tree:
 /usr/bin/python3 tests/malformed/make_megatron.py"""
 import os
 import shutil

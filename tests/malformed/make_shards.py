@@ -2,7 +2,7 @@
 """make_shards.py - write the broken MDS and LitData folders of tests/malformed/
 (committed; run again only to change them). Python's standard library only:
 the shards are built byte by byte in the layout MDSWriter and litdata's
-optimize() write (tests/gen_shards.py makes the good ones with the real
+optimize() write (tests/gen/gen_shards.py makes the good ones with the real
 writers), then broken one way each. MANIFEST says what labelaudit answers."""
 import gzip, json, os, pickle, shutil, struct
 

@@ -1,6 +1,6 @@
 /* test_batching_torch.c - TAP: src/batching.c against PyTorch's own DataLoader.
  *
- * tests/data/batching-torch.tsv was made by tests/gen_batching_table.py, which
+ * tests/data/batching-torch.tsv was made by tests/gen/gen_batching_table.py, which
  * runs each case through torch.utils.data.DataLoader and DistributedSampler
  * and lists, when the last batch is tiny, every batch size within a factor of
  * two that fixes it under the same settings. Per line, one TAP point: the

@@ -3,7 +3,7 @@
  *   gcc -std=c11 -D_GNU_SOURCE -Isrc -Isrc/read src/dtype.c src/read/npy_header.c src/read/read_npy.c \
  *       tests/unit/test_npy.c -lz -o test_npy
  *
- * The fixtures come from tests/gen_fixtures.c, included here, written into a
+ * The fixtures come from tests/gen/gen_fixtures.c, included here, written into a
  * fresh temporary directory. The TAP plan is printed last. */
 #include <stdio.h>  /* printf, fopen */
 #include <stdlib.h> /* mkdtemp, free */
@@ -14,7 +14,7 @@
 #include "tap.h"
 
 #define GEN_FIXTURES_NO_MAIN
-#include "../gen_fixtures.c"
+#include "../gen/gen_fixtures.c"
 
 #define HAS(haystack, needle) (strstr((haystack), (needle)) != NULL)
 
@@ -414,7 +414,7 @@ static void test_fortran(void)
     save(dir, "fortran_huge.npy", &f);
     read_fixture("fortran_huge.npy", "-", &g);
     /* the header claims 400 MB over 100 bytes: truncated, not "too large to
-     * reorder" (tests/limits.sh streams a real 300 MB one for that message) */
+     * reorder" (tests/reliability/limits.sh streams a real 300 MB one for that message) */
     TAP_OK(g.rc == 1 && strcmp(g.err, "byte 228: file ends after 100 of 400000000 values") == 0,
        "huge Fortran claim from a stream is refused, nothing allocated: %s", g.err);
     read_fixture("fortran_huge.npy", NULL, &g);

@@ -5,7 +5,7 @@
  *   gcc -std=c11 -D_GNU_SOURCE -Isrc -Isrc/read src/dtype.c src/read/npy_header.c src/read/read_npy.c \
  *       src/read/read_npz.c tests/unit/test_npz.c -lz -o test_npz
  *
- * The fixtures come from tests/gen_fixtures.c, included here, written into a
+ * The fixtures come from tests/gen/gen_fixtures.c, included here, written into a
  * fresh temporary directory. The TAP plan is printed last. */
 #include <stdio.h>  /* printf, fopen */
 #include <stdlib.h> /* mkdtemp, free */
@@ -16,7 +16,7 @@
 #include "tap.h"
 
 #define GEN_FIXTURES_NO_MAIN
-#include "../gen_fixtures.c"
+#include "../gen/gen_fixtures.c"
 
 #define HAS(haystack, needle) (strstr((haystack), (needle)) != NULL)
 

@@ -24,7 +24,7 @@
 #include <unistd.h>  /* truncate, unlink */
 
 #define GEN_FIXTURES_NO_MAIN
-#include "../gen_fixtures.c"
+#include "../gen/gen_fixtures.c"
 
 static const char *g_victim;    /* the file to cut at the next mapping, once */
 static off_t g_cut;

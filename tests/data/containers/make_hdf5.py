@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_hdf5.py - the HDF5 fixtures of tests/containers.sh, written by h5py
+"""make_hdf5.py - the HDF5 fixtures of tests/readers/containers.sh, written by h5py
 (`pip install h5py numpy`, or Debian's python3-h5py). Committed; run it
 again only to change them: `make_hdf5.py NAME.h5 ...` writes only those
 (the others are written to memory and dropped), so a new fixture leaves the

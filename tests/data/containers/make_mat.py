@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_mat.py - the MATLAB .mat fixtures of tests/containers.sh, written by
+"""make_mat.py - the MATLAB .mat fixtures of tests/readers/containers.sh, written by
 SciPy's savemat (v5, and "-v7", compressed; `pip install scipy numpy`, or
 Debian's python3-scipy). The v7.3 ones come from make_mat73.c.
 Committed; run it again only to change them."""

@@ -1,4 +1,4 @@
-/* make_mat73.c - the MATLAB -v7.3 fixtures of tests/containers.sh (HDF5
+/* make_mat73.c - the MATLAB -v7.3 fixtures of tests/readers/containers.sh (HDF5
  * inside), written by libmatio, which SciPy cannot write and whose reader
  * does not recognise the class of every h5py-made imitation:
  *   cc make_mat73.c $(pkg-config --cflags --libs matio) -o make_mat73 && ./make_mat73

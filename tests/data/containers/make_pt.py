@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""make_pt.py - the .pt fixtures of tests/containers.sh, written by torch.save
+"""make_pt.py - the .pt fixtures of tests/readers/containers.sh, written by torch.save
 (Debian's python3-torch: `apt-get install python3-torch`; any PyTorch >= 1.6
 writes the same layout). Committed; run it again only to change them:
     /usr/bin/python3 tests/data/containers/make_pt.py"""

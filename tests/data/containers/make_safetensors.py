@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_safetensors.py - the .safetensors fixtures of tests/containers.sh,
+"""make_safetensors.py - the .safetensors fixtures of tests/readers/containers.sh,
 written by Hugging Face's safetensors package (`pip install safetensors numpy`;
 bfloat16 needs torch: Debian's python3-torch, through safetensors.torch).
 Committed; run it again only to change them."""

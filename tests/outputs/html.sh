@@ -1,0 +1,152 @@
+#!/bin/sh
+# html.sh - --html=FILE and --overlays=DIR: the page a person opens and the
+# PNGs beside the masks.
+#  - the overlays decode (through labelaudit's own PNG reader) and mark
+#    exactly the bad pixels PIL counts (tests/data/html-bad-255.txt, made by
+#    tests/gen/gen_html_truth.py); they are named after the masks and never
+#    replace a file;
+#  - the page is self-contained (no script, nothing fetched) and escapes
+#    names from the input;
+#  - in a real browser (headless Chromium, where installed; skipped and said
+#    so where not; headless Chromium itself needs scripting on, and the page's
+#    policy blocks every script, so what it shows is the page without one): it renders to a screenshot, and its DOM
+#    has one histogram bar per class, the missing classes and the
+#    out-of-range value marked, and a thumbnail of each bad mask, which
+#    decodes and marks its bad pixels.
+. "$srcdir/tests/setup.sh"
+s="$srcdir/samples"
+truth="$srcdir/tests/data/html-bad-255.txt"
+
+formats=$("$LABELAUDIT" --version | sed -n 's/^Formats: \([^(]*\).*/\1/p')
+case " $formats " in
+*" png "*) has_png=1 ;;
+*) has_png=0 ;;
+esac
+
+# magenta FILE.png : how many pixels of an overlay or thumbnail are bad (index
+# 255), as labelaudit reads its indices (-n 255: only 255 is out of range)
+magenta() {
+    "$LABELAUDIT" --json -n 255 --format=png "$1" | jq -r '.files[0].invalid.above'
+}
+png_size() {   # png_size FILE.png : WxH
+    "$LABELAUDIT" --json --format=png "$1" | jq -r '.files[0].shape | "\(.[1])x\(.[0])"'
+}
+
+# ---- --overlays ------------------------------------------------------------------
+if [ $has_png -eq 1 ]; then
+    run -n 21 --overlays="$d/ov" "$s/voc-masks"
+    expect_status 1 "--overlays on the VOC masks (their findings: exit 1)"
+    while read -r name bad size; do
+        case $name in 2007_*) ;; *) continue ;; esac
+        [ -f "$d/ov/$name" ] && [ "$(magenta "$d/ov/$name")" = "$bad" ] &&
+            [ "$(png_size "$d/ov/$name")" = "$size" ]
+        ok $? "overlay $name: $size, its $bad bad pixels (PIL's count of 255) marked"
+    done <"$truth"
+    [ "$(ls "$d/ov" | wc -l)" -eq 4 ]
+    ok $? "one overlay per bad mask, nothing else"
+    cp "$d/ov/2007_000039.png" "$d/keep.png"
+    echo "mine" >"$d/ov/2007_000032.png"
+    run -n 21 --overlays="$d/ov" "$s/voc-masks"
+    expect_status 3 "--overlays where the files exist"
+    expect_err "2007_000032.png: exists: not overwritten" "--overlays: an existing file is said"
+    [ "$(cat "$d/ov/2007_000032.png")" = mine ] && cmp -s "$d/keep.png" "$d/ov/2007_000039.png"
+    ok $? "--overlays never replaces a file"
+    run -n 4 --max-report 3 --overlays="$d/ov-npy" "$s/masks.npy"
+    [ "$(ls "$d/ov-npy" | tr '\n' ' ')" = "masks-sample-0.png masks-sample-1.png masks-sample-2.png " ]
+    ok $? "an array of masks: one overlay per bad sample, --max-report of them, named after the file"
+    run -n 4 --overlays="$s/clean-10.csv" "$s/masks.npy"
+    expect_status 3 "--overlays naming a file, not a folder"
+    run -n 21 --overlays="$d/ov-clean" "$s/clean-10.csv"
+    [ ! -e "$d/ov-clean" ] || [ -z "$(ls "$d/ov-clean")" ]
+    ok $? "no overlay for labels that are not masks"
+else
+    echo "ok $((n_tests += 1)) # SKIP --overlays: built without libspng"
+fi
+
+# ---- --html: the page itself -------------------------------------------------------
+run -n 21 --html="$s/stray-10.csv" "$s/stray-10.csv"
+expect_status 2 "--html naming an input is refused"
+odd="$d/<i>a&b\".csv"
+printf '0\n7\n' >"$odd"
+run -n 3 --html="$d/odd.html" "$odd"
+grep -qF '&lt;i&gt;a&amp;b&quot;.csv' "$d/odd.html" && ! grep -q '<i>' "$d/odd.html"
+ok $? "--html escapes a file name"
+
+if [ $has_png -eq 0 ]; then   # the page's masks: the VOC PNGs
+    echo "ok $((n_tests += 1)) # SKIP --html on masks: built without libspng"
+    finish
+    exit
+fi
+page="$d/report.html"
+run -n 21 -b 3 --html="$page" "$s/voc-masks" "$s/stray-10.csv"
+expect_status 1 "--html on masks and a CSV"
+[ -s "$page" ] && ! grep -qi '<script\|<link\|src="http\|href="http\|url(' "$page"
+ok $? "--html: no script, nothing fetched from anywhere"
+"$LABELAUDIT" --json -n 21 -b 3 "$s/voc-masks" "$s/stray-10.csv" >"$d/plain.json"
+"$LABELAUDIT" --json -n 21 -b 3 --html="$d/j.html" --overlays="$d/ov-j" "$s/voc-masks" \
+    "$s/stray-10.csv" >"$d/with.json"
+cmp -s "$d/plain.json" "$d/with.json" && [ -s "$d/j.html" ]
+ok $? "--html and --overlays leave the JSON byte for byte as it is"
+grep -q "default-src 'none'" "$page"
+ok $? "--html: its content security policy forbids loading anything"
+# ---- --html in a browser -----------------------------------------------------------------
+browser=
+for b in chromium chromium-browser google-chrome; do
+    command -v "$b" >/dev/null 2>&1 && { browser=$b; break; }
+done
+if [ -z "$browser" ]; then
+    echo "ok $((n_tests += 1)) # SKIP the page in a browser: Chromium is not installed (apt-get install chromium)"
+    finish
+    exit
+fi
+# Root (in CI containers) needs --no-sandbox; a fresh profile in $d
+chrome() {
+    HOME="$d" timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$d/profile" "$@" 2>>"$d/chrome.err"
+}
+chrome --screenshot="$d/shot.png" --window-size=1000,1600 "file://$page" >/dev/null
+[ -s "$d/shot.png" ] && [ "$(head -c 8 "$d/shot.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]
+ok $? "$browser renders the page to a screenshot"
+chrome --dump-dom "file://$page" >"$d/dom.html"
+[ -s "$d/dom.html" ]
+ok $? "$browser gives the page's DOM"
+# the first file's section: the masks, -n 21
+sed -n '/<section class="file" id="file-1">/,/<\/section>/p' "$d/dom.html" >"$d/dom1"
+bars=$(grep -o '<rect class="bar[" ]' "$d/dom1" | wc -l)
+[ "$bars" -eq 21 ]
+ok $? "the histogram has one bar per class ($bars of 21)"
+run --json -n 21 "$s/voc-masks"
+missing=$(jqf '.files[0].missing_classes | length')
+[ "$(grep -o '<rect class="bar missing"' "$d/dom1" | wc -l)" -eq "$missing" ]
+ok $? "each of the $missing missing classes is marked"
+grep -q '<rect class="out-of-range" data-value="255"' "$d/dom1"
+ok $? "the out-of-range value 255 has its marked bar"
+thumbs=$(grep -o '<img class="thumbnail"' "$d/dom1" | wc -l)
+[ "$thumbs" -eq "$(jqf '.files[0].bad_samples')" ] && [ "$thumbs" -eq 4 ]
+ok $? "each bad mask has its thumbnail ($thumbs)"
+sed -n '/<section class="file" id="file-2">/,/<\/section>/p' "$d/dom.html" >"$d/dom2"
+grep -q '<rect class="bar' "$d/dom2" && ! grep -q '<img' "$d/dom2"
+ok $? "the CSV's section: its histogram, no thumbnails"
+grep -q '<rect class="last-batch-fill"' "$d/dom1"
+ok $? "-b 3: the last batch is drawn"
+# each thumbnail decodes and marks the image's bad pixels (64 x 48: drawn 1:1)
+grep -o 'data-path="[^"]*" data-bad="[0-9]*"><img[^>]*src="data:image/png;base64,[^"]*"' \
+    "$d/dom1" >"$d/figs"
+i=0
+while IFS= read -r fig; do
+    i=$((i + 1))
+    name=$(printf '%s\n' "$fig" | sed 's|.*data-path="[^"]*/\([^"/]*\)".*|\1|')
+    printf '%s\n' "$fig" | sed 's|.*base64,||; s|"$||' | base64 -d >"$d/thumb$i.png"
+    want=$(awk -v n="$name" '$1 == n { print $2 }' "$truth")
+    [ -n "$want" ] && [ "$(magenta "$d/thumb$i.png")" = "$want" ]
+    ok $? "thumbnail of $name: decodes, its $want bad pixels marked"
+done <"$d/figs"
+[ $i -eq 4 ]
+ok $? "four thumbnails checked"
+# a large mask is shown downscaled, its thin 255 outlines kept
+run -n 21 --html="$d/big.html" "$srcdir/tests/data/masks/voc512.png"
+chrome --dump-dom "file://$d/big.html" >"$d/big-dom.html"
+grep -o 'base64,[^"]*' "$d/big-dom.html" | sed 's|base64,||' | base64 -d >"$d/big.png"
+[ "$(png_size "$d/big.png")" = 171x171 ] && [ "$(magenta "$d/big.png")" -gt 0 ]
+ok $? "a 512 x 512 mask: a 171 x 171 thumbnail (at most 192 a side), its bad pixels still marked"
+finish

@@ -1,0 +1,89 @@
+#!/bin/sh
+# shards.sh - sharded token datasets: MosaicML streaming (--format=mds) and
+# LitData optimize() output (--format=litdata). The fixtures are
+# tests/gen/gen_shards.py's, made by MDSWriter and litdata.optimize; each
+# NAME[.COLUMN].truth beside them is what streaming.StreamingDataset and
+# litdata.StreamingDataset read back, sample by sample: the count, the range
+# and every id outside [0, 1000) with its sample and position, which the
+# report must give exactly. The broken folders are tests/malformed's.
+. "$srcdir/tests/setup.sh"
+s="$data/shards"
+
+# what the JSON report says, in the truth's words
+report_lines() {
+    jq -r '.files[0] | "samples \(.samples)", "count \(.count)", "ignored \(.ignored)",
+        (if .min != null then "range \(.min) \(.max)" else empty end),
+        (.bad[]? | "bad \(.sample) \(.position) \(.value)")' "$d/out"
+}
+
+# against FORMAT FOLDER TRUTH [-c COLUMN]: the report matches the library's reading
+against() {
+    fmt=$1 dir=$2 truth=$3
+    shift 3
+    run --json -n 1000 --max-report 100000 --format="$fmt" "$@" "$s/$dir"
+    report_lines >"$d/got"
+    if cmp -s "$d/got" "$s/$truth"; then
+        ok 0 "$dir $*: samples, count, range and every bad id as the library read them"
+    else
+        diff "$s/$truth" "$d/got" | head -5 | sed 's/^/# /'
+        ok 1 "$dir $*: samples, count, range and every bad id as the library read them"
+    fi
+}
+
+echo "# --- MDS: ndarray of every dtype, int, pkl; shards of different sizes"
+against mds mds-dtypes mds-dtypes.truth -c input_ids
+against mds mds-dtypes mds-dtypes.label.truth
+against mds mds-dtypes mds-dtypes.label.truth -c label
+against mds mds-dtypes mds-dtypes.labels.truth -c labels   # -100: ignored
+run --json -n 1000 --format=mds "$s/mds-dtypes"
+expect_json '[.files[0].column, .files[0].mds.encoding, .files[0].mds.shards > 1] | join(" ")' \
+    "label int true" "the default column is label (int), over several shards"
+run -n 1000 --format=mds -c meta "$s/mds-dtypes"
+expect_status 3 "a str column is refused"
+expect_err "column 'meta' is str-encoded: not labels" "by name"
+run -n 1000 --format=mds -c nope "$s/mds-dtypes"
+expect_status 3 "a column that is not there"
+expect_err "no column 'nope' (the columns: input_ids, label, labels, meta)" "the message lists the columns"
+against mds mds-dtypes mds-dtypes.truth -c 1   # 1-based, as a CSV column's number
+run -n 1000 --format=mds -c 5 "$s/mds-dtypes"
+expect_status 3 "-c 5 of four columns"
+run -n 1000 --format=mds -c input_ids "$s/mds-dtypes/index.json"
+expect_status 1 "index.json itself names the folder"
+
+echo "# --- MDS: zstd and gzip shards (only the compressed files, as a remote holds them)"
+against mds mds-zstd mds-zstd.truth -c tokens
+against mds mds-gz mds-gz.truth -c tokens
+run --json -n 3 --format=mds "$s/mds-zstd"
+expect_json '[.files[0].column, .files[0].dtype] | join(" ")' "y int8" "the default column: y, int8"
+
+echo "# --- LitData: the TokensLoader (uint16, int64, empty items), whole-chunk zstd (chunk-*.zstd.bin)"
+against litdata litdata-u16 litdata-u16.truth
+against litdata litdata-i64 litdata-i64.truth
+against litdata litdata-zstd litdata-zstd.truth
+run --json -n 1000 --format=litdata "$s/litdata-u16"
+expect_json '[.files[0].dtype, .files[0].litdata.item_loader, .files[0].litdata.items] | join(" ")' \
+    "uint16 TokensLoader 45" "dtype from no_header_numpy's index, 45 items"
+
+echo "# --- LitData: the PyTreeLoader, keys of a dict item"
+against litdata litdata-tree litdata-tree.label.truth
+against litdata litdata-tree litdata-tree.ids.truth -c ids
+against litdata litdata-tree litdata-tree.mask.truth -c mask
+against litdata litdata-tree litdata-tree.ids.truth -c 2
+run -n 1000 --format=litdata -c mask "$s/litdata-tree"
+expect_out "chunk-0-0.bin sample 5 position 5: 1005" "the place: chunk, its sample, the position"
+
+echo "# --- the samples"
+run --json -n 1000 --format=mds -c tokens "$srcdir/samples/mds-tokens"
+expect_status 1 "samples/mds-tokens: an id past V"
+expect_json '[.files[0].bad[] | "\(.sample):\(.position)=\(.value)"] | join(",")' "17:3=1000" \
+    "sample 17, position 3: 1000"
+run --json -n 1000 --format=litdata "$srcdir/samples/litdata-tokens"
+expect_status 1 "samples/litdata-tokens: an id past V"
+expect_json '[.files[0].bad[] | "\(.sample):\(.position)=\(.value)"] | join(",")' "11:0=1000" \
+    "item 11, position 0: 1000"
+
+echo "# --- the wrong --format for a folder"
+run --format=litdata -n 3 "$s/mds-zstd"
+expect_status 3 "an MDS folder read as litdata"
+expect_err "no \"config\" object (not a LitData index)" "says which index it is not"
+finish
