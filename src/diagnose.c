@@ -104,11 +104,9 @@ const char *la_severity_name(enum la_severity sev)
 }
 
 /* A finding of code with its row's severity, prevents and fix; the message
- * from fmt. */
-static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
+ * from fmt and ap. The caller knows there is room. */
+static struct la_finding *vadd(struct la_file_report *r, enum la_code code, const char *fmt,
+                               va_list ap)
 {
     const struct la_code_def *def = &g_findings[code];
     struct la_finding *f = &r->findings[r->n_findings++];
@@ -116,9 +114,19 @@ static struct la_finding *add(struct la_file_report *r, enum la_code code, const
                               .prevents = def->prevents };
     if (def->fix)
         snprintf(f->hint, sizeof f->hint, "%s", def->fix);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    return f;
+}
+
+/* vadd() for this file's diagnoses: one finding a code at most, so there is room. */
+static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    struct la_finding *f = vadd(r, code, fmt, ap);
     va_end(ap);
     return f;
 }
@@ -128,15 +136,9 @@ struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code 
 {
     if (r->n_findings >= LA_F_COUNT)
         return NULL;
-    const struct la_code_def *def = &g_findings[code];
-    struct la_finding *f = &r->findings[r->n_findings++];
-    *f = (struct la_finding){ .severity = def->severity, .code = code,
-                              .prevents = def->prevents };
-    if (def->fix)
-        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    struct la_finding *f = vadd(r, code, fmt, ap);
     va_end(ap);
     return f;
 }

@@ -7,6 +7,20 @@
 
 #include <stdio.h> /* FILE */
 #include "diagnose.h" /* the report model, la_report_exit_status */
+#include "verdict.h"  /* LA_V_*: a bad entry's verdict */
+
+/** la_bad_belongs() : whether a bad entry of this verdict is one a finding
+ *  of code lists (the renderers list each finding's own entries). */
+static inline int la_bad_belongs(enum la_code code, int verdict)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
+    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
+    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
+    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
+    default:                return 0;
+    }
+}
 
 struct la_summary {
     int files;

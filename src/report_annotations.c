@@ -45,18 +45,6 @@ static const char *verdict_code(int verdict)
     }
 }
 
-/* Whether a bad entry's verdict belongs to a finding. */
-static int bad_belongs(enum la_code code, int verdict)
-{
-    switch (code) {
-    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
-    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
-    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
-    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
-    default:                return 0;
-    }
-}
-
 /* How many invalid entries a finding covers (they may be more than the list kept). */
 static uint64_t entries_of(const struct la_stats *s, enum la_code code)
 {
@@ -153,7 +141,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
     if (!which)
         return 0;
     for (size_t i = 0; i < r->stats.n_bad && n < max; i++)
-        if (bad_belongs(code, r->stats.bad[i].verdict))
+        if (la_bad_belongs(code, r->stats.bad[i].verdict))
             which[n++] = i;
     uint64_t *lines = lines_of(r, cfg, which, n);
     for (size_t i = 0; lines && i < n && used < len; i++) {

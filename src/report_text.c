@@ -16,18 +16,6 @@
 #define LA_TEXT_LINES 1000
 #include "msg.h"
 
-/* Whether a bad entry's verdict belongs to a finding. */
-static int bad_belongs(enum la_code code, int verdict)
-{
-    switch (code) {
-    case LA_F_OUT_OF_RANGE: return verdict == LA_V_BELOW || verdict == LA_V_ABOVE;
-    case LA_F_NON_FINITE:   return verdict == LA_V_NON_FINITE;
-    case LA_F_NON_INTEGER:  return verdict == LA_V_NON_INTEGER;
-    case LA_F_UNPARSABLE:   return verdict == LA_V_UNPARSABLE;
-    default:                return 0;
-    }
-}
-
 static int is_table(const struct la_file_report *r)
 {
     return la_format_has(r->info.format, LA_FMTF_TEXT);   /* entries have line numbers */
@@ -258,7 +246,7 @@ static void entry_lines(const struct la_file_report *r, const struct la_config *
     if (r->dataset || !is_table(r) || r->notes)
         return;
     for (size_t i = 0; i < r->stats.n_bad && n < max_report && n < LA_TEXT_LINES; i++)
-        if (bad_belongs(code, r->stats.bad[i].verdict))
+        if (la_bad_belongs(code, r->stats.bad[i].verdict))
             rows[n++] = r->stats.bad[i].index;
     if (n)
         la_line_map(r, cfg, rows, (size_t)n, lines);
@@ -272,7 +260,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, const struc
     entry_lines(r, cfg, code, max_report, lines);
     for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
         const struct la_bad *b = &r->stats.bad[i];
-        if (!bad_belongs(code, b->verdict))
+        if (!la_bad_belongs(code, b->verdict))
             continue;
         char pos[320], val[64];
         const struct la_source_info *src = r->dataset ? la_dataset_source_of_index(r->dataset,

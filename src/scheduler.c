@@ -18,8 +18,9 @@ static atomic_int peak_seen;
 
 /* Whether thread tid is the purge thread of the jemalloc inside Apache
  * Arrow's libarrow (pyarrow's), which it starts when the library loads,
- * before main, whatever the input: it sleeps, and nothing can ask it not to
- * start (its configuration is read from the environment at exec). */
+ * whatever the input: it sleeps, and only the environment at exec can ask it
+ * not to start (JE_ARROW_MALLOC_CONF=background_thread:false, as the tests
+ * do: until it has named itself it looks like one of ours). */
 static int is_allocator_thread(const char *tid)
 {
     char path[320], name[32] = "";
