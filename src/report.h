@@ -22,6 +22,19 @@ static inline int la_bad_belongs(enum la_code code, int verdict)
     }
 }
 
+/** la_finding_entries() : how many invalid entries a finding of code covers
+ *  (they may be more than the list the stats kept). */
+static inline uint64_t la_finding_entries(const struct la_stats *s, enum la_code code)
+{
+    switch (code) {
+    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
+    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
+    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
+    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
+    default:                return 0;
+    }
+}
+
 struct la_summary {
     int files;
     uint64_t errors, warnings;

@@ -45,18 +45,6 @@ static const char *verdict_code(int verdict)
     }
 }
 
-/* How many invalid entries a finding covers (they may be more than the list kept). */
-static uint64_t entries_of(const struct la_stats *s, enum la_code code)
-{
-    switch (code) {
-    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
-    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
-    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
-    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
-    default:                return 0;
-    }
-}
-
 static int is_table(const struct la_file_report *r)
 {
     return la_format_has(r->info.format, LA_FMTF_TEXT);   /* entries have line numbers */
@@ -151,7 +139,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
         used += (size_t)snprintf(buf + used, len - used, "%s%s%s: %s", i ? "\n" : "", indent,
                                  pos, val);
     }
-    uint64_t total = entries_of(&r->stats, code);
+    uint64_t total = la_finding_entries(&r->stats, code);
     if (lines && total > n && used < len)
         snprintf(buf + used, len - used, "%s%s... %llu more", n ? "\n" : "", indent,
                  (unsigned long long)(total - n));

@@ -225,18 +225,6 @@ static void print_header(FILE *out, const struct la_file_report *r)
     fputc('\n', out);
 }
 
-/* How many invalid entries a finding covers (they may be more than the list kept). */
-static uint64_t entries_of(const struct la_stats *s, enum la_code code)
-{
-    switch (code) {
-    case LA_F_OUT_OF_RANGE: return s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
-    case LA_F_NON_FINITE:   return s->n_verdict[LA_V_NON_FINITE];
-    case LA_F_NON_INTEGER:  return s->n_verdict[LA_V_NON_INTEGER];
-    case LA_F_UNPARSABLE:   return s->n_verdict[LA_V_UNPARSABLE];
-    default:                return 0;
-    }
-}
-
 /* The file lines of the finding's rows that print_entries() shows, in lines[]
  * (0 where unknown: not a table, standard input, a dataset's). */
 static void entry_lines(const struct la_file_report *r, const struct la_config *cfg,
@@ -276,7 +264,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, const struc
         }
         shown++;
     }
-    uint64_t total = entries_of(&r->stats, code);
+    uint64_t total = la_finding_entries(&r->stats, code);
     if (total > shown)
         fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
                 (unsigned long long)(total - shown));
