@@ -240,6 +240,12 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                      .flags = LA_FMTF_PATH },
     [LA_FMT_LITDATA] = { .name = "litdata", .extensions = "", .ops = &la_reader_litdata,
                          .flags = LA_FMTF_PATH },
+    /* no magic: a '{' opens COCO's .json too; notes: a record of a list is one sample */
+    [LA_FMT_JSONL] = { .name = "jsonl", .extensions = ".jsonl .ndjson", .library = "yajl",
+#if HAVE_YAJL
+                       .ops = &la_reader_jsonl,
+#endif
+                       .flags = LA_FMTF_NOTES | LA_FMTF_KEYED },
 };
 
 const struct la_format_def *la_format_def(enum la_format f)

@@ -39,6 +39,7 @@ enum la_format {
     LA_FMT_MEGATRON,    /* read_megatron.c: PREFIX.idx + PREFIX.bin, opened by path */
     LA_FMT_MDS,         /* read_mds.c: a MosaicML streaming folder (index.json + shards), by path */
     LA_FMT_LITDATA,     /* read_litdata.c: a LitData optimize() folder, by path */
+    LA_FMT_JSONL,       /* read_jsonl.c: JSON Lines (or --field's array of records), yajl */
     /* new formats here, before LA_FMT_COUNT */
     LA_FMT_COUNT
 };
@@ -64,6 +65,8 @@ enum {
                                            one-based finding's fix says so */
     LA_FMTF_TOKENS = 1u << 7,   /* language-model token ids (megatron, mds, litdata): the
                                    values are ids fed to the embedding, for --vocab-size */
+    LA_FMTF_KEYED = 1u << 8,    /* records of named fields (jsonl): -c names the label's, and
+                                   so implies a table only where the name says no such format */
 };
 
 struct la_reader_ops;

@@ -989,11 +989,12 @@ static enum la_format table_from_content(const unsigned char *head, size_t len,
     return other;
 }
 
-/* A table for sure (-c or --header without -d): csv or tsv, by the name, else the content. */
+/* A table for sure (-c or --header without -d): csv or tsv, by the name, else
+ * the content; or a file of records whose -c names a key (a .jsonl). */
 static enum la_format table_format(const char *path, const unsigned char *head, size_t len)
 {
     enum la_format by_name = la_format_by_extension(path);
-    if (la_format_has(by_name, LA_FMTF_TABLE))
+    if (la_format_has(by_name, LA_FMTF_TABLE) || la_format_has(by_name, LA_FMTF_KEYED))
         return by_name;
     return table_from_content(head, len, LA_FMT_CSV);
 }

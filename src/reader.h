@@ -36,6 +36,7 @@ struct la_read_opts {
     int64_t vocab_size;        /* --vocab-size V; 0: not given */
     int threads;               /* -j; 0: online CPUs */
     uint64_t seq_len;          /* --seq-len L: a flat stream's samples are L values; 0: none */
+    const char *field;         /* --field: jsonl's document key holding the records; NULL: JSON Lines */
 };
 
 /* What a reader knows about the array it reads, filled by its open(). */
@@ -137,6 +138,7 @@ extern const struct la_reader_ops la_reader_mds;     /* MosaicML streaming (shar
 extern const struct la_reader_ops la_reader_litdata; /* LitData optimize() output (shards.h) */
 extern const struct la_reader_ops la_reader_arrow;   /* Parquet and Arrow files: Apache Arrow (C++) */
 extern const struct la_reader_ops la_reader_hf_dataset; /* ... a `datasets` folder of them */
+extern const struct la_reader_ops la_reader_jsonl;   /* JSON Lines; its open() refuses when built without yajl */
 /* Magic-bytes tests of formats.c's table that live with their readers. */
 int la_pt_magic(const unsigned char *head, size_t len);
 int la_safetensors_magic(const unsigned char *head, size_t len);
@@ -171,6 +173,12 @@ void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, voi
 
 /** la_reader_for_format() : the ops of format f, or NULL (no format, or built without it). */
 const struct la_reader_ops *la_reader_for_format(enum la_format f);
+
+/** la_label_name_rank() : where name[0..len) stands among the default label
+ *  column names (label, labels, target, targets, class, y, class_id, ...: the
+ *  man page lists them), matched case-insensitively: 0 for the first, -1 for
+ *  none. The csv, Arrow and jsonl readers pick their default label column by it. */
+int la_label_name_rank(const char *name, size_t len);
 
 /** la_read_opts_or_default() : opts, or all defaults when NULL. */
 const struct la_read_opts *la_read_opts_or_default(const struct la_read_opts *opts);

@@ -82,21 +82,18 @@ static long find_name(const struct la_csv *s, const char *name)
     return -1;
 }
 
-/* The default names, in order of preference: the SPEC's six ("label" wins
- * over "y"), then the names datasets give an id column (Kaggle's class_id
- * and diagnosis, COCO's category_id, YOLO's cls). */
+/* The default names (la_label_name_rank): the best-ranked cell, the first of equals. */
 static long find_default(const struct la_csv *s)
 {
-    static const char *const names[] = {
-        "label", "labels", "target", "targets", "class", "y",
-        "class_id", "class_idx", "class_label", "label_id", "label_idx", "target_id",
-        "category_id", "category", "cls", "diagnosis",
-    };
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        for (size_t i = 0; i < s->kept.cells[0]; i++)
-            if (strcasecmp(row0_cell(s, i), names[k]) == 0)
-                return (long)i;
-    return -1;
+    long found = -1;
+    int best = -1;
+    for (size_t i = 0; i < s->kept.cells[0]; i++) {
+        const char *cell = row0_cell(s, i);
+        int rank = la_label_name_rank(cell, strlen(cell));
+        if (rank >= 0 && (best < 0 || rank < best))
+            best = rank, found = (long)i;
+    }
+    return found;
 }
 
 /* R's write.table (and write.csv with row names) writes a header one field

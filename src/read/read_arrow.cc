@@ -54,14 +54,6 @@ namespace {
 
 const int64_t ARROW_BATCH = 1 << 16;   /* rows per batch read */
 
-/* The default label column's names, as for CSV (read_csv.c), then what a
- * language-model dataset calls its tokens. */
-const char *const k_default_names[] = {
-    "label", "labels", "target", "targets", "class", "y",
-    "class_id", "class_idx", "class_label", "label_id", "label_idx", "target_id",
-    "category_id", "category", "cls", "diagnosis",
-};
-
 /* At most this many bytes of values decoded at once by a round of row groups. */
 const int64_t ARROW_ROUND_BYTES = 16 << 20;
 
@@ -197,10 +189,13 @@ int pick_column(struct la_reader *r, State &st, const arrow::Schema &schema)
             if (strcasecmp(schema.field(i)->name().c_str(), o->column) == 0)
                 found = i;
     } else {
-        for (const char *name : k_default_names)
-            for (int i = 0; i < n && found < 0; i++)
-                if (strcasecmp(schema.field(i)->name().c_str(), name) == 0)
-                    found = i;
+        int best = -1;   /* the default names (la_label_name_rank): the best-ranked, the first of equals */
+        for (int i = 0; i < n; i++) {
+            const std::string &name = schema.field(i)->name();
+            int rank = la_label_name_rank(name.data(), name.size());
+            if (rank >= 0 && (best < 0 || rank < best))
+                best = rank, found = i;
+        }
         for (int i = 0; i < n && found < 0 && o->vocab_size > 0; i++)
             if (schema.field(i)->name() == "input_ids")
                 found = i;

@@ -3,12 +3,13 @@
  * number or list of numbers. Each keeps what it decoded in the caller's
  * la_shard_scratch until the next call. */
 #include "shard_values.h"
+#include "reader.h" /* la_label_name_rank */
 #include "util.h"   /* la_grow */
 
 #include <math.h>   /* floor */
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* free */
-#include <string.h> /* memset, strcmp */
+#include <string.h> /* memset, strcmp, strlen */
 #include <strings.h> /* strcasecmp */
 
 void la_shard_scratch_free(struct la_shard_scratch *sc)
@@ -115,13 +116,26 @@ done:
     return rc;
 }
 
-/* The default names: the csv reader's label columns, then the token columns
- * of a language-model dataset. */
-static const char *const default_names[] = {
-    "label", "labels", "target", "targets", "class", "y",
-    "class_id", "class_idx", "class_label", "label_id", "label_idx", "target_id",
-    "category_id", "category", "cls", "diagnosis", "input_ids", "tokens",
-};
+/* After the default label names (la_label_name_rank): the token columns of a
+ * language-model dataset. */
+static const char *const token_names[] = { "input_ids", "tokens" };
+
+/* The best-ranked of names by the default label names, then the token names. */
+static long pick_default(const char *const *names, size_t n)
+{
+    long found = -1;
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        int rank = la_label_name_rank(names[i], strlen(names[i]));
+        if (rank >= 0 && (best < 0 || rank < best))
+            best = rank, found = (long)i;
+    }
+    for (size_t d = 0; found < 0 && d < sizeof token_names / sizeof token_names[0]; d++)
+        for (size_t i = 0; i < n && found < 0; i++)
+            if (strcasecmp(names[i], token_names[d]) == 0)
+                found = (long)i;
+    return found;
+}
 
 long la_shard_pick_column(const char *const *names, size_t n, const char *want)
 {
@@ -137,11 +151,7 @@ long la_shard_pick_column(const char *const *names, size_t n, const char *want)
             return (long)k - 1;         /* 1-based, as for CSV (cut's numbers) */
         return -1;
     }
-    for (size_t d = 0; d < sizeof default_names / sizeof default_names[0]; d++)
-        for (size_t i = 0; i < n; i++)
-            if (strcasecmp(names[i], default_names[d]) == 0)
-                return (long)i;
-    return -1;
+    return pick_default(names, n);
 }
 
 void la_shard_column_list(const char *const *names, size_t n, char *buf, size_t len)

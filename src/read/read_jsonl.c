@@ -1,0 +1,745 @@
+/* read_jsonl.c - --format=jsonl: JSON Lines, as pandas.read_json(lines=True)
+ * and Hugging Face's load_dataset("json") read them and Dataset.to_json()
+ * writes them; with --field=NAME, one JSON document whose key NAME holds the
+ * array of records (load_dataset("json", field=NAME): SQuAD-style files).
+ *
+ * One record (a JSON object) is one sample. Its label key (-c NAME, else the
+ * default label names that csv and Arrow use: la_label_name_rank) holds an
+ * integer (int64), a float (the dtype becomes float64, as in csv), a boolean
+ * (bool, as Arrow reads a boolean column), or a list of them: the record is
+ * then one sample of its items, as an Arrow list<int> row is. A null is
+ * unparsable "null" (Arrow's text for a null), a missing key unparsable ""
+ * (csv's for a row without the label cell: pandas reads both as NaN), a
+ * string its text, an object or a nested list its JSON (cut short).
+ *
+ * Blank lines are no records and a last line may lack its newline, as in
+ * pandas, which joins the lines into one array: so a record must end on its
+ * line, and a line hold one record. A line that is not JSON, or not an
+ * object, is an error naming it.
+ *
+ * Files are streamed through yajl a line at a time (a long line in pieces)
+ * in bounded memory: the labels of the bytes read so far wait in a queue
+ * until next() hands them out, a record's own until it ends (a key given
+ * twice counts the last, as Python's json does; the first record's better
+ * named key may come after a worse one). Strings longer than MAX_STRING and
+ * nesting deeper than MAX_DEPTH are refused before yajl would buffer or
+ * stack them. */
+#include "config.h"   /* HAVE_YAJL */
+#include "cells.h"    /* la_utf8_cut, LA_CELL_TEXT_MAX */
+#include "label_notes.h"
+#include "reader.h"
+#include "util.h"     /* la_parse_number */
+
+#include <stdarg.h>   /* va_list */
+#include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* malloc, realloc, free */
+#include <string.h>   /* memchr, memcmp, memcpy, memmove */
+#include <strings.h>  /* strncasecmp */
+
+#if HAVE_YAJL
+#include <yajl/yajl_parse.h>
+
+#define READ_LEN (1u << 20)
+#define MAX_STRING (16u << 20)    /* one JSON token; a longer one is refused */
+#define MAX_DEPTH 512
+#define HOLD_MAX ((size_t)1 << 20) /* a record's items held back before they go out */
+#define NO_RANK 0x7fffffff
+#define CHUNK_MAX 65536           /* values a chunk hands out */
+#define KEYS_LEN 200              /* the first record's keys, for a message */
+
+enum kind { K_INT, K_FLOAT, K_BOOL, K_TEXT };
+enum capture { C_NONE, C_VALUE, C_LIST };   /* where the label's value is being read */
+
+/* A run of records of one length: the map from elements to samples. */
+struct run { uint64_t elem0, row0, len; };
+struct runs { struct run *v; size_t n, cap; };
+
+union value { int64_t i; double f; };
+
+struct jsonl {
+    struct la_reader *r;
+    yajl_handle h;
+    unsigned char *buf;
+    size_t len;
+    int eof;                      /* 1: the source ended; 2: and the parse */
+    uint64_t line;                /* 1 + LF bytes fed */
+    int line_values;              /* JSON Lines: values begun on this line */
+    int in_string, escape;        /* the token guard, ahead of yajl */
+    uint64_t token_len;
+    int depth;
+    const char *field;            /* --field, or NULL: JSON Lines */
+    int rec_depth;                /* the depth of a record's keys: 1, or 3 with --field */
+    int field_key, in_field, field_seen;
+    uint64_t records;
+    /* the record being read */
+    int in_record, label_seen, early;
+    enum capture capture;
+    int rank;                     /* of the key whose value is held */
+    char cur_key[sizeof ((struct la_array_info *)0)->column];
+    uint64_t rec_keys, rec_items;
+    size_t rec_start, rec_text;   /* where its items and texts start in the queue */
+    /* an object or nested list rendered as text */
+    int render_depth;             /* 0: none */
+    char text[LA_CELL_TEXT_MAX + 1];
+    size_t text_len;
+    /* the label key, once a record named it */
+    int decided;
+    char key[sizeof ((struct la_array_info *)0)->column];
+    char keys[KEYS_LEN];          /* the first record's keys */
+    int keys_done;
+    char doc_keys[KEYS_LEN];      /* --field: the document's */
+    /* the queue: [head, done) of ended records, [done, tail) of this one */
+    union value *vals;
+    unsigned char *bools, *kinds;
+    size_t *text_at;
+    size_t head, done, tail, cap;
+    char *texts;
+    size_t text_used, text_cap;
+    uint64_t head_index;          /* element index of vals[head] */
+    int saw_int, saw_float, saw_bool;
+    struct runs *runs;
+    uint64_t elements;
+    int oom;
+    char why[200];                /* a reason to cancel the parse */
+};
+
+static int set_why(struct jsonl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_why(struct jsonl *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->why, sizeof t->why, fmt, ap);
+    va_end(ap);
+    return 0;   /* cancels the parse */
+}
+
+static const char *kind_name(char first)
+{
+    return first == '[' ? "an array" : first == '"' ? "a string" : first == 'n' ? "null"
+         : first == 'b' ? "a boolean" : first == '{' ? "an object" : "a number";
+}
+
+// ---- the queue -------------------------------------------------------------------
+
+static int grow(struct jsonl *t)
+{
+    if (t->tail < t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap * 2 : 4096;
+    union value *v = realloc(t->vals, cap * sizeof *v);
+    if (v)
+        t->vals = v;
+    unsigned char *b = realloc(t->bools, cap);
+    if (b)
+        t->bools = b;
+    unsigned char *k = realloc(t->kinds, cap);
+    if (k)
+        t->kinds = k;
+    size_t *at = realloc(t->text_at, cap * sizeof *at);
+    if (at)
+        t->text_at = at;
+    if (!v || !b || !k || !at)
+        return t->oom = 1, -1;
+    t->cap = cap;
+    return 0;
+}
+
+/* A record whose items would outgrow HOLD_MAX hands them out before it ends. */
+static int push(struct jsonl *t, enum kind kind)
+{
+    if (t->tail - t->done >= HOLD_MAX) {
+        t->done = t->rec_start = t->tail;
+        t->rec_text = t->text_used;
+        t->early = 1;
+    }
+    if (grow(t) != 0)
+        return -1;
+    t->kinds[t->tail] = (unsigned char)kind;
+    t->rec_items++;
+    return 0;
+}
+
+static int push_number(struct jsonl *t, const char *s, size_t n)
+{
+    struct la_num num;
+    enum la_cell c = la_parse_number(s, n, &num);   /* 1.0 a float, as pandas reads it */
+    if (push(t, c == LA_CELL_INT ? K_INT : K_FLOAT) != 0)
+        return -1;
+    if (c == LA_CELL_INT)
+        t->vals[t->tail].i = num.v.i;
+    else
+        t->vals[t->tail].f = c == LA_CELL_FLOAT ? num.v.f : 0;
+    t->saw_int |= c == LA_CELL_INT;
+    t->saw_float |= c != LA_CELL_INT;
+    t->tail++;
+    return 0;
+}
+
+static int push_bool(struct jsonl *t, int b)
+{
+    if (push(t, K_BOOL) != 0)
+        return -1;
+    t->bools[t->tail++] = b ? 1 : 0;
+    t->saw_bool = 1;
+    return 0;
+}
+
+static int push_text(struct jsonl *t, const char *s, size_t n)
+{
+    n = la_utf8_cut(s, n, LA_CELL_TEXT_MAX);
+    if (la_grow_n(&t->texts, &t->text_cap, t->text_used + n + 1, 1, 4096) != 0)
+        return t->oom = 1, -1;
+    if (push(t, K_TEXT) != 0)
+        return -1;
+    memcpy(t->texts + t->text_used, s, n);
+    t->texts[t->text_used + n] = '\0';
+    t->text_at[t->tail++] = t->text_used;
+    t->text_used += n + 1;
+    return 0;
+}
+
+/* The record's items so far are dropped: its label comes later. @return 0, or
+ * -1 when they went out already (a list longer than HOLD_MAX). */
+static int roll_back(struct jsonl *t)
+{
+    if (t->early)
+        return -1;
+    t->tail = t->rec_start;
+    t->text_used = t->rec_text;
+    t->rec_items = 0;
+    return 0;
+}
+
+/* Once every handed-out item is consumed, the record in progress moves to the front. */
+static void compact(struct jsonl *t)
+{
+    if (t->head < t->done)
+        return;
+    size_t from = t->done, n = t->tail - from;
+    size_t text_from = n && t->rec_text < t->text_used ? t->rec_text : t->text_used;
+    memmove(t->vals, t->vals + from, n * sizeof *t->vals);
+    memmove(t->bools, t->bools + from, n);
+    memmove(t->kinds, t->kinds + from, n);
+    for (size_t i = 0; i < n; i++)
+        t->text_at[i] = t->text_at[from + i] - text_from;
+    memmove(t->texts, t->texts + text_from, t->text_used - text_from);
+    t->text_used -= text_from;
+    t->rec_text = t->rec_text >= text_from ? t->rec_text - text_from : 0;
+    t->rec_start = t->rec_start >= from ? t->rec_start - from : 0;
+    t->head = t->done = 0;
+    t->tail = n;
+}
+
+/* The next run of one kind of the handed-out items. @return 1, or 0 when none. */
+static int take(struct jsonl *t, struct la_chunk *out)
+{
+    if (t->head >= t->done)
+        return 0;
+    size_t at = t->head, end = at + 1;
+    enum kind k = (enum kind)t->kinds[at];
+    if (k == K_TEXT) {
+        *out = (struct la_chunk){ LA_DT_INT64, NULL, 1, t->head_index, t->texts + t->text_at[at] };
+    } else {
+        while (end < t->done && end - at < CHUNK_MAX && t->kinds[end] == k)
+            end++;
+        const void *v = k == K_BOOL ? (const void *)(t->bools + at) : (const void *)(t->vals + at);
+        *out = (struct la_chunk){ k == K_INT ? LA_DT_INT64 : k == K_FLOAT ? LA_DT_FLOAT64
+                                                                          : LA_DT_BOOL,
+                                  v, end - at, t->head_index, NULL };
+    }
+    t->head_index += end - at;
+    t->head = end;
+    return 1;
+}
+
+// ---- records ---------------------------------------------------------------------
+
+static int add_run(struct jsonl *t, uint64_t len)
+{
+    struct runs *s = t->runs;
+    if (s->n && s->v[s->n - 1].len == len)
+        return 0;
+    if (la_grow_n(&s->v, &s->cap, s->n + 1, sizeof *s->v, 16) != 0)
+        return t->oom = 1, -1;
+    s->v[s->n++] = (struct run){ t->elements, t->records, len };
+    return 0;
+}
+
+/* The sample of an element (la_sample_of): its record. */
+static uint64_t jsonl_sample_of(void *ctx, uint64_t index)
+{
+    const struct runs *s = ctx;
+    size_t lo = 0, hi = s->n;          /* the last run starting at or before index */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].elem0 <= index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return index;
+    const struct run *run = &s->v[lo - 1];
+    return run->row0 + (run->len ? (index - run->elem0) / run->len : 0);
+}
+
+static void free_runs(void *p)
+{
+    struct runs *s = p;
+    if (s)
+        free(s->v);
+    free(s);
+}
+
+static void begin_record(struct jsonl *t)
+{
+    t->in_record = 1;
+    t->label_seen = t->early = 0;
+    t->capture = C_NONE;
+    t->rank = NO_RANK;
+    t->rec_keys = t->rec_items = 0;
+    t->rec_start = t->tail;
+    t->rec_text = t->text_used;
+}
+
+/* The record's label decided, its items handed out, its sample counted. */
+static int end_record(struct jsonl *t)
+{
+    const struct la_read_opts *o = la_read_opts_or_default(t->r->opts);
+    t->in_record = 0;
+    t->keys_done |= t->rec_keys > 0;
+    if (!t->decided && t->label_seen) {
+        if (!o->column && t->rank == NO_RANK - 1 && t->rec_keys > 1)
+            return set_why(t, "no label key (the keys are %s): name it with -c", t->keys);
+        memcpy(t->key, t->cur_key, sizeof t->key);
+        t->decided = 1;
+        snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->key);
+        t->r->info.has_column = 1;
+    }
+    if (!t->label_seen && push_text(t, "", 0) != 0)   /* no label: csv's empty cell */
+        return 0;
+    if (add_run(t, t->rec_items) != 0)
+        return 0;
+    t->elements += t->rec_items;
+    t->records++;
+    t->done = t->tail;
+    return 1;
+}
+
+/* Where key k[0..n) ranks as the label key: 0 best, NO_RANK not at all. */
+static int rank_of(const struct jsonl *t, const unsigned char *k, size_t n)
+{
+    const struct la_read_opts *o = la_read_opts_or_default(t->r->opts);
+    const char *s = (const char *)k;
+    if (t->decided)
+        return strlen(t->key) == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
+    if (o->column) {   /* exact, else case-insensitive, as for csv's -c */
+        size_t len = strlen(o->column);
+        return len != n ? NO_RANK : memcmp(o->column, s, n) == 0 ? 0
+             : strncasecmp(o->column, s, n) == 0 ? 1 : NO_RANK;
+    }
+    int rank = la_label_name_rank(s, n);
+    if (rank >= 0)
+        return rank;
+    if (o->vocab_size > 0 && n == 9 && memcmp(s, "input_ids", 9) == 0)
+        return NO_RANK - 2;                /* token ids, as the Arrow reader takes them */
+    return NO_RANK - 1;                    /* a record's only key is its label (Arrow's rule) */
+}
+
+static void note_key(char *keys, const unsigned char *k, size_t n)
+{
+    size_t used = strlen(keys);
+    if (used + 4 < KEYS_LEN)
+        snprintf(keys + used, KEYS_LEN - used, "%s%.*s", used ? ", " : "",
+                 (int)(n < 64 ? n : 64), (const char *)k);
+}
+
+/* A key of the record: whether its value is the label's. */
+static int record_key(struct jsonl *t, const unsigned char *k, size_t n)
+{
+    t->rec_keys++;
+    if (!t->keys_done)
+        note_key(t->keys, k, n);
+    t->capture = C_NONE;
+    int rank = rank_of(t, k, n);
+    if (rank == NO_RANK || n >= sizeof t->cur_key)
+        return 1;
+    int same = t->label_seen && strlen(t->cur_key) == n && memcmp(t->cur_key, k, n) == 0;
+    if (t->label_seen && rank >= t->rank && !same)
+        return 1;                          /* a worse name, or an equal one after it */
+    if (t->label_seen && roll_back(t) != 0)
+        return set_why(t, "key \"%.*s\" again, after its first value's %zu items went out",
+                       (int)(n < 64 ? n : 64), (const char *)k, HOLD_MAX);
+    t->label_seen = 1;
+    t->rank = rank;
+    memcpy(t->cur_key, k, n);
+    t->cur_key[n] = '\0';
+    t->capture = C_VALUE;
+    return 1;
+}
+
+// ---- rendering an object or a nested list as text --------------------------------------
+
+static void render(struct jsonl *t, const char *s, size_t n, int is_value)
+{
+    char last = t->text_len ? t->text[t->text_len - 1] : '{';
+    if (is_value && last != '{' && last != '[' && last != ':' && t->text_len < LA_CELL_TEXT_MAX)
+        t->text[t->text_len++] = ',';
+    size_t room = LA_CELL_TEXT_MAX - t->text_len;
+    n = la_utf8_cut(s, n, room);
+    memcpy(t->text + t->text_len, s, n);
+    t->text_len += n;
+}
+
+static void render_string(struct jsonl *t, const unsigned char *s, size_t n, const char *after)
+{
+    render(t, "\"", 1, 1);
+    render(t, (const char *)s, n, 0);
+    render(t, "\"", 1, 0);
+    render(t, after, strlen(after), 0);
+}
+
+// ---- yajl's callbacks ----------------------------------------------------------------
+
+/* A value (first: its kind, '{' '[' '"' 'n' 'b' or '0') starts at t->depth.
+ * @return 1 when the label takes it as a scalar, 0 when not, -1 to cancel. */
+static int value_starts(struct jsonl *t, char first)
+{
+    int d = t->depth;
+    if (t->render_depth)
+        return 0;
+    if (!t->field && d == 0) {
+        if (++t->line_values > 1)
+            return set_why(t, "more than one JSON value on the line"), -1;
+        if (first != '{')
+            return set_why(t, "not a JSON object but %s", kind_name(first)), -1;
+        return 0;
+    }
+    if (t->field && d == 0 && first != '{')
+        return set_why(t, "the document is not a JSON object but %s", kind_name(first)), -1;
+    if (t->field && d == 1 && t->field_key && first != '[')
+        return set_why(t, "\"%s\" is not an array but %s", t->field, kind_name(first)), -1;
+    if (t->field && d == 2 && t->in_field && first != '{')
+        return set_why(t, "\"%s\"[%llu] is not an object but %s", t->field,
+                       (unsigned long long)t->records, kind_name(first)), -1;
+    int label = (d == t->rec_depth && t->capture == C_VALUE) ||
+                (d == t->rec_depth + 1 && t->capture == C_LIST);
+    if (!t->in_record || !label)
+        return 0;
+    if (first == '[' && t->capture == C_VALUE) {
+        t->capture = C_LIST;
+        return 0;
+    }
+    if (first == '[' || first == '{') {    /* one item, shown as its JSON */
+        t->render_depth = d + 1;
+        t->text_len = 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* After a scalar: the label's value is read unless it is a list. */
+static void scalar_done(struct jsonl *t)
+{
+    if (t->capture == C_VALUE && t->depth == t->rec_depth)
+        t->capture = C_NONE;
+}
+
+static int on_scalar(struct jsonl *t, char first, const char *text, size_t n)
+{
+    int rc = value_starts(t, first);
+    if (rc < 0)
+        return 0;
+    if (t->render_depth)
+        render(t, text, n, 1);
+    else if (rc == 1 && (first == '0' ? push_number(t, text, n)
+                         : first == 'b' ? push_bool(t, text[0] == 't')
+                         : push_text(t, text, n)) != 0)
+        return 0;
+    scalar_done(t);
+    return 1;
+}
+
+static int on_null(void *ctx) { return on_scalar(ctx, 'n', "null", 4); }
+static int on_bool(void *ctx, int b) { return on_scalar(ctx, 'b', b ? "true" : "false", b ? 4 : 5); }
+static int on_number(void *ctx, const char *s, size_t n) { return on_scalar(ctx, '0', s, n); }
+
+static int on_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct jsonl *t = ctx;
+    if (t->render_depth) {
+        render_string(t, s, n, "");
+        scalar_done(t);
+        return 1;
+    }
+    return on_scalar(t, '"', (const char *)s, n);
+}
+
+static int open_container(struct jsonl *t, int is_map)
+{
+    if (value_starts(t, is_map ? '{' : '[') < 0)
+        return 0;
+    if (t->render_depth)
+        render(t, is_map ? "{" : "[", 1, 1);
+    if (++t->depth > MAX_DEPTH)
+        return set_why(t, "nested deeper than %d levels", MAX_DEPTH);
+    if (!t->field && t->depth == 1)
+        begin_record(t);
+    if (t->field && t->depth == 2 && t->field_key) {
+        t->in_field = t->field_seen = 1;
+        t->field_key = 0;
+    }
+    if (t->field && t->depth == 3 && t->in_field)
+        begin_record(t);
+    return 1;
+}
+
+static int on_start_map(void *ctx) { return open_container(ctx, 1); }
+static int on_start_array(void *ctx) { return open_container(ctx, 0); }
+
+static int close_container(struct jsonl *t, int is_map)
+{
+    t->depth--;
+    if (t->render_depth) {
+        render(t, is_map ? "}" : "]", 1, 0);
+        if (t->depth + 1 > t->render_depth)
+            return 1;
+        t->render_depth = 0;
+        if (push_text(t, t->text, t->text_len) != 0)
+            return 0;
+        scalar_done(t);
+        return 1;
+    }
+    if (t->capture == C_LIST && t->depth == t->rec_depth)
+        t->capture = C_NONE;
+    if (t->in_record && t->depth == t->rec_depth - 1)
+        return end_record(t);
+    if (t->field && t->depth == 1 && t->in_field)
+        t->in_field = 0;
+    return 1;
+}
+
+static int on_end_map(void *ctx) { return close_container(ctx, 1); }
+static int on_end_array(void *ctx) { return close_container(ctx, 0); }
+
+static int on_key(void *ctx, const unsigned char *k, size_t n)
+{
+    struct jsonl *t = ctx;
+    if (t->render_depth) {
+        render_string(t, k, n, ":");
+        return 1;
+    }
+    if (t->field && t->depth == 1) {
+        note_key(t->doc_keys, k, n);
+        t->field_key = strlen(t->field) == n && memcmp(t->field, k, n) == 0;
+        if (t->field_key && t->field_seen)   /* json keeps the last: its records are read */
+            return set_why(t, "the key \"%s\" is given twice", t->field);
+        return 1;
+    }
+    if (t->in_record && t->depth == t->rec_depth)
+        return record_key(t, k, n);
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = on_null, .yajl_boolean = on_bool, .yajl_number = on_number,
+    .yajl_string = on_string, .yajl_start_map = on_start_map, .yajl_map_key = on_key,
+    .yajl_end_map = on_end_map, .yajl_start_array = on_start_array, .yajl_end_array = on_end_array,
+};
+
+// ---- the stream --------------------------------------------------------------------
+
+/* The token guard: how far into b[0..n) every token (a string, a number, a
+ * literal) stays under MAX_STRING bytes, which yajl would buffer whole. */
+static size_t guard_tokens(struct jsonl *t, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = b[i];
+        if (t->in_string) {
+            if (t->escape)
+                t->escape = 0;
+            else if (c == '\\')
+                t->escape = 1;
+            else if (c == '"')
+                t->in_string = 0;
+        } else if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']' || c == ',' ||
+                   c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            t->in_string = c == '"';
+            t->token_len = 0;
+            continue;
+        }
+        if (++t->token_len > MAX_STRING)
+            return i;
+    }
+    return n;
+}
+
+static int parse_failed(struct la_reader *r, struct jsonl *t, const unsigned char *b, size_t n)
+{
+    if (t->oom)
+        return la_reader_set_error(r, "out of memory");
+    if (t->why[0])
+        return la_reader_set_error(r, "line %llu: %s", (unsigned long long)t->line, t->why);
+    unsigned char *e = yajl_get_error(t->h, 0, b, n);
+    char *nl = e ? strchr((char *)e, '\n') : NULL;
+    if (nl)
+        *nl = '\0';
+    la_reader_set_error(r, "line %llu: not valid JSON (yajl: %s)", (unsigned long long)t->line,
+                        e ? (char *)e : "error");
+    if (e)
+        yajl_free_error(t->h, e);
+    return -1;
+}
+
+/* A line ended: in JSON Lines its record (if any) ended with it. */
+static int line_ended(struct la_reader *r, struct jsonl *t)
+{
+    if (!t->field && t->depth > 0)
+        return la_reader_set_error(r, "line %llu: the object does not end on its line "
+                                   "(JSON Lines holds one a line)", (unsigned long long)t->line);
+    t->line++;
+    t->line_values = 0;
+    return 0;
+}
+
+/* One piece of a line (up to and with its LF, if it has one) to yajl. */
+static int parse_piece(struct la_reader *r, struct jsonl *t, const unsigned char *p, size_t n)
+{
+    size_t ok = guard_tokens(t, p, n);
+    if (ok < n)
+        return la_reader_set_error(r, "line %llu: a JSON token longer than %u MiB",
+                                   (unsigned long long)t->line, MAX_STRING >> 20);
+    if (yajl_parse(t->h, p, n) != yajl_status_ok)
+        return parse_failed(r, t, p, n);
+    return p[n - 1] == '\n' ? line_ended(r, t) : 0;
+}
+
+/* The end of the input: the last record ends, --field's array was there. */
+static int parse_end(struct la_reader *r, struct jsonl *t)
+{
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    /* JSON Lines: a newline ends a last number, and nothing is left open (yajl
+     * would call blank lines at the end a value cut short) */
+    if (!t->field && yajl_parse(t->h, (const unsigned char *)"\n", 1) != yajl_status_ok)
+        return parse_failed(r, t, (const unsigned char *)"\n", 1);
+    if (!t->field && t->depth > 0)
+        return la_reader_set_error(r, "line %llu: not valid JSON (the file ends inside an object)",
+                                   (unsigned long long)t->line);
+    if (t->field && yajl_complete_parse(t->h) != yajl_status_ok)
+        return parse_failed(r, t, NULL, 0);
+    if (t->field && !t->field_seen)
+        return la_reader_set_error(r, "no key \"%s\" in the document's object (its keys: %s)",
+                                   t->field, t->doc_keys[0] ? t->doc_keys : "none");
+    if (o->column && !t->decided && t->records)
+        return la_reader_set_error(r, "no record has the key \"%s\" (line 1's keys: %s)",
+                                   o->column, t->keys[0] ? t->keys : "none");
+    return 0;
+}
+
+/* Read and parse the next block. @return 1, 0 at the end, -1 with r->err. */
+static int feed(struct la_reader *r, struct jsonl *t)
+{
+    if (t->eof)
+        return 0;
+    ssize_t got = la_source_read(r->src, t->buf, READ_LEN);
+    if (got < 0)
+        return la_reader_set_error(r, "%s", la_source_error(r->src));
+    if (got == 0) {
+        t->eof = 1;
+        return parse_end(r, t) != 0 ? -1 : 0;
+    }
+    for (size_t at = 0, n = (size_t)got; at < n;) {
+        const unsigned char *nl = memchr(t->buf + at, '\n', n - at);
+        size_t end = nl ? (size_t)(nl - t->buf) + 1 : n;
+        if (parse_piece(r, t, t->buf + at, end - at) != 0)
+            return -1;
+        at = end;
+    }
+    return 1;
+}
+
+// ---- the reader ----------------------------------------------------------------------
+
+static void update_dtype(struct la_reader *r, const struct jsonl *t)
+{
+    r->info.dtype = t->saw_float ? LA_DT_FLOAT64
+                  : t->saw_bool && !t->saw_int ? LA_DT_BOOL : LA_DT_INT64;
+}
+
+static int jsonl_open(struct la_reader *r)
+{
+    struct jsonl *t = calloc(1, sizeof *t);
+    r->state = t;
+    if (!t || !(t->buf = malloc(READ_LEN)) || !(t->runs = calloc(1, sizeof *t->runs)))
+        return la_reader_set_error(r, "out of memory");
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    t->r = r;
+    t->line = 1;
+    t->field = o->field;
+    t->rec_depth = t->field ? 3 : 1;
+    if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
+        return la_reader_set_error(r, "out of memory");
+    if (!t->field)
+        yajl_config(t->h, yajl_allow_multiple_values, 1);
+    r->info.dtype = LA_DT_INT64;
+    r->info.ndim = 1;
+    if (r->notes) {   /* a record of a list is one sample of its items */
+        r->notes->sample_of = jsonl_sample_of;
+        r->notes->sample_ctx = t->runs;
+        r->notes->samples_ordered = 1;
+        r->notes->has_samples = 1;
+    }
+    int rc = 1;   /* read on until the label key is known: the report names it */
+    while (!t->decided && t->done - t->head < HOLD_MAX && (rc = feed(r, t)) == 1)
+        ;
+    update_dtype(r, t);
+    return rc < 0 ? -1 : 0;
+}
+
+static int jsonl_next(struct la_reader *r, struct la_chunk *out)
+{
+    struct jsonl *t = r->state;
+    int rc = 1;
+    if (!take(t, out)) {
+        compact(t);
+        while ((rc = feed(r, t)) == 1 && t->head == t->done)
+            ;
+        if (rc < 0)
+            return -1;
+        if (!take(t, out))
+            rc = 0;
+    }
+    update_dtype(r, t);
+    if (rc == 0 && r->notes)
+        r->notes->samples = t->records;
+    return rc != 0;
+}
+
+static void jsonl_close(struct la_reader *r)
+{
+    struct jsonl *t = r->state;
+    if (t) {
+        if (t->h)
+            yajl_free(t->h);
+        free(t->buf);
+        free(t->vals);
+        free(t->bools);
+        free(t->kinds);
+        free(t->text_at);
+        free(t->texts);
+        if (r->notes && t->runs && r->notes->sample_ctx == t->runs) {
+            r->notes->ctx = t->runs;       /* the scan's sample_of reads it: it lives with the notes */
+            r->notes->free_ctx = free_runs;
+        } else {
+            free_runs(t->runs);
+        }
+    }
+    free(t);
+    r->state = NULL;
+}
+
+const struct la_reader_ops la_reader_jsonl = { jsonl_open, jsonl_next, jsonl_close };
+
+#else /* !HAVE_YAJL: formats.c lists jsonl as absent */
+typedef int la_jsonl_absent;   /* ISO C wants a translation unit to declare something */
+#endif
