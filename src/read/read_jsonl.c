@@ -49,6 +49,7 @@
 
 enum kind { K_INT, K_FLOAT, K_BOOL, K_TEXT };
 enum capture { C_NONE, C_VALUE, C_LIST };   /* where the label's value is being read */
+enum { SAW_INT = 1, SAW_FLOAT = 2, SAW_BOOL = 4 };
 
 /* A run of records of one length: the map from elements to samples. */
 struct run { uint64_t elem0, row0, len; };
@@ -96,7 +97,7 @@ struct jsonl {
     char *texts;
     size_t text_used, text_cap;
     uint64_t head_index;          /* element index of vals[head] */
-    int saw_int, saw_float, saw_bool;
+    unsigned saw, rec_saw;        /* SAW_* of the items handed out, of this record's */
     struct runs *runs;
     uint64_t elements;
     int oom;
@@ -151,6 +152,7 @@ static int push(struct jsonl *t, enum kind kind)
         t->done = t->rec_start = t->tail;
         t->rec_text = t->text_used;
         t->early = 1;
+        t->saw |= t->rec_saw;
     }
     if (grow(t) != 0)
         return -1;
@@ -169,8 +171,7 @@ static int push_number(struct jsonl *t, const char *s, size_t n)
         t->vals[t->tail].i = num.v.i;
     else
         t->vals[t->tail].f = c == LA_CELL_FLOAT ? num.v.f : 0;
-    t->saw_int |= c == LA_CELL_INT;
-    t->saw_float |= c != LA_CELL_INT;
+    t->rec_saw |= c == LA_CELL_INT ? SAW_INT : SAW_FLOAT;
     t->tail++;
     return 0;
 }
@@ -180,7 +181,7 @@ static int push_bool(struct jsonl *t, int b)
     if (push(t, K_BOOL) != 0)
         return -1;
     t->bools[t->tail++] = b ? 1 : 0;
-    t->saw_bool = 1;
+    t->rec_saw |= SAW_BOOL;
     return 0;
 }
 
@@ -207,6 +208,7 @@ static int roll_back(struct jsonl *t)
     t->tail = t->rec_start;
     t->text_used = t->rec_text;
     t->rec_items = 0;
+    t->rec_saw = 0;
     return 0;
 }
 
@@ -298,6 +300,7 @@ static void begin_record(struct jsonl *t)
     t->capture = C_NONE;
     t->rank = NO_RANK;
     t->rec_keys = t->rec_items = 0;
+    t->rec_saw = 0;
     t->rec_start = t->tail;
     t->rec_text = t->text_used;
 }
@@ -323,6 +326,7 @@ static int end_record(struct jsonl *t)
     t->elements += t->rec_items;
     t->records++;
     t->done = t->tail;
+    t->saw |= t->rec_saw;
     return 1;
 }
 
@@ -662,8 +666,8 @@ static int feed(struct la_reader *r, struct jsonl *t)
 
 static void update_dtype(struct la_reader *r, const struct jsonl *t)
 {
-    r->info.dtype = t->saw_float ? LA_DT_FLOAT64
-                  : t->saw_bool && !t->saw_int ? LA_DT_BOOL : LA_DT_INT64;
+    r->info.dtype = t->saw & SAW_FLOAT ? LA_DT_FLOAT64
+                  : t->saw == SAW_BOOL ? LA_DT_BOOL : LA_DT_INT64;
 }
 
 static int jsonl_open(struct la_reader *r)

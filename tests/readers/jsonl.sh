@@ -1,0 +1,96 @@
+#!/bin/sh
+# jsonl.sh - --format=jsonl: JSON Lines as pandas.read_json(lines=True) and
+# `datasets` read them, and --field's one document of records. Each fixture
+# of tests/data/jsonl (made by tests/gen/gen_jsonl.py with pandas and
+# `datasets`) against what that library read back (truth.tsv): labels,
+# samples (records), dtype, range, unparsable cells, the first bad entries
+# and their values. Then the key's choice, and lines that are no records,
+# each refused naming its line. Skipped where labelaudit was built without yajl.
+. "$srcdir/tests/setup.sh"
+if ! "$LABELAUDIT" --version | grep -q '^Formats:.* jsonl'; then
+    run "$data/jsonl/pd-int.jsonl"
+    expect_status 3 "jsonl without yajl: refused"
+    expect_err "yajl" "jsonl without yajl: names the library"
+    finish
+    exit
+fi
+j="$data/jsonl"
+tab=$(printf '\t')
+
+# ---- every fixture against the truth of the library that wrote it
+grep -v '^#' "$j/truth.tsv" >"$d/truth"
+while IFS="$tab" read -r name args count samples dtype min max unparsable bad values; do
+    # shellcheck disable=SC2086  # ARGS are words
+    run --json --max-report 5 $args "$j/$name"
+    [ "$rc" -le 1 ]
+    ok $? "$name: read (exit $rc)"
+    [ "$rc" -le 1 ] || { sed 's/^/# err: /' "$d/err" | head -3; continue; }
+    got=$(jqf '.files[0] | [.count, .samples, .dtype, .min, .max, .invalid.unparsable,
+                           ([.bad[].index] | map(tostring) | join(",")),
+                           ([.bad[].value] | map(tostring) | join("|"))] | map(tostring) | join("\t")')
+    want="$count$tab$samples$tab$dtype$tab$min$tab$max$tab$unparsable$tab$bad$tab$values"
+    [ "$got" = "$want" ]
+    ok $? "$name: labels, samples, dtype, range, unparsable, bad entries as the writer reads them"
+    [ "$got" = "$want" ] || { echo "# got:  $got"; echo "# want: $want"; }
+done <"$d/truth"
+
+# ---- a list's bad item is named by its record
+run --json -n 4 "$j/pd-list.jsonl"
+expect_json '.files[0].bad[0].sample' 50 "a list record's stray item: its record is its sample"
+
+# ---- the label key: -c, else the default names (label before y, as csv and Arrow)
+printf '{"category": "cat", "y": 4, "label": 1}\n{"category": "dog", "y": 4, "label": 0}\n' >"$d/names.jsonl"
+run -n 2 "$d/names.jsonl"
+expect_out 'column "label", int64, 2 labels' "label wins over y and category, wherever it stands"
+run -n 5 -c y "$d/names.jsonl"
+expect_out 'column "y", int64, 2 labels' "-c names the key, and the .jsonl name still says jsonl"
+run -n 2 -c nope "$d/names.jsonl"
+expect_status 3 "-c names no key"
+expect_err 'no record has the key "nope" (line 1.s keys: category, y, label)' "-c nope: the keys named"
+printf '{"a": 1, "b": 2}\n' >"$d/nolabel.jsonl"
+run "$d/nolabel.jsonl"
+expect_status 3 "no label key among several"
+expect_err "line 1: no label key (the keys are a, b): name it with -c" "no label key: the keys named"
+printf '{"label": 1, "label": 2}\n' >"$d/twice.jsonl"
+run --json -n 2 "$d/twice.jsonl"
+expect_json '.files[0].max' 2 "a key given twice: the last counts, as Python's json keeps it"
+run -n 10 - <"$j/pd-int.jsonl"
+expect_status 3 "standard input: no name, so no format"
+run -n 10 --format=jsonl - <"$j/pd-int.jsonl"
+expect_out '-: jsonl, column "label", int64, 300 labels' "--format=jsonl reads standard input"
+
+# ---- lines that are no records: exit 3, the line named
+refuse() {   # refuse BYTES MESSAGE DESCRIPTION
+    printf "$1" >"$d/bad.jsonl"
+    run -n 3 "$d/bad.jsonl"
+    expect_status 3 "$3"
+    expect_err "bad.jsonl: $2" "$3: the line named"
+}
+refuse '{"label": 1}\n{"label": 2} {"label": 3}\n' 'line 2: more than one JSON value on the line' \
+    "two records on a line"
+refuse '{"label": 1}\n{"label":\n 2}\n' 'line 2: the object does not end on its line' \
+    "a record over two lines"
+refuse '{"label": 1}\n\n[1, 2]\n' 'line 3: not a JSON object but an array' "an array line"
+refuse '{"label": 1}\n7' 'line 2: not a JSON object but a number' "a number line without a newline"
+refuse '{"label": 1}\n{"label": tru}\n' 'line 2: not valid JSON' "a bad literal"
+refuse '\357\273\277{"label": 1}\n' 'line 1: not valid JSON' "a byte order mark (pandas refuses it too)"
+refuse '{"label": [1, 2\n' 'line 1: the object does not end on its line' "a cut list"
+
+# ---- --field: one document, its records under a key (load_dataset("json", field=...))
+printf '{"version": 1, "data": {"label": 1}}' >"$d/f.json"
+run --format=jsonl --field=data "$d/f.json"
+expect_status 3 "--field names an object"
+expect_err 'line 1: "data" is not an array but an object' "--field's value not an array: named"
+printf '{"version": 1,\n "data": [{"label": 1},\n  3]}' >"$d/f.json"
+run --format=jsonl --field=data "$d/f.json"
+expect_status 3 "--field: a record that is no object"
+expect_err 'line 3: "data"\[1\] is not an object but a number' "--field: the record named"
+run --format=jsonl --field=rows "$d/f.json"
+expect_status 3 "--field names no key"
+expect_err 'no key "rows" in the document.s object (its keys: version, data)' "--field: the keys named"
+printf '[{"label": 1}]' >"$d/f.json"
+run --format=jsonl --field=data "$d/f.json"
+expect_status 3 "--field on an array"
+expect_err 'line 1: the document is not a JSON object but an array' "--field: an array document"
+
+finish
