@@ -75,9 +75,9 @@ static int labels_column(const struct la_array_info *info)
 static int labels_array(const struct la_config *cfg)
 {
     struct la_array_info named = { 0 };
-    if (!cfg->array)
+    if (!cfg->read.array)
         return 0;
-    snprintf(named.column, sizeof named.column, "%s", cfg->array);
+    snprintf(named.column, sizeof named.column, "%s", cfg->read.array);
     return labels_column(&named);
 }
 
@@ -433,7 +433,7 @@ static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
                          enum la_format format)
 {
     r->info.format = format;
-    r->info.dtype = cfg->has_dtype ? (enum la_dtype)cfg->dtype : LA_DT_INT64;
+    r->info.dtype = cfg->read.has_dtype ? cfg->read.dtype : LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape_known = 1;
     if (init_stats(r, cfg, NULL, NULL) != 0) {

@@ -56,8 +56,8 @@ static int labels_are_token_ids(const struct la_config *cfg)
     static const char *const formats[] = { "megatron", "mds", "litdata" };
     if (cfg->has_vocab_size)
         return 1;
-    for (size_t i = 0; cfg->column && i < sizeof columns / sizeof *columns; i++)
-        if (strcmp(cfg->column, columns[i]) == 0)
+    for (size_t i = 0; cfg->read.column && i < sizeof columns / sizeof *columns; i++)
+        if (strcmp(cfg->read.column, columns[i]) == 0)
             return 1;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         enum la_format f = la_format_by_name(formats[i]);

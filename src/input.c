@@ -1046,15 +1046,15 @@ enum la_format la_detect_format(const char *path, const unsigned char *head, siz
  * several files may need both. */
 static enum la_format implied_format(const struct la_config *cfg)
 {
-    int table = cfg->delimiter || cfg->column || cfg->header != LA_AUTO;
-    int raw = cfg->has_dtype || cfg->has_endian;
+    int table = cfg->read.delimiter || cfg->read.column || cfg->read.header != LA_AUTO;
+    int raw = cfg->read.has_dtype || cfg->read.has_endian;
     if (table == raw)
         return LA_FMT_NONE;
     if (raw)
         return LA_FMT_RAW;
-    if (!cfg->delimiter)
+    if (!cfg->read.delimiter)
         return IMPLIED_TABLE;
-    return cfg->delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
+    return cfg->read.delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
 }
 
 /* The message that refuses a file no reader of this build reads: one whose

@@ -64,11 +64,11 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
     if (la_source_open(r->path, &src, err, sizeof err) != 0)
         return -1;
     int text = !la_format_has(f, LA_FMTF_TABLE);
-    unsigned char delim = cfg->delimiter ? (unsigned char)cfg->delimiter
+    unsigned char delim = cfg->read.delimiter ? (unsigned char)cfg->read.delimiter
                         : f == LA_FMT_TSV ? '\t' : ',';
     struct walk w = { rows, lines, n, 0, 0, !text && r->info.header_present };
     struct la_csv_rows walk_rows;
-    la_csv_rows_init(&walk_rows, delim, !text, text ? 0 : cfg->skip_rows);
+    la_csv_rows_init(&walk_rows, delim, !text, text ? 0 : cfg->read.skip_rows);
     int whole = 0;
     int rc = la_source_text_mode(src, err, sizeof err) == 0
            ? walk_source(&w, src, &walk_rows, &whole) : -1;

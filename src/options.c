@@ -13,21 +13,25 @@
 #include "config.h"  /* PACKAGE_VERSION, HAVE_CUDA */
 #include "dtype.h"
 #include "input.h"   /* la_source_decompressors */
+#include "reader_options.h"
 #include "util.h"
 
 enum long_only {
-    OPT_LOSS = 256, OPT_IGNORE_INDEX, OPT_FORMAT, OPT_HEADER, OPT_NO_HEADER, OPT_DTYPE,
-    OPT_ENDIAN, OPT_ARRAY, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
+    OPT_LOSS = 256, OPT_IGNORE_INDEX, OPT_FORMAT, OPT_DROP_LAST, OPT_WORLD_SIZE, OPT_SAMPLER_DROP_LAST,
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
-    OPT_SKIP_ROWS,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
-    OPT_KEY,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML,
+    /* row i of reader_options.c's table without a short name is OPT_READ + i */
+    OPT_READ = 1024,
 };
 
-static const struct option long_options[] = {
+/* Where getopt's table takes reader_options.c's rows: after --format, as
+ * --help lists them. */
+#define READ_OPTIONS_HERE { "", no_argument, NULL, 0 }
+
+static const struct option command_options[] = {
     { "num-classes", required_argument, NULL, 'n' },
     { "loss", required_argument, NULL, OPT_LOSS },
     { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
@@ -36,15 +40,7 @@ static const struct option long_options[] = {
     { "model", required_argument, NULL, OPT_MODEL },
     { "data-yaml", required_argument, NULL, OPT_DATA_YAML },
     { "format", required_argument, NULL, OPT_FORMAT },
-    { "column", required_argument, NULL, 'c' },
-    { "header", no_argument, NULL, OPT_HEADER },
-    { "no-header", no_argument, NULL, OPT_NO_HEADER },
-    { "skip-rows", required_argument, NULL, OPT_SKIP_ROWS },
-    { "delimiter", required_argument, NULL, 'd' },
-    { "dtype", required_argument, NULL, OPT_DTYPE },
-    { "endian", required_argument, NULL, OPT_ENDIAN },
-    { "array", required_argument, NULL, OPT_ARRAY },
-    { "key", required_argument, NULL, OPT_KEY },
+    READ_OPTIONS_HERE,
     { "batch-size", required_argument, NULL, 'b' },
     { "drop-last", no_argument, NULL, OPT_DROP_LAST },
     { "world-size", required_argument, NULL, OPT_WORLD_SIZE },
@@ -76,6 +72,41 @@ static const struct option long_options[] = {
     { NULL, 0, NULL, 0 },
 };
 
+/* getopt_long's table and short options: command_options with the rows of
+ * reader_options.c's table where READ_OPTIONS_HERE stands. */
+#define N_COMMAND_OPTIONS (sizeof command_options / sizeof command_options[0])
+#define MAX_READ_OPTIONS LA_MAX_READ_OPTIONS
+static struct option getopt_table[N_COMMAND_OPTIONS + MAX_READ_OPTIONS];
+static char getopt_shorts[sizeof "n:b:j:qvhV" + 2 * MAX_READ_OPTIONS];
+
+/* Row r of reader_options.c's table as getopt_long's row; its short option
+ * (with ':' when it takes an argument) appended to getopt_shorts. */
+static struct option getopt_row(size_t r)
+{
+    const struct la_read_option *o = &la_read_options[r];
+    if (o->short_name) {
+        size_t end = strlen(getopt_shorts);
+        getopt_shorts[end] = o->short_name;
+        getopt_shorts[end + 1] = o->arg ? ':' : '\0';
+        getopt_shorts[end + 2] = '\0';
+    }
+    return (struct option){ o->name, o->arg ? required_argument : no_argument, NULL,
+                            o->short_name ? o->short_name : OPT_READ + (int)r };
+}
+
+static void build_getopt_table(void)
+{
+    size_t n = 0;
+    strcpy(getopt_shorts, "n:b:j:qvhV");
+    for (size_t i = 0; i < N_COMMAND_OPTIONS; i++) {
+        if (!command_options[i].name || *command_options[i].name)
+            getopt_table[n++] = command_options[i];
+        else
+            for (size_t r = 0; r < la_n_read_options && r < MAX_READ_OPTIONS; r++)
+                getopt_table[n++] = getopt_row(r);
+    }
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "Usage: labelaudit [OPTION]... FILE...\n"
@@ -99,22 +130,10 @@ static void usage(FILE *out)
           "                             the data.yaml beside a --format yolo folder)\n"
           "\n"
           "Reading input:\n"
-          "      --format=FMT           auto, or a format --version lists (default auto)\n"
-          "  -c, --column=NAME|NUMBER   the CSV/TSV label column (default: label, labels,\n"
-          "                             target, targets, class, y, class_id, ... as the\n"
-          "                             man page lists them, else the last column)\n"
-          "      --header, --no-header  whether the first CSV row is a header\n"
-          "                             (default: guess)\n"
-          "      --skip-rows=K          skip K lines at the start of a CSV\n"
-          "                             (pandas' skiprows)\n"
-          "  -d, --delimiter=C          CSV field delimiter (default ',' or tab for .tsv)\n"
-          "      --dtype=T              raw element type: int8 uint8 int16 uint16 int32\n"
-          "                             uint32 int64 uint64 float16 float32 float64 bool\n"
-          "      --endian=little|big    raw byte order (default little)\n"
-          "      --array=NAME           the array to audit: npz member, .pt key, tensor,\n"
-          "                             .mat variable, HDF5 dataset path\n"
-          "      --key=EXT              wds: the member holding each sample's label\n"
-          "                             (default: cls, else label, target, idx)\n"
+          "      --format=FMT           auto, or a format --version lists (default auto)\n",
+          la_source_decompressors());
+    la_read_options_help(out);
+    fprintf(out,
           "      --concat               all FILEs are one dataset, in order (ConcatDataset)\n"
           "      --glob=PATTERN         in a directory FILE, audit only the files whose\n"
           "                             relative path matches PATTERN (fnmatch)\n"
@@ -168,7 +187,7 @@ static void usage(FILE *out)
           "\n"
           "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
           "3 an input could not be read.\n"
-          "Full documentation: man labelaudit\n", la_source_decompressors());
+          "Full documentation: man labelaudit\n");
 }
 
 static void version(void)
@@ -311,7 +330,6 @@ static enum la_opterr parse_count(const char *name, const char *arg, uint64_t mi
 static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *cfg)
 {
     static const char *const losses[] = { "ce", "nll", "bce", NULL };
-    static const char *const endians[] = { "little", "big", NULL };
     static const char *const levels[] = { "error", "warning", "never", NULL };
     static const char *const backends[] = { "auto", "cpu", "gpu", NULL };
     static const char *const colors[] = { "never", "always", "auto", NULL };
@@ -324,12 +342,6 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
         return LA_OPT_OK;
     case OPT_FORMAT:
         return parse_format(arg, cfg);
-    case OPT_ENDIAN:
-        if ((k = pick(arg, endians)) < 0)
-            return bad("invalid --endian '%s' (expected little or big)", arg);
-        cfg->big_endian = k == 1;
-        cfg->has_endian = true;
-        return LA_OPT_OK;
     case OPT_FAIL_ON:
         if ((k = pick(arg, levels)) < 0)
             return bad("invalid --fail-on '%s' (expected error, warning or never)", arg);
@@ -401,32 +413,85 @@ static enum la_opterr parse_number_option(int opt, const char *arg, struct la_co
     return LA_OPT_OK;
 }
 
-static enum la_opterr parse_input_option(int opt, const char *arg, struct la_config *cfg)
+/* "little or big": the words of a row's values, for its usage error. */
+static const char *words_or(const char *values, char *buf, size_t len)
 {
-    switch (opt) {
-    case 'c':
+    const char *last = strrchr(values, ' ');
+    snprintf(buf, len, "%.*s or %s", last ? (int)(last - values) : 0, values,
+             last ? last + 1 : values);
+    return last ? buf : values;
+}
+
+/* The position of arg among a row's space-separated values, or -1. */
+static int value_position(const char *values, const char *arg)
+{
+    size_t n = strlen(arg);
+    for (int k = 0; *values; k++) {
+        size_t w = strcspn(values, " ");
+        if (w == n && strncmp(values, arg, n) == 0)
+            return k;
+        values += w + (values[w] == ' ');
+    }
+    return -1;
+}
+
+/* --NAME=ARG of a row of reader_options.c's table, into cfg->read. */
+static enum la_opterr parse_read_option(const struct la_read_option *o, const char *arg,
+                                        struct la_config *cfg)
+{
+    char *field = (char *)&cfg->read + o->field, words[256];
+    enum la_dtype dt;
+    int k;
+    switch (o->kind) {
+    case LA_ROPT_NAME:
         if (!*arg)
-            return bad("invalid --column '%s' (expected a name or a 1-based number)", arg);
-        cfg->column = arg;
-        return LA_OPT_OK;
-    case 'd':
+            return bad("invalid --%s '%s' (expected %s)", o->name, arg, o->expected);
+        /* fall through */
+    case LA_ROPT_TEXT:
+        memcpy(field, &arg, sizeof arg);
+        break;
+    case LA_ROPT_SET:
+        memcpy(field, &o->value, sizeof o->value);
+        break;
+    case LA_ROPT_COUNT:
+        if (parse_count(o->name, arg, 0, (uint64_t)INT64_MAX, "a non-negative integer",
+                        (uint64_t *)(void *)field) != LA_OPT_OK)
+            return LA_OPT_USAGE;
+        break;
+    case LA_ROPT_CHAR:
         if (strcmp(arg, "\\t") == 0 || strcmp(arg, "tab") == 0)
             arg = "\t";
         if (strlen(arg) != 1 || arg[0] == '"' || arg[0] == '\n' || arg[0] == '\r')
-            return bad("invalid --delimiter '%s' (expected one character)", arg);
-        cfg->delimiter = arg[0];
-        return LA_OPT_OK;
-    case OPT_DTYPE: {
-        enum la_dtype dt;
+            return bad("invalid --%s '%s' (expected one character)", o->name, arg);
+        *field = arg[0];
+        break;
+    case LA_ROPT_DTYPE:
         if (la_dtype_from_name(arg, &dt) != 0)
-            return bad("invalid --dtype '%s' (expected int8 uint8 int16 uint16 int32 uint32 "
-                       "int64 uint64 float16 float32 float64 or bool)", arg);
-        cfg->has_dtype = true;
-        cfg->dtype = (int)dt;
-        return LA_OPT_OK;
+            return bad("invalid --%s '%s' (expected %s)", o->name, arg,
+                       words_or(o->values, words, sizeof words));
+        memcpy(field, &dt, sizeof dt);
+        break;
+    case LA_ROPT_CHOICE:
+        if ((k = value_position(o->values, arg)) < 0)
+            return bad("invalid --%s '%s' (expected %s)", o->name, arg,
+                       words_or(o->values, words, sizeof words));
+        memcpy(field, &k, sizeof k);
+        break;
     }
-    }
+    if (o->given != LA_ROPT_NO_FIELD)
+        *(int *)(void *)((char *)&cfg->read + o->given) = 1;
     return LA_OPT_OK;
+}
+
+/* The row of reader_options.c's table that getopt_long returned as opt, or NULL. */
+static const struct la_read_option *read_option_of(int opt)
+{
+    if (opt >= OPT_READ && (size_t)(opt - OPT_READ) < la_n_read_options)
+        return &la_read_options[opt - OPT_READ];
+    for (size_t i = 0; opt > 0 && opt < 128 && i < la_n_read_options; i++)
+        if (la_read_options[i].short_name == opt)
+            return &la_read_options[i];
+    return NULL;
 }
 
 /* --annotations=github or gitlab:FILE; given twice, both (one GitLab file). */
@@ -451,7 +516,7 @@ static void set_defaults(struct la_config *cfg)
     cfg->has_ignore_index = true;
     cfg->ignore_index = -100;
     cfg->format = LA_FMT_AUTO;
-    cfg->header = LA_AUTO;
+    cfg->read = *la_read_opts_or_default(NULL);
     cfg->world_size = 1;
     cfg->min_batch = 2;
     cfg->backend = LA_BACKEND_AUTO;
@@ -462,14 +527,10 @@ static void set_defaults(struct la_config *cfg)
 
 static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
 {
+    const struct la_read_option *read = read_option_of(opt);
+    if (read)
+        return parse_read_option(read, arg, cfg);
     switch (opt) {
-    case OPT_HEADER:            cfg->header = LA_YES; return LA_OPT_OK;
-    case OPT_NO_HEADER:         cfg->header = LA_NO; return LA_OPT_OK;
-    case OPT_SKIP_ROWS:
-        return parse_count("skip-rows", arg, 0, (uint64_t)INT64_MAX, "a non-negative integer",
-                           &cfg->skip_rows);
-    case OPT_ARRAY:             cfg->array = arg; return LA_OPT_OK;
-    case OPT_KEY:               cfg->key = arg; return LA_OPT_OK;
     case OPT_MODEL:             cfg->model = arg; return LA_OPT_OK;
     case OPT_DATA_YAML:         cfg->data_yaml = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
@@ -491,12 +552,10 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case 'v':                   cfg->verbose = true; return LA_OPT_OK;
     case 'h':                   usage(stdout); return LA_OPT_EXIT_OK;
     case 'V':                   version(); return LA_OPT_EXIT_OK;
-    case 'c': case 'd': case OPT_DTYPE:
-        return parse_input_option(opt, arg, cfg);
     case 'n': case 'b': case 'j': case OPT_IGNORE_INDEX: case OPT_WORLD_SIZE:
     case OPT_MIN_BATCH: case OPT_MAX_REPORT: case OPT_VOCAB_SIZE: case OPT_SEQ_LEN:
         return parse_number_option(opt, arg, cfg);
-    case OPT_LOSS: case OPT_FORMAT: case OPT_ENDIAN: case OPT_FAIL_ON: case OPT_BACKEND:
+    case OPT_LOSS: case OPT_FORMAT: case OPT_FAIL_ON: case OPT_BACKEND:
     case OPT_COLOR:
         return parse_choice(opt, arg, cfg);
     }
@@ -561,9 +620,10 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     bool batching_given[N_BATCHING_ONLY] = { false };
 
     set_defaults(cfg);
+    build_getopt_table();
     opterr = 1;
     int opt;
-    while ((opt = getopt_long(argc, argv, "n:c:d:b:j:qvhV", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, getopt_shorts, getopt_table, NULL)) != -1) {
         enum la_opterr rc = apply(opt, optarg, cfg);
         if (rc != LA_OPT_OK)
             return rc;
@@ -573,7 +633,7 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
     if (take_vocab_size(cfg) != LA_OPT_OK)
         return LA_OPT_USAGE;
-    if (cfg->format == LA_FMT_RAW && !cfg->has_dtype)
+    if (cfg->format == LA_FMT_RAW && !cfg->read.has_dtype)
         return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
     if (optind >= argc)
         return bad("%s", "missing FILE operand (use - for standard input)");
@@ -585,14 +645,10 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
 
 void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
 {
-    *opts = (struct la_read_opts){
-        .delimiter = cfg->delimiter, .column = cfg->column, .header = cfg->header,
-        .skip_rows = cfg->skip_rows, .has_dtype = cfg->has_dtype,
-        .dtype = (enum la_dtype)cfg->dtype, .big_endian = cfg->big_endian,
-        .has_endian = cfg->has_endian, .array = cfg->array, .threads = cfg->threads,
-        .key = cfg->key, .vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0,
-        .seq_len = cfg->seq_len,
-    };
+    *opts = cfg->read;
+    opts->threads = cfg->threads;
+    opts->vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0;
+    opts->seq_len = cfg->seq_len;
 }
 
 uint64_t la_config_max_report(const struct la_config *cfg)

@@ -30,16 +30,10 @@ struct la_config {
 
     /* reading input */
     enum la_format format;         /* LA_FMT_AUTO: detect each file */
-    const char *column;            /* NULL: the default label-column rule */
-    int header;                    /* LA_AUTO, LA_NO, LA_YES */
-    uint64_t skip_rows;            /* --skip-rows: CSV lines before the first row */
-    char delimiter;                /* 0: ',' or '\t' for tsv */
-    bool has_dtype;
-    int dtype;                     /* enum la_dtype, for raw */
-    bool big_endian;               /* --endian=big */
-    bool has_endian;               /* --endian was given: it implies raw */
-    const char *array;             /* --array for npz, NULL: the default rule */
-    const char *key;               /* --key: wds label member's extension, NULL: cls ... idx */
+    /* what readers read (-c, --header, -d, --dtype, --array, --key, ...):
+     * set from reader_options.c's table; .threads, .vocab_size and .seq_len
+     * are filled by la_read_opts_of from the fields below */
+    struct la_read_opts read;
 
     /* language-model tokens: --vocab-size also sets has_num_classes/num_classes
      * to V (it is -n V, worded for the embedding); --seq-len cuts a flat

@@ -42,6 +42,34 @@ sed -n '/formats=(auto csv/,/)$/p' "$zshc" | sed 's/.*formats=(auto//; s/)$//' |
     grep . | sort >"$d/zsh.all"
 cmp -s "$d/all" "$d/zsh.all"
 ok $? "zsh: the formats offered without the binary are every format --version names"
+# The options readers read, each a row of reader_options.c's table (its unit
+# test prints them): bash offers a row's values after it, and nothing where it
+# has none (a name, a number); zsh lists the same values; both know -X.
+"$bindir/tests/unit/test_reader_options" --dump >"$d/read-options"
+[ -s "$d/read-options" ]
+ok $? "reader_options.c's table has rows"
+tab=$(printf '\t')
+while IFS=$tab read -r name short arg values formats; do
+    [ "$arg" = - ] && continue
+    [ "$values" = - ] && values=
+    want=$(printf '%s\n' $values | grep . | sort | tr '\n' ' ')
+    [ "$(complete_words labelaudit "--$name" '' | grep . | tr '\n' ' ')" = "$want" ]
+    ok $? "bash: --$name offers ${values:-nothing} (the table's row)"
+    zsh_row=$(grep -e "--$name=[[}]" "$zshc")
+    [ -n "$zsh_row" ]
+    ok $? "zsh: --$name has its line"
+    if [ -n "$values" ]; then
+        printf '%s\n' "$zsh_row" | grep -qF ":($values)'"
+    else
+        ! printf '%s\n' "$zsh_row" | grep -q ':(.*)'"'"
+    fi
+    ok $? "zsh: --$name offers ${values:-nothing} (the table's row)"
+    if [ "$short" != - ]; then
+        grep -q -e "|-$short|" -e " -$short " -e "-$short)" "$bashc" &&
+            printf '%s\n' "$zsh_row" | grep -q -e "{-$short+,--$name=}"
+        ok $? "bash and zsh: -$short is --$name"
+    fi
+done <"$d/read-options"
 [ "$(complete_words labelaudit --loss b | tr '\n' ' ')" = "bce " ]
 ok $? "bash: --loss b completes to bce"
 [ "$(complete_words labelaudit --backend= | tr '\n' ' ')" = "auto cpu gpu " ]

@@ -101,7 +101,7 @@ static struct la_config defaults(void)
 {
     struct la_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.header = LA_AUTO;
+    cfg.read.header = LA_AUTO;
     cfg.format = LA_FMT_AUTO;
     return cfg;
 }
@@ -124,21 +124,21 @@ static void test_text(void)
 static void test_raw(void)
 {
     struct la_config cfg = defaults();
-    cfg.has_dtype = true;
-    cfg.dtype = LA_DT_INT16;
+    cfg.read.has_dtype = true;
+    cfg.read.dtype = LA_DT_INT16;
     unsigned char le[] = { 1, 0, 0xff, 0xff, 0x00, 0x01 };
     struct collected c;
     collect(write_file("a.raw", le, 6), "raw", &cfg, &c);
     TAP_OK(c.rc == 0 && c.n == 3 && c.ints[0] == 1 && c.ints[1] == -1 && c.ints[2] == 256,
            "raw int16 little-endian");
-    cfg.big_endian = true;
+    cfg.read.big_endian = true;
     collect(write_file("b.raw", le, 6), "raw", &cfg, &c);
     TAP_OK(c.rc == 0 && c.ints[0] == 256 && c.ints[2] == 1, "raw int16 big-endian");
-    cfg.big_endian = false;
+    cfg.read.big_endian = false;
     collect(write_file("c.raw", le, 5), "raw", &cfg, &c);
     TAP_OK(c.rc == -1 && strstr(c.err, "not a multiple of 2"), "raw: odd size is an error: %s",
            c.err);
-    cfg.has_dtype = false;
+    cfg.read.has_dtype = false;
     collect(write_file("d.raw", le, 6), "raw", &cfg, &c);
     TAP_OK(c.rc == -1 && strstr(c.err, "--dtype"), "raw without --dtype is an error");
 }
