@@ -15,7 +15,7 @@ const struct la_read_option la_read_options[] = {
       .help = "the CSV/TSV label column (default: label, labels,\n"
               "target, targets, class, y, class_id, ... as the\n"
               "man page lists them, else the last column)",
-      .formats = "csv tsv parquet arrow hf-dataset mds litdata",
+      .formats = "csv tsv parquet arrow hf-dataset mds litdata jsonl",
       .expected = "a name or a 1-based number",
       .kind = LA_ROPT_NAME, .field = FIELD(column), .given = LA_ROPT_NO_FIELD },
     { .name = "header",
@@ -51,6 +51,11 @@ const struct la_read_option la_read_options[] = {
               "(default: cls, else label, target, idx)",
       .formats = "wds", .values = "cls label target idx",
       .kind = LA_ROPT_TEXT, .field = FIELD(key), .given = LA_ROPT_NO_FIELD },
+    { .name = "field", .arg = "NAME",
+      .help = "jsonl: one JSON document whose key NAME holds\n"
+              "the records (datasets' field=)",
+      .formats = "jsonl",
+      .kind = LA_ROPT_TEXT, .field = FIELD(field), .given = LA_ROPT_NO_FIELD },
 };
 const size_t la_n_read_options = sizeof la_read_options / sizeof la_read_options[0];
 

@@ -85,10 +85,10 @@ if grep -q "define HAVE_ARROW 1" "$OUT/include/config.h"; then
     arrow_cxx=$(sed -n 's/^#define LA_ARROW_CPPFLAGS "\(.*\)"$/\1/p' "$OUT/include/config.h")
     codec_libs="$codec_libs $(sed -n 's/^#define LA_ARROW_LIBS "\(.*\)"$/\1/p' "$OUT/include/config.h")"
 fi
-# yolo always; coco where config.h says yajl was found
+# yolo always; coco and jsonl where config.h says yajl was found
 mask_targets="$mask_targets yolo"
 if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets coco"
+    mask_targets="$mask_targets coco jsonl"
     codec_libs="$codec_libs -lyajl"
 fi
 # the class-count files: config.json and dataset.json always, tokenizer.json

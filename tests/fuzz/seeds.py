@@ -100,3 +100,15 @@ if shutil.which("zstd"):
 put("decode", "utf16le.txt", "1\r\n2\r\n\r\n 3 \r\n".encode("utf-16"))
 put("decode", "utf16be.csv", b"\xfe\xff" + "label\n1\n9\n".encode("utf-16-be"))
 put("decode", "selector-xz", b"\x00" + b"\x00\x00\x04\xe6\xd6\xb4\x46")
+
+# jsonl: JSON Lines (the target reads them as lines, then as a --field=data document)
+jsonls = {
+    "ints.jsonl": b'{"text": "a", "label": 1}\n\n{"label": 12}\r\n{"label": -1}',
+    "mixed.jsonl": b'{"y": 1.5, "label": true}\n{"label": null}\n{"x": 2}\n{"label": "3"}\n'
+                   b'{"label": {"a": [1, "b"]}}\n{"label": [0, [1], 2, null]}\n',
+    "names.jsonl": b'{"category": 3, "y": 2}\n{"y": 9, "y": 1}\n{}\n',
+    "field.json": b'{"version": 1, "data": [{"y": 1}, {"y": [2, 3]}, {"label": 4}], "more": {}}',
+    "bad-line.jsonl": b'{"label": 1}\n{"label": 2} {"label": 3}\n[4]\n',
+}
+for k, v in jsonls.items():
+    put("jsonl", k, v)

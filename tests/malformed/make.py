@@ -436,3 +436,15 @@ put_tree({"nnunet-gap/dataset.json": b'{"labels": {"background": 0, "tumor": 2}}
           "nnunet-gap/labelsTr/case_000.png": mask})
 put_tree({"nnunet-no-labels/dataset.json": b'{"labels": [0, 1]}',
           "nnunet-no-labels/labelsTr/case_000.png": mask})
+
+# JSON Lines (--format=jsonl, or the .jsonl/.ndjson name): lines that are no
+# records, each refused naming its line; --field documents without the records
+put("jsonl-two-per-line.jsonl", b'{"label": 1}\n{"label": 2} {"label": 3}\n')
+put("jsonl-array-line.jsonl", b'{"label": 1}\n\n[1, 2]\n')
+put("jsonl-cut.jsonl.gz", gz(b'{"label": 1}\n{"label": [1, 2'))
+put("jsonl-bad-json.ndjson", b'{"label": 1}\n{label: 2}\n')
+put("jsonl-no-label.jsonl", b'{"a": 1, "b": 2}\n{"a": 3, "b": 4}\n')
+put("jsonl-long-string.jsonl.gz", gz(b'{"label": 1, "text": "' + b"a" * (17 << 20) + b'"}\n'))
+put("jsonl-deep.jsonl", b'{"label": ' + b"[" * 600 + b"]" * 600 + b"}\n")
+put("jsonl-field-not-array.json", b'{"version": "v2.0",\n "data": {"label": 1}}\n')
+put("jsonl-field-missing.json", b'{"version": "v2.0", "rows": [{"label": 1}]}\n')
