@@ -117,6 +117,7 @@ absent_feature() {
         *yolo-nc3*) need=data.yaml ;;      # the class count from its data.yaml (libyaml)
         *.parquet) need=parquet ;;
         *.arrow | *.feather) need=arrow ;;
+        *.jsonl | *.ndjson) need=jsonl ;;
         *) continue ;;
         esac
         case $la_features in *" $need "*) ;; *) echo "$need"; exit 0 ;; esac

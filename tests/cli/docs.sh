@@ -58,6 +58,9 @@ mkdir -p "$d/ex/VOC2012/SegmentationClass" "$d/ex/tiles"
 cp "$s/voc-masks/2007_000032.png" "$d/ex/VOC2012/SegmentationClass/"
 cp "$s/landcover-tile.tif" "$d/ex/tiles/"
 cp "$s/brats/BraTS20_Training_001_seg.nii.gz" "$d/ex/"
+# JSON Lines from pandas, a SQuAD-style document from `datasets`
+cp "$srcdir/tests/data/jsonl/pd-int.jsonl" "$d/ex/train.jsonl"
+cp "$srcdir/tests/data/jsonl/ds-field.json" "$d/ex/dev-v2.0.json"
 # One command a line: the .nf/.fi blocks of EXAMPLES, roff escapes undone.
 sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$man" |
     awk '/^\.nf/ { on = 1; next } /^\.fi/ { on = 0; next } on' |

@@ -4,7 +4,8 @@ pandas (DataFrame.to_json(orient="records", lines=True)) and Hugging Face
 `datasets` (Dataset.to_json; a SQuAD-style document read back with
 load_dataset("json", field=...)), with the truth beside them:
 tests/data/jsonl/truth.tsv, one line per case, computed from what pandas or
-`datasets` reads back.
+`datasets` reads back; and the README's samples/hf-reviews.jsonl (datasets'
+to_json of reviews, one stray id 3 and one null label).
 
     python3 tests/gen/gen_jsonl.py      # needs pandas, and `datasets` (pip install datasets)
 
@@ -56,7 +57,8 @@ def pandas_cases():
     back = pd.read_json(out("pd-int.jsonl"), lines=True)
     cases.append(("pd-int.jsonl", "-n 10", back["label"].tolist(), 10, "int64"))
 
-    df.to_json(out("pd-int.jsonl.gz"), orient="records", lines=True, compression="gzip")
+    df.to_json(out("pd-int.jsonl.gz"), orient="records", lines=True,
+               compression={"method": "gzip", "mtime": 0})   # reproducible bytes
     back = pd.read_json(out("pd-int.jsonl.gz"), lines=True, compression="gzip")
     cases.append(("pd-int.jsonl.gz", "-n 10", back["label"].tolist(), 10, "int64"))
 
@@ -120,6 +122,14 @@ def datasets_cases():
                   "int64"))
 
 
+def readme_sample():
+    rng = random.Random(6)
+    labels = [rng.randrange(3) for _ in range(120)]
+    labels[41], labels[87] = 3, None
+    ds = datasets.Dataset.from_dict({"text": [f"review {i}" for i in range(120)], "label": labels})
+    ds.to_json(os.path.join(here, "..", "..", "..", "samples", "hf-reviews.jsonl"))
+
+
 def is_missing(v):
     return v is None or (isinstance(v, float) and math.isnan(v))
 
@@ -172,6 +182,7 @@ def main():
     if datasets is not None:
         datasets.disable_progress_bars()
         datasets_cases()
+        readme_sample()
     with open(out("truth.tsv"), "w") as f:
         f.write("# name\targs\tcount\tsamples\tdtype\tmin\tmax\tunparsable\tfirst bad\ttheir values\n")
         for name, args, vals, n_classes, dtype in cases:
