@@ -372,8 +372,9 @@ static int record_key(struct jsonl *t, const unsigned char *k, size_t n)
     if (t->label_seen && rank >= t->rank && !same)
         return 1;                          /* a worse name, or an equal one after it */
     if (t->label_seen && roll_back(t) != 0)
-        return set_why(t, "key \"%.*s\" again, after its first value's %zu items went out",
-                       (int)(n < 64 ? n : 64), (const char *)k, HOLD_MAX);
+        return set_why(t, "key \"%.*s\" names the label after a list of over %zu items "
+                       "under an earlier key was read", (int)(n < 64 ? n : 64), (const char *)k,
+                       HOLD_MAX);
     t->label_seen = 1;
     t->rank = rank;
     memcpy(t->cur_key, k, n);
