@@ -219,12 +219,17 @@ static void compact(struct jsonl *t)
         return;
     size_t from = t->done, n = t->tail - from;
     size_t text_from = n && t->rec_text < t->text_used ? t->rec_text : t->text_used;
-    memmove(t->vals, t->vals + from, n * sizeof *t->vals);
-    memmove(t->bools, t->bools + from, n);
-    memmove(t->kinds, t->kinds + from, n);
+    if (n) {   /* (memmove of NULL buffers, even of 0 bytes, is undefined) */
+        memmove(t->vals, t->vals + from, n * sizeof *t->vals);
+        memmove(t->bools, t->bools + from, n);
+        memmove(t->kinds, t->kinds + from, n);
+        memmove(t->text_at, t->text_at + from, n * sizeof *t->text_at);
+    }
     for (size_t i = 0; i < n; i++)
-        t->text_at[i] = t->text_at[from + i] - text_from;
-    memmove(t->texts, t->texts + text_from, t->text_used - text_from);
+        if (t->kinds[i] == K_TEXT)
+            t->text_at[i] -= text_from;
+    if (t->text_used > text_from)
+        memmove(t->texts, t->texts + text_from, t->text_used - text_from);
     t->text_used -= text_from;
     t->rec_text = t->rec_text >= text_from ? t->rec_text - text_from : 0;
     t->rec_start = t->rec_start >= from ? t->rec_start - from : 0;
