@@ -65,7 +65,8 @@ struct jsonl {
     int eof;                      /* 1: the source ended; 2: and the parse */
     uint64_t line;                /* 1 + LF bytes fed */
     int line_values;              /* JSON Lines: values begun on this line */
-    int in_string, escape;        /* the token guard, ahead of yajl */
+    int in_string, escape;        /* the token guard, ahead of yajl, */
+    int cut_line;                 /* on a line the end of a block cut */
     uint64_t token_len;
     int depth;
     const char *field;            /* --field, or NULL: JSON Lines */
@@ -86,6 +87,7 @@ struct jsonl {
     /* the label key, once a record named it */
     int decided;
     char key[sizeof ((struct la_array_info *)0)->column];
+    size_t key_len;
     char keys[KEYS_LEN];          /* the first record's keys */
     int keys_done;
     char doc_keys[KEYS_LEN];      /* --field: the document's */
@@ -320,6 +322,7 @@ static int end_record(struct jsonl *t)
         if (!o->column && t->rank == NO_RANK - 1 && t->rec_keys > 1)
             return set_why(t, "no label key (the keys are %s): name it with -c", t->keys);
         memcpy(t->key, t->cur_key, sizeof t->key);
+        t->key_len = strlen(t->key);
         t->decided = 1;
         snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->key);
         t->r->info.has_column = 1;
@@ -341,7 +344,7 @@ static int rank_of(const struct jsonl *t, const unsigned char *k, size_t n)
     const struct la_read_opts *o = la_read_opts_or_default(t->r->opts);
     const char *s = (const char *)k;
     if (t->decided)
-        return strlen(t->key) == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
+        return t->key_len == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
     if (o->column) {   /* exact, else case-insensitive, as for csv's -c */
         size_t len = strlen(o->column);
         return len != n ? NO_RANK : memcmp(o->column, s, n) == 0 ? 0
@@ -612,16 +615,22 @@ static int line_ended(struct la_reader *r, struct jsonl *t)
     return 0;
 }
 
-/* One piece of a line (up to and with its LF, if it has one) to yajl. */
+/* One piece of a line (up to and with its LF, if it has one) to yajl. An LF
+ * ends every token (JSON strings hold none), so yajl keeps a token between
+ * calls only on a line cut by the end of a block: the guard reads those
+ * lines alone, from their start. */
 static int parse_piece(struct la_reader *r, struct jsonl *t, const unsigned char *p, size_t n)
 {
-    size_t ok = guard_tokens(t, p, n);
-    if (ok < n)
+    int ends = p[n - 1] == '\n';
+    if (!ends && !t->cut_line)
+        t->in_string = t->escape = 0, t->token_len = 0;
+    if ((!ends || t->cut_line) && guard_tokens(t, p, n) < n)
         return la_reader_set_error(r, "line %llu: a JSON token longer than %u MiB",
                                    (unsigned long long)t->line, MAX_STRING >> 20);
+    t->cut_line = !ends;
     if (yajl_parse(t->h, p, n) != yajl_status_ok)
         return parse_failed(r, t, p, n);
-    return p[n - 1] == '\n' ? line_ended(r, t) : 0;
+    return ends ? line_ended(r, t) : 0;
 }
 
 /* The end of the input: the last record ends, --field's array was there. */
