@@ -343,13 +343,13 @@ static int rank_of(const struct jsonl *t, const unsigned char *k, size_t n)
 {
     const struct la_read_opts *o = la_read_opts_or_default(t->r->opts);
     const char *s = (const char *)k;
-    if (t->decided)
-        return t->key_len == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
-    if (o->column) {   /* exact, else case-insensitive, as for csv's -c */
+    if (o->column) {   /* exact, else case-insensitive, as for csv's -c: in each record */
         size_t len = strlen(o->column);
         return len != n ? NO_RANK : memcmp(o->column, s, n) == 0 ? 0
              : strncasecmp(o->column, s, n) == 0 ? 1 : NO_RANK;
     }
+    if (t->decided)    /* the name the first record's keys chose, as a column's */
+        return t->key_len == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
     int rank = la_label_name_rank(s, n);
     if (rank >= 0)
         return rank;
