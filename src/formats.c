@@ -385,7 +385,8 @@ const char *la_foreign_kind(const unsigned char *head, size_t len, const char **
         starts_with(head, len, "\0\0\xfe\xff", 4))
         return NULL;
     if (json_object(head, len)) {
-        *fix = "for COCO instances pass --format=coco; else export the labels as CSV or .npy";
+        *fix = "for COCO instances pass --format=coco, for JSON Lines or records under a key "
+               "--format=jsonl (with --field=KEY); else export the labels as CSV or .npy";
         return "a JSON document";
     }
     if (utf16_without_bom(head, len)) {

@@ -77,6 +77,10 @@ refuse '\357\273\277{"label": 1}\n' 'line 1: not valid JSON' "a byte order mark 
 refuse '{"label": [1, 2\n' 'line 1: the object does not end on its line' "a cut list"
 
 # ---- --field: one document, its records under a key (load_dataset("json", field=...))
+run "$j/ds-field.json"
+expect_status 3 "a .json document without --format: no format of its own"
+expect_err "for JSON Lines or records under a key --format=jsonl (with --field=KEY)" \
+    "a .json document: the refusal says how jsonl reads it"
 printf '{"version": 1, "data": {"label": 1}}' >"$d/f.json"
 run --format=jsonl --field=data "$d/f.json"
 expect_status 3 "--field names an object"
