@@ -18,6 +18,11 @@
 # quotes: an empty argument is written --option= . A case whose args say
 # --json must also hold a JSON document that jq parses.
 #
+# The runner puts --color=never --backend=cpu before the args, so no case
+# depends on a terminal or a GPU (what another backend prints belongs in a
+# shell test); the output must not name a machine either: no absolute path,
+# thread count or timing.
+#
 # The "version" field of a JSON report is written as "X.Y.Z", so a release
 # changes no case. After a deliberate change of output, remake every case
 # (and read the diff before committing it):
@@ -50,7 +55,7 @@ for case in "$cases"/*.case; do
     section stdout "$case" >"$d/want"
     section stderr "$case" >"$d/want-err"
     # shellcheck disable=SC2086 # args are split as a shell would split them
-    (cd "$d/samples" && "$LABELAUDIT" --color=never $args) >"$d/raw" 2>"$d/err"
+    (cd "$d/samples" && "$LABELAUDIT" --color=never --backend=cpu $args) >"$d/raw" 2>"$d/err"
     got_exit=$?
     normalize <"$d/raw" >"$d/got"
     if [ -n "${LABELAUDIT_REGEN:-}" ]; then
