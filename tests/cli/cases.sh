@@ -59,7 +59,7 @@ for case in "$cases"/*.case; do
     got_exit=$?
     normalize <"$d/raw" >"$d/got"
     if [ -n "${LABELAUDIT_REGEN:-}" ]; then
-        { sed -n '/^#/p; /^args: /p' "$case"; echo "exit: $got_exit"; echo "--- stdout"
+        { sed -n '/^--- stdout$/q; /^#/p; /^args: /p' "$case"; echo "exit: $got_exit"; echo "--- stdout"
           cat "$d/got"
           if [ -n "$has_err" ]; then echo "--- stderr"; cat "$d/err"; fi
         } >"$d/new" && cp "$d/new" "$case"
