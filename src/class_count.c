@@ -506,6 +506,43 @@ static cJSON *names_array(const struct la_file_report *r, uint64_t n)
     return a;
 }
 
+/* The rank of a source by its words, as la_class_count_new and the readers
+ * name them: the command line's, a model's, else the dataset's metadata. */
+static int rank_of(const char *from)
+{
+    if (strcmp(from, "-n") == 0 || strcmp(from, "--vocab-size") == 0)
+        return 0;
+    return strncmp(from, "model ", 6) == 0 ? 1 : 2;
+}
+
+struct la_class_count *la_class_count_from_report(const cJSON *file)
+{
+    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(file, "class_sources");
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(file, "num_classes_from"), *o;
+    struct la_class_count *cc = cJSON_IsArray(sources) ? calloc(1, sizeof *cc) : NULL;
+    if (!cc)
+        return NULL;
+    cc->chosen = -1;
+    cJSON_ArrayForEach(o, sources) {
+        const cJSON *words = cJSON_GetObjectItemCaseSensitive(o, "from");
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "num_classes");
+        if (!cJSON_IsString(words) || !cJSON_IsNumber(n) || n->valuedouble < 1)
+            continue;
+        struct la_class_source *s = add_source(cc, rank_of(words->valuestring),
+                                               (uint64_t)n->valuedouble,
+                                               cJSON_IsString(path) ? path->valuestring : NULL,
+                                               words->valuestring, "");
+        if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
+            cc->chosen = (int)(cc->n_src - 1);
+    }
+    /* a model's embedding (vocab_size, the tokenizer's) counts token ids */
+    cc->vocab = cc->chosen >= 0 && cc->src[cc->chosen].rank == 1 &&
+                (strstr(cc->src[cc->chosen].from, "vocab_size") ||
+                 strstr(cc->src[cc->chosen].from, "tokenizer"));
+    return cc;
+}
+
 void la_class_count_json(const struct la_file_report *r, cJSON *file)
 {
     const struct la_class_count *cc = r->classes;

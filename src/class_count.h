@@ -94,6 +94,12 @@ const char *la_class_count_name(const struct la_class_count *cc, const struct la
  *  outputs)"). */
 void la_class_count_text(FILE *out, const struct la_file_report *r);
 
+/** la_class_count_from_report() : the class count a --json report's file
+ *  entry gives (its class_sources and num_classes_from: what
+ *  la_class_count_json wrote), for --merge; NULL where it names none (or out
+ *  of memory). The names are not carried. Freed by la_class_count_free. */
+struct la_class_count *la_class_count_from_report(const cJSON *file);
+
 /** la_class_count_json() : num_classes, num_classes_from, class_sources and
  *  class_names into the file's JSON object, when a source beyond -n exists. */
 void la_class_count_json(const struct la_file_report *r, cJSON *file);

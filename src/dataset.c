@@ -25,24 +25,48 @@
 
 #define WINDOW_PER_THREAD 2
 
-int la_is_hf_dataset_dir(const char *path)
+/* Whether dir holds a regular file named name. */
+static int has_file(const char *dir, const char *name)
 {
     char p[4096];
     struct stat st;
-    snprintf(p, sizeof p, "%s/dataset_info.json", path);
-    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    snprintf(p, sizeof p, "%s/state.json", path);
-    if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-        return 1;
-    DIR *dp = opendir(path);        /* the cache: dataset_info.json beside .arrow shards */
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* What the names in dir say the folder is, beside its index.json or
+ * dataset_info.json: .arrow shards (a `datasets` cache), .mds shards
+ * (shard.00000.mds, .mds.zstd, ...), LitData chunks (chunk-0-0.bin, ...). */
+struct shard_names { int arrow, mds, litdata; };
+
+static struct shard_names shard_names_in(const char *dir)
+{
+    struct shard_names seen = { 0, 0, 0 };
+    DIR *dp = opendir(dir);
     struct dirent *e;
-    int found = 0;
-    while (dp && !found && (e = readdir(dp)))
-        found = la_name_ends_in(e->d_name, ".arrow");
+    while (dp && (e = readdir(dp))) {
+        seen.arrow |= la_name_ends_in(e->d_name, ".arrow");
+        seen.mds |= strstr(e->d_name, ".mds") != NULL;
+        seen.litdata |= strncmp(e->d_name, "chunk-", 6) == 0 && strstr(e->d_name, ".bin");
+    }
     if (dp)
         closedir(dp);
-    return found;
+    return seen;
+}
+
+enum la_format la_dataset_folder_format(const char *path)
+{
+    int info = has_file(path, "dataset_info.json"), index = has_file(path, "index.json");
+    if (!info && !index)
+        return LA_FMT_NONE;
+    if (info && has_file(path, "state.json"))
+        return LA_FMT_HF_DATASET;
+    struct shard_names seen = shard_names_in(path);
+    if (info && seen.arrow)
+        return LA_FMT_HF_DATASET;
+    if (index && seen.mds != seen.litdata)   /* both: say nothing, --format decides */
+        return seen.mds ? LA_FMT_MDS : LA_FMT_LITDATA;
+    return LA_FMT_NONE;
 }
 
 int la_is_directory(const char *path)

@@ -16,10 +16,13 @@
 #include "indices_out.h"
 #include "scan.h"
 
-/** la_is_hf_dataset_dir() : whether the folder path is one Hugging Face
- *  `datasets` wrote: save_to_disk's (dataset_info.json and state.json) or a
- *  cache folder (dataset_info.json beside .arrow shards). */
-int la_is_hf_dataset_dir(const char *path);
+/** la_dataset_folder_format() : the format of the folder path when it is one
+ *  dataset of shards that one reader reads: hf-dataset for one Hugging Face
+ *  `datasets` wrote (save_to_disk's dataset_info.json and state.json, or a
+ *  cache's dataset_info.json beside .arrow shards), mds for MosaicML
+ *  streaming's (index.json beside .mds shards), litdata for LitData's
+ *  (index.json beside chunk-*.bin); else LA_FMT_NONE: a folder of files. */
+enum la_format la_dataset_folder_format(const char *path);
 
 /** la_is_directory() : whether path names a directory (following links). */
 int la_is_directory(const char *path);

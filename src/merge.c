@@ -17,6 +17,7 @@
 #include <string.h>      /* strcmp */
 
 #include "audit.h"       /* la_rule_from_config */
+#include "class_count.h" /* la_class_count_from_report */
 #include "dataset.h"
 #include "msg.h"
 #include "util.h"        /* la_grow */
@@ -106,6 +107,15 @@ static void adopt_batching(struct la_config *cfg, const cJSON *c)
     cfg->min_batch = get_u64(c, "min_batch") ? get_u64(c, "min_batch") : 2;
 }
 
+/* Whether two reports' first entries found the same N where both say one
+ * (from a model or the metadata; -n is the config's, checked with it). */
+static int same_class_count(const cJSON *a, const cJSON *b)
+{
+    const cJSON *na = get(cJSON_GetArrayItem(get(a, "files"), 0), "num_classes");
+    const cJSON *nb = get(cJSON_GetArrayItem(get(b, "files"), 0), "num_classes");
+    return !cJSON_IsNumber(na) || !cJSON_IsNumber(nb) || na->valuedouble == nb->valuedouble;
+}
+
 int la_merge_adopt_config(struct la_config *cfg)
 {
     cJSON *first = NULL;
@@ -120,6 +130,13 @@ int la_merge_adopt_config(struct la_config *cfg)
         if (!first) {
             first = root;
             continue;
+        }
+        if (!same_class_count(root, first)) {
+            la_err(cfg->files[i], "--merge: made with another class count (num_classes) than %s",
+                   cfg->files[0]);
+            cJSON_Delete(root);
+            cJSON_Delete(first);
+            return 2;
         }
         for (size_t k = 0; k < N_CHECKS; k++) {
             if (!cJSON_Compare(get(c, checks[k]), get(get(first, "config"), checks[k]), 1)) {
@@ -610,10 +627,32 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     return rc;
 }
 
-void la_merge_reports(const struct la_config *cfg, struct la_file_report *r)
+/* The class count of the first shard report that names one (N from a model
+ * or the dataset's metadata: its config has no -n), or NULL. */
+static struct la_class_count *shards_class_count(const struct la_config *cfg)
 {
-    if (la_dataset_begin(r, cfg->files[0], 0, cfg) != 0)
+    struct la_class_count *cc = NULL;
+    for (int i = 0; !cc && i < cfg->nfiles; i++) {
+        char err[LA_ERR_LEN];
+        cJSON *root = read_report(cfg->files[i], err, sizeof err);
+        cc = root ? la_class_count_from_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
+        cJSON_Delete(root);
+    }
+    return cc;
+}
+
+void la_merge_reports(const struct la_config *given, struct la_file_report *r)
+{
+    /* N as the shards found it, so that the merged report judges the labels
+     * as they did: the config copy holds it, as audit_report's does */
+    struct la_class_count *cc = given->has_num_classes ? NULL : shards_class_count(given);
+    struct la_config with_classes = *given;
+    const struct la_config *cfg = &with_classes;
+    la_class_count_apply(cc, &with_classes);
+    if (la_dataset_begin(r, cfg->files[0], 0, cfg) != 0) {
+        la_class_count_free(cc);
         return;
+    }
     struct la_rule rule = la_rule_from_config(cfg);
     uint64_t max_report = la_config_max_report(cfg);
     for (int i = 0; i < cfg->nfiles; i++) {
@@ -632,4 +671,7 @@ void la_merge_reports(const struct la_config *cfg, struct la_file_report *r)
         cJSON_Delete(root);
     }
     la_dataset_end(r, cfg);
+    la_class_count_free(r->classes);
+    r->classes = cc;
+    r->classes_free = la_class_count_free;
 }

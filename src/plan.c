@@ -38,11 +38,12 @@ static int audit_report_with(const struct la_config *cfg, struct la_scan_backend
 {
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
-    struct la_config as_folder;  /* a folder that `datasets` wrote is one dataset of its shards */
-    if (la_is_directory(cfg->files[i]) && cfg->format == LA_FMT_AUTO &&
-        la_is_hf_dataset_dir(cfg->files[i])) {
+    struct la_config as_folder;  /* a folder `datasets`, MDS or LitData wrote: one reader's */
+    enum la_format folder = la_is_directory(cfg->files[i]) && cfg->format == LA_FMT_AUTO
+                          ? la_dataset_folder_format(cfg->files[i]) : LA_FMT_NONE;
+    if (folder != LA_FMT_NONE) {
         as_folder = *cfg;
-        as_folder.format = LA_FMT_HF_DATASET;
+        as_folder.format = folder;
         cfg = &as_folder;
     }
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))

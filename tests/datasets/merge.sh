@@ -140,7 +140,7 @@ same_as_concat() {
     # shellcheck disable=SC2086 # the paths, one by one
     set -- $files
     # the checks come from the reports; the format option is the shards'
-    mopts=$(echo "$opts" | sed -e 's/-n [0-9]*//' -e 's/--format=[a-z]*//')
+    mopts=$(echo "$opts" | sed -e 's/-n [0-9]*//' -e 's/--format=[a-z]*//' -e 's/--model=[^ ]*//')
     # shellcheck disable=SC2086
     "$LABELAUDIT" --json $opts --concat "$@" >"$d/concat.json"
     # shellcheck disable=SC2086
@@ -208,6 +208,22 @@ if case " $formats " in *" coco "*) true ;; *) false ;; esac; then
 else
     echo "ok $((n_tests += 1)) # SKIP built without coco"
 fi
+
+echo "# --- N from a model's config.json: the merge holds the labels to it too"
+mkdir "$d/model3" "$d/model4"
+printf '{"num_labels": 3, "architectures": ["BertForSequenceClassification"]}' >"$d/model3/config.json"
+printf '{"num_labels": 4, "architectures": ["BertForSequenceClassification"]}' >"$d/model4/config.json"
+printf 'label\n0\n1\n' >"$d/m1.csv"
+printf 'label\n2\n3\n' >"$d/m2.csv"
+same_as_concat "N from --model" --model="$d/model3" -- "$d/m1.csv" "$d/m2.csv"
+cp "$d/merge.json" "$d/out"
+expect_json '.files[0].num_classes_from' "model config.json num_labels" \
+    "the merged report says where N came from"
+expect_json '.files[0].invalid.above' 1 "3 is at or above the model's N = 3"
+"$LABELAUDIT" --json --model="$d/model4" "$d/m2.csv" >"$d/model4.json"
+run --merge "$d/part.0.json" "$d/model4.json"
+expect_status 2 "shards audited against models of different N: refused"
+expect_err "another class count" "the message says so"
 
 echo "# --- refused and unreadable reports"
 printf '1\n2\n' >"$d/a.txt"

@@ -19,15 +19,8 @@ expect_json '.files[0].num_classes_from' "model config.json id2label" "N's sourc
 expect_json '.files[0].class_names[3]' "$(truth model-10 name3)" "class 3's name: AutoConfig's id2label[3]"
 expect_json '.files[0].invalid.above' 3 "the three 10s are out of range"
 expect_json '.config.num_classes' null "the config stays the command line's"
-run --model "$s/model-10/config.json" "$s/stray-10.csv"
-expect_out "classes: 10, from model config.json id2label" "text: where N came from"
-expect_out "class 10 (no name; the model has 10 outputs): 3 labels" "text: the class past the head"
-run --json -n 11 --model "$s/model-10" "$s/stray-10.csv"
-expect_json '[.files[0].findings[] | select(.code == "class-count-mismatch")] | length' 1 \
-    "-n 11 against the model's 10: class-count-mismatch"
-expect_json '.files[0].findings[] | select(.code == "class-count-mismatch") | .message | test("-n says 11 classes, but model config.json id2label says 10")' true \
-    "the message names both numbers and sources"
-expect_json '.files[0].invalid.above' 0 "-n wins: 11 classes hold every label"
+# the text report and -n 11 against the model's 10 (class-count-mismatch) are
+# tests/cases/model-10-text and model-10-n-11-json
 
 echo "# --- a language model whose tokenizer's added tokens pass vocab_size"
 run --json --model "$s/lm-added" "$s/lm-tokens.txt"

@@ -28,6 +28,11 @@ against() {
         diff "$s/$truth" "$d/got" | head -5 | sed 's/^/# /'
         ok 1 "$dir $*: samples, count, range and every bad id as the library read them"
     fi
+    # the folder is found to be FORMAT by its index.json and shard names
+    cp "$d/out" "$d/with-format"
+    run --json -n 1000 --max-report 100000 "$@" "$s/$dir"
+    cmp -s "$d/with-format" "$d/out"
+    ok $? "$dir $*: the same report without --format (found to be $fmt)"
 }
 
 echo "# --- MDS: ndarray of every dtype, int, pkl; shards of different sizes"
@@ -81,6 +86,16 @@ run --json -n 1000 --format=litdata "$srcdir/samples/litdata-tokens"
 expect_status 1 "samples/litdata-tokens: an id past V"
 expect_json '[.files[0].bad[] | "\(.sample):\(.position)=\(.value)"] | join(",")' "11:0=1000" \
     "item 11, position 0: 1000"
+
+echo "# --- which folders are found to be shards without --format"
+mkdir "$d/csvs" && cp "$s/mds-zstd/index.json" "$d/csvs/" && printf 'label\n1\n' >"$d/csvs/a.csv"
+run -n 3 "$d/csvs"
+expect_out "dataset of 1 file" "an index.json beside no shards: a folder of files, each read by its own format"
+cp -R "$s/mds-zstd" "$d/both" && cp "$s/litdata-tree/chunk-0-0.bin" "$d/both/"
+run -n 3 "$d/both"
+expect_status 3 "an index.json beside both kinds of shards: no guess, the files each refused"
+run -n 3 --format=mds "$d/both"
+expect_status 0 "... and --format=mds reads it as MDS"
 
 echo "# --- the wrong --format for a folder"
 run --format=litdata -n 3 "$s/mds-zstd"
