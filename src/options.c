@@ -107,7 +107,8 @@ static void build_getopt_table(void)
     }
 }
 
-static void usage(FILE *out)
+/* --help up to "Reading input": what is checked and how the FILEs are read. */
+static void usage_input(FILE *out)
 {
     fprintf(out, "Usage: labelaudit [OPTION]... FILE...\n"
           "Audit ML label files before training: find the labels that would make PyTorch\n"
@@ -139,7 +140,13 @@ static void usage(FILE *out)
           "                             relative path matches PATTERN (fnmatch)\n"
           "      --merge                the FILEs are --json reports of consecutive shards:\n"
           "                             print the report --concat over them would print\n"
-          "\n"
+          "\n");
+}
+
+/* --help from "Batching simulation" on: the options that shape the run and its output. */
+static void usage_run(FILE *out)
+{
+    fprintf(out,
           "Batching simulation:\n"
           "  -b, --batch-size=B         simulate DataLoader(batch_size=B)\n"
           "      --drop-last            DataLoader(drop_last=True)\n"
@@ -188,6 +195,12 @@ static void usage(FILE *out)
           "Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage error,\n"
           "3 an input could not be read.\n"
           "Full documentation: man labelaudit\n");
+}
+
+static void usage(FILE *out)
+{
+    usage_input(out);
+    usage_run(out);
 }
 
 static void version(void)
