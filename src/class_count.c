@@ -257,6 +257,9 @@ void la_class_count_free(struct la_class_count *cc)
     if (cc->meta)
         la_class_meta_free(cc->meta);
     free(cc->meta);
+    for (size_t i = 0; i < cc->n_report_names; i++)
+        free(cc->report_names[i]);
+    free(cc->report_names);
     free(cc);
 }
 
@@ -437,6 +440,8 @@ const char *la_class_count_name(const struct la_class_count *cc, const struct la
             return name_in(notes->class_names, notes->n_class_names, c);
         return NULL;
     }
+    if (cc->report_names)
+        return c < cc->n_report_names ? cc->report_names[c] : NULL;
     const char *name = NULL;
     if (cc->chosen >= 0)
         name = source_name(cc, notes, &cc->src[cc->chosen], c);
@@ -515,6 +520,27 @@ static int rank_of(const char *from)
     return strncmp(from, "model ", 6) == 0 ? 1 : 2;
 }
 
+/* A report's class_names (strings, null where a class has none) into cc.
+ * @return 0, or -1 out of memory. */
+static int take_report_names(struct la_class_count *cc, const cJSON *names)
+{
+    int n = cJSON_IsArray(names) ? cJSON_GetArraySize(names) : 0;
+    if (n <= 0)
+        return 0;
+    cc->report_names = calloc((size_t)n, sizeof *cc->report_names);
+    if (!cc->report_names)
+        return -1;
+    cc->n_report_names = (size_t)n;
+    const cJSON *x;
+    size_t i = 0;
+    cJSON_ArrayForEach(x, names) {
+        if (cJSON_IsString(x) && !(cc->report_names[i] = strdup(x->valuestring)))
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
 struct la_class_count *la_class_count_from_report(const cJSON *file)
 {
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(file, "class_sources");
@@ -535,6 +561,10 @@ struct la_class_count *la_class_count_from_report(const cJSON *file)
                                                words->valuestring, "");
         if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
             cc->chosen = (int)(cc->n_src - 1);
+    }
+    if (take_report_names(cc, cJSON_GetObjectItemCaseSensitive(file, "class_names")) != 0) {
+        la_class_count_free(cc);
+        return NULL;
     }
     /* a model's embedding (vocab_size, the tokenizer's) counts token ids */
     cc->vocab = cc->chosen >= 0 && cc->src[cc->chosen].rank == 1 &&

@@ -56,6 +56,10 @@ struct la_class_count {
     char problems[2][512];      /* what a source contradicts in itself ("nc: 3 but ...") */
     size_t n_problems;
     char note[512];             /* a metadata file not read, and why (-v), or "" */
+    /* --merge: the class names a shard report gave (NULL entries where it
+     * had none), which stand for the model's and the metadata's; or NULL */
+    char **report_names;
+    size_t n_report_names;
 };
 
 /** la_class_count_new() : the sources known before the labels are read: -n,

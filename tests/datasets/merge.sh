@@ -220,6 +220,13 @@ cp "$d/merge.json" "$d/out"
 expect_json '.files[0].num_classes_from' "model config.json num_labels" \
     "the merged report says where N came from"
 expect_json '.files[0].invalid.above' 1 "3 is at or above the model's N = 3"
+mkdir "$d/named"
+printf '{"id2label": {"0": "cat", "1": "dog", "2": "eel"}, "architectures": ["BertForSequenceClassification"]}' \
+    >"$d/named/config.json"
+printf 'label\n0\n0\n' >"$d/m0.csv"
+same_as_concat "N and the class names from id2label" --model="$d/named" -- "$d/m0.csv" "$d/m2.csv"
+grep -q 'first: 1 "dog"' "$d/merge.txt"
+ok $? "the merged text report names the missing class by the model's name"
 "$LABELAUDIT" --json --model="$d/model4" "$d/m2.csv" >"$d/model4.json"
 run --merge "$d/part.0.json" "$d/model4.json"
 expect_status 2 "shards audited against models of different N: refused"
