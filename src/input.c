@@ -11,6 +11,7 @@
  * much as parsing a CSV, so the two overlap on two cores. */
 #include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD, HAVE_ISAL */
 #include "input.h"
+#include "reader_options.h" /* la_read_options_implied */
 
 #include <errno.h>     /* errno */
 #include <fcntl.h>     /* open */
@@ -1042,16 +1043,17 @@ enum la_format la_detect_format(const char *path, const unsigned char *head, siz
 
 /* The format the options given imply, or LA_FMT_NONE: -d names csv (tsv for
  * a tab), -c and --header/--no-header a table (csv or tsv: see table_format),
- * --dtype and --endian raw; both kinds at once, nothing, since a run over
+ * the rows of reader_options.c that name a format theirs (--dtype and
+ * --endian raw, --field jsonl); two kinds at once, nothing, since a run over
  * several files may need both. */
 static enum la_format implied_format(const struct la_config *cfg)
 {
     int table = cfg->read.delimiter || cfg->read.column || cfg->read.header != LA_AUTO;
-    int raw = cfg->read.has_dtype || cfg->read.has_endian;
-    if (table == raw)
+    enum la_format named = la_read_options_implied(&cfg->read);
+    if (table == (named != LA_FMT_NONE))
         return LA_FMT_NONE;
-    if (raw)
-        return LA_FMT_RAW;
+    if (named != LA_FMT_NONE)
+        return named;
     if (!cfg->read.delimiter)
         return IMPLIED_TABLE;
     return cfg->read.delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;

@@ -36,11 +36,13 @@ const struct la_read_option la_read_options[] = {
       .help = "raw element type: int8 uint8 int16 uint16 int32\n"
               "uint32 int64 uint64 float16 float32 float64 bool",
       .formats = "raw", .values = DTYPES,
-      .kind = LA_ROPT_DTYPE, .field = FIELD(dtype), .given = FIELD(has_dtype) },
+      .kind = LA_ROPT_DTYPE, .field = FIELD(dtype), .given = FIELD(has_dtype),
+      .implies = LA_FMT_RAW },
     { .name = "endian", .arg = "little|big",
       .help = "raw byte order (default little)",
       .formats = "raw", .values = "little big",
-      .kind = LA_ROPT_CHOICE, .field = FIELD(big_endian), .given = FIELD(has_endian) },
+      .kind = LA_ROPT_CHOICE, .field = FIELD(big_endian), .given = FIELD(has_endian),
+      .implies = LA_FMT_RAW },
     { .name = "array", .arg = "NAME",
       .help = "the array to audit: npz member, .pt key, tensor,\n"
               ".mat variable, HDF5 dataset path",
@@ -55,9 +57,35 @@ const struct la_read_option la_read_options[] = {
       .help = "jsonl: one JSON document whose key NAME holds\n"
               "the records (datasets' field=)",
       .formats = "jsonl",
-      .kind = LA_ROPT_TEXT, .field = FIELD(field), .given = LA_ROPT_NO_FIELD },
+      .kind = LA_ROPT_TEXT, .field = FIELD(field), .given = LA_ROPT_NO_FIELD,
+      .implies = LA_FMT_JSONL },
 };
 const size_t la_n_read_options = sizeof la_read_options / sizeof la_read_options[0];
+
+/* Whether row o was given: its "given" member, else a text it set. */
+static int row_given(const struct la_read_option *o, const struct la_read_opts *opts)
+{
+    const char *base = (const char *)opts;
+    if (o->given != LA_ROPT_NO_FIELD)
+        return *(const int *)(const void *)(base + o->given) != 0;
+    if (o->kind == LA_ROPT_TEXT || o->kind == LA_ROPT_NAME)
+        return *(const char *const *)(const void *)(base + o->field) != NULL;
+    return 0;   /* a row that implies a format says how it is seen given */
+}
+
+enum la_format la_read_options_implied(const struct la_read_opts *opts)
+{
+    enum la_format named = LA_FMT_NONE;
+    for (size_t i = 0; i < la_n_read_options; i++) {
+        const struct la_read_option *o = &la_read_options[i];
+        if (o->implies == LA_FMT_NONE || !row_given(o, opts))
+            continue;
+        if (named != LA_FMT_NONE && named != o->implies)
+            return LA_FMT_NONE;
+        named = o->implies;
+    }
+    return named;
+}
 
 /* --help's columns: options from column 2 (long ones from 6), text from 29 */
 #define HELP_INDENT 29

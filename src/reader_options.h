@@ -51,10 +51,17 @@ struct la_read_option {
     size_t field;            /* offsetof(struct la_read_opts, the member it sets) */
     size_t given;            /* an int member set to 1 when it is given, or LA_ROPT_NO_FIELD */
     int value;               /* SET: the value it stores */
+    /* The format it names by being given (--dtype: raw, --field: jsonl), for
+     * a file whose content and name say none; LA_FMT_NONE: it names none */
+    enum la_format implies;
 };
 
 extern const struct la_read_option la_read_options[];
 extern const size_t la_n_read_options;
+
+/** la_read_options_implied() : the format that the rows given in opts name
+ *  (.implies), or LA_FMT_NONE where they name none, or two different ones. */
+enum la_format la_read_options_implied(const struct la_read_opts *opts);
 
 /** la_read_options_help() : the rows' lines of --help's "Reading input". */
 void la_read_options_help(FILE *out);

@@ -81,6 +81,9 @@ run "$j/ds-field.json"
 expect_status 3 "a .json document without --format: no format of its own"
 expect_err "for JSON Lines or records under a key --format=jsonl (with --field=KEY)" \
     "a .json document: the refusal says how jsonl reads it"
+run --json -n 4 --field=data "$j/ds-field.json"
+expect_json '[.files[0].format, .files[0].samples] | map(tostring) | join(" ")' "jsonl 240" \
+    "--field alone names jsonl, as --dtype names raw: the document's 240 records"
 printf '{"version": 1, "data": {"label": 1}}' >"$d/f.json"
 run --format=jsonl --field=data "$d/f.json"
 expect_status 3 "--field names an object"

@@ -96,6 +96,13 @@ static void test_parsing(void)
     c.threads = 3;
     la_read_opts_of(&c, &o);
     TAP_OK(o.threads == 3 && strcmp(o.array, "/y") == 0, "la_read_opts_of: the rows and -j");
+    TAP_OK(la_read_options_implied(&c.read) == LA_FMT_NONE, "--array implies no format");
+    TAP_OK(parse("--endian=big", &c) == LA_OPT_OK && la_read_options_implied(&c.read) == LA_FMT_RAW,
+           "--endian implies raw");
+    TAP_OK(parse("--field=data", &c) == LA_OPT_OK
+           && la_read_options_implied(&c.read) == LA_FMT_JSONL, "--field implies jsonl");
+    c.read.has_dtype = 1;
+    TAP_OK(la_read_options_implied(&c.read) == LA_FMT_NONE, "--field and --dtype: no one format");
     TAP_OK(parse("--endian=middle", &c) == LA_OPT_USAGE, "--endian=middle is a usage error");
     TAP_OK(parse("--column=", &c) == LA_OPT_USAGE, "an empty --column is a usage error");
 }
