@@ -1021,7 +1021,9 @@ static enum la_format detect(const char *path, const unsigned char *head, size_t
     *why = "-c, --header or --no-header imply a table, the name or first line which";
     if (implied == IMPLIED_TABLE)
         return table_format(path, head, len);
-    *why = implied == LA_FMT_RAW ? "--dtype or --endian imply raw" : "-d implies a table";
+    *why = implied == LA_FMT_RAW ? "--dtype or --endian imply raw"
+         : implied == LA_FMT_CSV || implied == LA_FMT_TSV ? "-d implies a table"
+         : "an option that only its reader reads implies it (--field: jsonl)";
     if (implied != LA_FMT_NONE)
         return implied;
     *why = "the file name";

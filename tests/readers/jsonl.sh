@@ -84,6 +84,8 @@ expect_err "for JSON Lines or records under a key --format=jsonl (with --field=K
 run --json -n 4 --field=data "$j/ds-field.json"
 expect_json '[.files[0].format, .files[0].samples] | map(tostring) | join(" ")' "jsonl 240" \
     "--field alone names jsonl, as --dtype names raw: the document's 240 records"
+run -v -n 4 --field=data "$j/ds-field.json"
+expect_err "format jsonl (an option that only its reader reads implies it" "-v says why it is jsonl"
 printf '{"version": 1, "data": {"label": 1}}' >"$d/f.json"
 run --format=jsonl --field=data "$d/f.json"
 expect_status 3 "--field names an object"
