@@ -1,6 +1,7 @@
 /* line_map.c - see line_map.h. */
 #include "line_map.h"
 
+#include <stdio.h>    /* snprintf */
 #include <string.h>   /* memset, strcmp */
 #include <sys/stat.h> /* stat */
 
@@ -52,11 +53,81 @@ static int is_regular(const char *path)
     return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* JSON Lines: the reader read the file (read_ok), so each line holding more
+ * than JSON's whitespace held one record, and the others none (blank lines).
+ * *whole: whether it was read to its end. @return 0, or -1 on a read error. */
+static int walk_records(struct walk *w, struct la_source *src, int *whole)
+{
+    char buf[READ_BYTES];
+    ssize_t got = 0;
+    uint64_t line = 1;
+    int record = 0;                    /* this line holds a record */
+    while (w->next < w->n && (got = la_source_read(src, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < got && w->next < w->n; i++) {
+            char c = buf[i];
+            if (c == '\n') {
+                if (record)
+                    row_done(line, w);
+                line++;
+                record = 0;
+            } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') {
+                record = 1;
+            }
+        }
+    *whole = w->next < w->n;
+    if (*whole && record)              /* a last line without its newline */
+        row_done(line, w);
+    return got < 0 ? -1 : 0;
+}
+
+/* A JSON Lines file's records, each on its own line; not --field's document,
+ * whose records may span lines and share them. */
+static int is_json_lines(const struct la_file_report *r, const struct la_config *cfg)
+{
+    return r->info.format == LA_FMT_JSONL && !cfg->read.field;
+}
+
+uint64_t la_line_row(const struct la_file_report *r, const struct la_bad *b)
+{
+    return r->info.format == LA_FMT_JSONL ? b->sample : b->index;
+}
+
+void la_line_record(const struct la_bad *b, uint64_t line, char *buf, size_t len)
+{
+    if (b->index == b->sample)
+        snprintf(buf, len, "record %llu (line %llu)", (unsigned long long)b->sample,
+                 (unsigned long long)line);
+    else
+        snprintf(buf, len, "index %llu (record %llu, line %llu)", (unsigned long long)b->index,
+                 (unsigned long long)b->sample, (unsigned long long)line);
+}
+
+static int map_records(const struct la_file_report *r, const uint64_t *rows, size_t n,
+                       uint64_t *lines)
+{
+    char err[LA_ERR_LEN];
+    struct la_source *src;
+    if ((n && rows[n - 1] == LA_NO_SAMPLE) || la_source_open(r->path, &src, err, sizeof err) != 0)
+        return -1;
+    struct walk w = { rows, lines, n, 0, 0, 0 };
+    int whole = 0;
+    int rc = walk_records(&w, src, &whole);
+    la_source_close(src);
+    /* the file changed since it was audited: no lines */
+    if (rc != 0 || w.next != n || (whole && w.seen != r->samples)) {
+        memset(lines, 0, n * sizeof *lines);
+        return -1;
+    }
+    return 0;
+}
+
 int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
                 const uint64_t *rows, size_t n, uint64_t *lines)
 {
     memset(lines, 0, n * sizeof *lines);
     enum la_format f = r->info.format;
+    if (r->read_ok && is_json_lines(r, cfg) && is_regular(r->path))
+        return map_records(r, rows, n, lines);
     if (!r->read_ok || !la_format_has(f, LA_FMTF_TEXT) || !is_regular(r->path))
         return -1;
     char err[LA_ERR_LEN];

@@ -9,8 +9,8 @@
  * GitHub shows at most 10 error, 10 warning and 10 notice annotations of a
  * step and drops the rest (actions/toolkit's documented limit). So GitHub
  * gets one annotation per file and finding, errors first: its message, its
- * first bad entries (at their lines for csv/tsv/text, line_map.c), the fix
- * and the PyTorch error it prevents; the annotation sits at the first entry's
+ * first bad entries (at their lines for csv/tsv/text and JSON Lines,
+ * line_map.c), the fix and the PyTorch error it prevents; the annotation sits at the first entry's
  * line. Past the limit the last one of a severity sums up the others. With
  * GITHUB_STEP_SUMMARY set, a Markdown table of every file and finding is
  * appended to that file (the job's summary page).
@@ -86,13 +86,15 @@ static void describe_entry(const struct la_file_report *r, const struct la_confi
     }
 }
 
-/* "row 17 (line 19)", "row 17", "index 17", "sample 0, index 10". */
+/* "row 17 (line 19)", "record 17 (line 19)", "row 17", "index 17", "sample 0, index 10". */
 static void describe_position(const struct la_file_report *r, const struct la_bad *b,
                               uint64_t line, char *buf, size_t len)
 {
     unsigned long long index = b->index;
     if (r->info.ndim >= 2)
         snprintf(buf, len, "sample %llu, index %llu", (unsigned long long)b->sample, index);
+    else if (r->info.format == LA_FMT_JSONL && line)
+        la_line_record(b, line, buf, len);
     else if (is_table(r) && line)
         snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
     else
@@ -110,7 +112,7 @@ static uint64_t *lines_of(const struct la_file_report *r, const struct la_config
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        rows[i] = r->stats.bad[which ? which[i] : i].index;
+        rows[i] = la_line_row(r, &r->stats.bad[which ? which[i] : i]);
     if (n && r->info.ndim < 2)
         la_line_map(r, cfg, rows, n, lines);
     free(rows);
@@ -169,7 +171,10 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
                                    .flat = r->info.ndim < 2, .hint = "" };
         char what[LA_MSG_LEN];
         describe_entry(r, cfg, b, what, sizeof what);
-        if (lines[i])
+        if (lines[i] && b->index != b->sample && r->info.format == LA_FMT_JSONL)
+            snprintf(note.message, sizeof note.message, "index %llu: %s",   /* a list's item */
+                     (unsigned long long)b->index, what);
+        else if (lines[i])
             snprintf(note.message, sizeof note.message, "%s", what);
         else if (r->info.ndim >= 2)
             snprintf(note.message, sizeof note.message, "sample %llu, index %llu: %s",

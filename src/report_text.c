@@ -84,7 +84,7 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
 }
 
 /* "row 17 (line 19)" (a data row and the file's line, where it is known),
- * "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
+ * "record 17 (line 19)" (a JSON Lines record), "index 17", or "sample 3 at (4, 5)" for N-D arrays. */
 static void format_position(const struct la_file_report *r, const struct la_bad *b,
                             uint64_t line, char *buf, size_t len)
 {
@@ -93,6 +93,8 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
         char escaped[300];
         la_escape_ctl(escaped, sizeof escaped, where);
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
+    } else if (r->info.format == LA_FMT_JSONL && line) {
+        la_line_record(b, line, buf, len);
     } else if (is_table(r) && line) {
         snprintf(buf, len, "row %llu (line %llu)", (unsigned long long)b->index,
                  (unsigned long long)line);
@@ -231,11 +233,12 @@ static void entry_lines(const struct la_file_report *r, const struct la_config *
                         enum la_code code, uint64_t max_report, uint64_t *lines)
 {
     uint64_t rows[LA_TEXT_LINES], n = 0;
-    if (r->dataset || !is_table(r) || r->notes)
+    int jsonl = r->info.format == LA_FMT_JSONL;   /* its records' lines */
+    if (r->dataset || !(jsonl || (is_table(r) && !r->notes)))
         return;
     for (size_t i = 0; i < r->stats.n_bad && n < max_report && n < LA_TEXT_LINES; i++)
         if (la_bad_belongs(code, r->stats.bad[i].verdict))
-            rows[n++] = r->stats.bad[i].index;
+            rows[n++] = la_line_row(r, &r->stats.bad[i]);
     if (n)
         la_line_map(r, cfg, rows, (size_t)n, lines);
 }

@@ -76,6 +76,38 @@ refuse '{"label": 1}\n{"label": tru}\n' 'line 2: not valid JSON' "a bad literal"
 refuse '\357\273\277{"label": 1}\n' 'line 1: not valid JSON' "a byte order mark (pandas refuses it too)"
 refuse '{"label": [1, 2\n' 'line 1: the object does not end on its line' "a cut list"
 
+# ---- bad entries at their records' lines: blank lines are no records, and a
+# list record is one sample of several items, so record, index and line differ
+printf '{"label": 1}\n\n{"label": 9}\n  \t\n{"label": [0, 7, 2]}\n{"label": null}\n\n{"label": 8}' \
+    >"$d/lines.jsonl"
+run -n 3 "$d/lines.jsonl"
+expect_out '^      record 1 (line 3): 9$' "a scalar record: its number and line, as csv's row 17 (line 19)"
+expect_out '^      index 3 (record 2, line 5): 7$' "a list's item: its index, its record and line"
+expect_out '^      index 5 (record 3, line 6): "null"$' "after a list: record and line, not the index"
+expect_out '^      index 6 (record 4, line 8): 8$' "a last line without its newline"
+run -n 3 --sarif="$d/lines.sarif" "$d/lines.jsonl"
+got=$(jq -r '[.runs[0].results[] | select(.locations[0].physicalLocation.region)
+              | "\(.locations[0].physicalLocation.region.startLine) \(.message.text)"] | join("|")' \
+      "$d/lines.sarif")
+want='3 label 9 outside [0, 3)|5 index 3: label 7 outside [0, 3)|6 index 5: cell "null" is not a number|8 index 6: label 8 outside [0, 3)'
+[ "$got" = "$want" ]
+ok $? "--sarif: each bad entry at its record's line"
+[ "$got" = "$want" ] || { echo "# got:  $got"; echo "# want: $want"; }
+run -n 3 --annotations=github "$d/lines.jsonl"
+expect_out '^::error file=[^,]*lines.jsonl,line=3,title=out-of-range::.*%0A  record 1 (line 3): 9%0A  index 3 (record 2, line 5): 7%0A' \
+    "--annotations=github: at the first entry's line, the entries by record and line"
+gzip -c "$d/lines.jsonl" >"$d/lines.jsonl.gz"
+run -n 3 "$d/lines.jsonl.gz"
+expect_out '^      index 3 (record 2, line 5): 7$' "gzip: the lines of the decompressed file"
+run -n 3 --format=jsonl - <"$d/lines.jsonl"
+expect_out '^      index 3 (sample 2): 7$' "standard input, not read again: no lines"
+printf '{"data": [{"label": 1},\n\n  {"label": 9}, {"label": 7}]}\n' >"$d/lines.json"
+run -n 3 --format=jsonl --field=data --sarif="$d/lines.sarif" "$d/lines.json"
+expect_out '^      index 1: 9$' "--field: records may share and span lines, so none is named"
+[ "$(jq '[.runs[0].results[].locations[0].physicalLocation.region // empty] | length' \
+      "$d/lines.sarif")" = 0 ]
+ok $? "--field: --sarif names no line"
+
 # ---- --field: one document, its records under a key (load_dataset("json", field=...))
 run "$j/ds-field.json"
 expect_status 3 "a .json document without --format: no format of its own"
