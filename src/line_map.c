@@ -80,16 +80,9 @@ static int walk_records(struct walk *w, struct la_source *src, int *whole)
     return got < 0 ? -1 : 0;
 }
 
-/* A JSON Lines file's records, each on its own line; not --field's document,
- * whose records may span lines and share them. */
-static int is_json_lines(const struct la_file_report *r, const struct la_config *cfg)
-{
-    return r->info.format == LA_FMT_JSONL && !cfg->read.field;
-}
-
 uint64_t la_line_row(const struct la_file_report *r, const struct la_bad *b)
 {
-    return r->info.format == LA_FMT_JSONL ? b->sample : b->index;
+    return r->info.line_records ? b->sample : b->index;
 }
 
 void la_line_record(const struct la_bad *b, uint64_t line, char *buf, size_t len)
@@ -126,7 +119,7 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
 {
     memset(lines, 0, n * sizeof *lines);
     enum la_format f = r->info.format;
-    if (r->read_ok && is_json_lines(r, cfg) && is_regular(r->path))
+    if (r->read_ok && r->info.line_records && is_regular(r->path))
         return map_records(r, rows, n, lines);
     if (!r->read_ok || !la_format_has(f, LA_FMTF_TEXT) || !is_regular(r->path))
         return -1;

@@ -51,6 +51,9 @@ struct la_array_info {
     int one_sample;            /* the whole file is ONE sample (an image, a volume):
                                   shape is the sample's, e.g. [H, W]; else the
                                   first axis counts the samples */
+    int line_records;          /* each line holding more than whitespace is one
+                                  sample, a record (JSON Lines): the reports name
+                                  a bad entry's record and line (line_map.h) */
     char column[256];          /* csv: the label column's header name, or "" */
     int has_column;            /* csv: 1 when column[] names a header cell */
     int header_present;        /* csv: the first row was a header */

@@ -93,7 +93,7 @@ static void describe_position(const struct la_file_report *r, const struct la_ba
     unsigned long long index = b->index;
     if (r->info.ndim >= 2)
         snprintf(buf, len, "sample %llu, index %llu", (unsigned long long)b->sample, index);
-    else if (r->info.format == LA_FMT_JSONL && line)
+    else if (r->info.line_records && line)
         la_line_record(b, line, buf, len);
     else if (is_table(r) && line)
         snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
@@ -171,7 +171,7 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
                                    .flat = r->info.ndim < 2, .hint = "" };
         char what[LA_MSG_LEN];
         describe_entry(r, cfg, b, what, sizeof what);
-        if (lines[i] && b->index != b->sample && r->info.format == LA_FMT_JSONL)
+        if (lines[i] && b->index != b->sample && r->info.line_records)
             snprintf(note.message, sizeof note.message, "index %llu: %s",   /* a list's item */
                      (unsigned long long)b->index, what);
         else if (lines[i])

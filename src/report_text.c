@@ -93,7 +93,7 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
         char escaped[300];
         la_escape_ctl(escaped, sizeof escaped, where);
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
-    } else if (r->info.format == LA_FMT_JSONL && line) {
+    } else if (r->info.line_records && line) {
         la_line_record(b, line, buf, len);
     } else if (is_table(r) && line) {
         snprintf(buf, len, "row %llu (line %llu)", (unsigned long long)b->index,
@@ -233,8 +233,7 @@ static void entry_lines(const struct la_file_report *r, const struct la_config *
                         enum la_code code, uint64_t max_report, uint64_t *lines)
 {
     uint64_t rows[LA_TEXT_LINES], n = 0;
-    int jsonl = r->info.format == LA_FMT_JSONL;   /* its records' lines */
-    if (r->dataset || !(jsonl || (is_table(r) && !r->notes)))
+    if (r->dataset || !(r->info.line_records || (is_table(r) && !r->notes)))
         return;
     for (size_t i = 0; i < r->stats.n_bad && n < max_report && n < LA_TEXT_LINES; i++)
         if (la_bad_belongs(code, r->stats.bad[i].verdict))

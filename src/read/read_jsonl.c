@@ -702,6 +702,7 @@ static int jsonl_open(struct la_reader *r)
         yajl_config(t->h, yajl_allow_multiple_values, 1);
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
+    r->info.line_records = !t->field;   /* --field's records may span or share lines */
     if (r->notes) {   /* a record of a list is one sample of its items */
         r->notes->sample_of = jsonl_sample_of;
         r->notes->sample_ctx = t->runs;
