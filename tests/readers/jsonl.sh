@@ -118,20 +118,20 @@ expect_json '[.files[0].format, .files[0].samples] | map(tostring) | join(" ")' 
     "--field alone names jsonl, as --dtype names raw: the document's 240 records"
 run -v -n 4 --field=data "$j/ds-field.json"
 expect_err "format jsonl (an option that only its reader reads implies it" "-v says why it is jsonl"
-printf '{"version": 1, "data": {"label": 1}}' >"$d/f.json"
-run --format=jsonl --field=data "$d/f.json"
-expect_status 3 "--field names an object"
-expect_err 'line 1: "data" is not an array but an object' "--field's value not an array: named"
-printf '{"version": 1,\n "data": [{"label": 1},\n  3]}' >"$d/f.json"
-run --format=jsonl --field=data "$d/f.json"
-expect_status 3 "--field: a record that is no object"
-expect_err 'line 3: "data"\[1\] is not an object but a number' "--field: the record named"
-run --format=jsonl --field=rows "$d/f.json"
-expect_status 3 "--field names no key"
-expect_err 'no key "rows" in the document.s object (its keys: version, data)' "--field: the keys named"
-printf '[{"label": 1}]' >"$d/f.json"
-run --format=jsonl --field=data "$d/f.json"
-expect_status 3 "--field on an array"
-expect_err 'line 1: the document is not a JSON object but an array' "--field: an array document"
+# refuse_field BYTES FIELD MESSAGE DESCRIPTION : --field=FIELD on the document BYTES
+refuse_field() {
+    printf "$1" >"$d/f.json"
+    run --format=jsonl --field="$2" "$d/f.json"
+    expect_status 3 "$4"
+    expect_err "f.json: $3" "$4: named"
+}
+refuse_field '{"version": 1, "data": {"label": 1}}' data \
+    'line 1: "data" is not an array but an object' "--field names an object"
+refuse_field '{"version": 1,\n "data": [{"label": 1},\n  3]}' data \
+    'line 3: "data"\[1\] is not an object but a number' "--field: a record that is no object"
+refuse_field '{"version": 1,\n "data": [{"label": 1},\n  3]}' rows \
+    'no key "rows" in the document.s object (its keys: version, data)' "--field names no key"
+refuse_field '[{"label": 1}]' data \
+    'line 1: the document is not a JSON object but an array' "--field on an array"
 
 finish
