@@ -75,6 +75,7 @@ struct State {
     size_t shard = 0;
     int field = -1;                    /* the label column's index in the shard's schema */
     std::string column;
+    std::shared_ptr<arrow::DataType> type;   /* the label column's, in the first shard */
     enum la_dtype dtype = LA_DT_INT64;
     bool is_list = false;
     bool dict_by_index = false;        /* dictionary of names: its indices */
@@ -121,6 +122,8 @@ struct Part {
 std::string where_batch(const State &st)
 {
     const Shard &s = st.shards[st.shard];
+    if (!st.shard_open)                 /* its schema, before any batch */
+        return st.shards.size() > 1 ? s.name : std::string("its schema");
     std::string pre = st.shards.size() > 1 ? s.name + " " : std::string();
     if (s.kind == Kind::PARQUET) {
         size_t rg = std::upper_bound(st.rg_ends.begin(), st.rg_ends.end(), st.shard_rows) -
@@ -220,6 +223,7 @@ int pick_column(struct la_reader *r, State &st, const arrow::Schema &schema)
                                    t.ToString().c_str());
     st.field = found;
     st.column = schema.field(found)->name();
+    st.type = schema.field(found)->type();
     st.dtype = (enum la_dtype)dt;
     return 0;
 }
@@ -409,6 +413,15 @@ arrow::Status begin_shard(State &st)
     if (st.field >= schema->num_fields() || schema->field(st.field)->name() != st.column)
         return arrow::Status::Invalid("its columns are not the first shard's (no column '",
                                       st.column, "' at the same place)");
+    /* each shard is read by the first one's dtype: another type is refused,
+     * as datasets.load_from_disk refuses it ("incompatible types") */
+    const arrow::DataType &t = *schema->field(st.field)->type();
+    if (!t.Equals(*st.type))
+        return arrow::Status::TypeError("column '", st.column, "' is ", t.ToString(), " where ",
+                                        st.shards[0].name, " has ", st.type->ToString(),
+                                        ": shards of one dataset share one type (datasets "
+                                        "refuses the folder: incompatible types); cast them "
+                                        "to one (Dataset.cast_column) and save again");
     if (s.kind == Kind::PARQUET) {
         ARROW_RETURN_NOT_OK(st.pq->GetColumn(st.field, &st.pq_col));
         plan_parallel(st);
