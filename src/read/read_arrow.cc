@@ -242,22 +242,31 @@ cJSON *class_label_of(cJSON *feature)
     return NULL;
 }
 
-/* From a features object, the column's ClassLabel into the notes. */
-void note_classes(struct la_reader *r, cJSON *features, const std::string &column,
-                  const char *from)
+/* From a features object, the column's ClassLabel into the notes; where
+ * says what holds it ("dataset_info.json"). @return 0, or -1 with r->err. */
+int note_classes(struct la_reader *r, cJSON *features, const std::string &column,
+                 const char *from, const char *where)
 {
     cJSON *cl = class_label_of(cJSON_GetObjectItemCaseSensitive(features, column.c_str()));
     if (!cl || !r->notes || r->notes->has_classes)
-        return;
+        return 0;
     cJSON *names = cJSON_GetObjectItemCaseSensitive(cl, "names");
     cJSON *num = cJSON_GetObjectItemCaseSensitive(cl, "num_classes");
     uint64_t count = 0;
+    /* names and a num_classes that disagree: datasets' ClassLabel refuses the
+     * pair ("number of names do not match the defined num_classes") */
+    if (cJSON_IsArray(names) && cJSON_IsNumber(num) &&
+        num->valuedouble != (double)cJSON_GetArraySize(names))
+        return la_reader_set_error(r, "%s: ClassLabel '%.100s' has %d names but num_classes "
+                                   "%.17g: make them agree (datasets' ClassLabel refuses the "
+                                   "pair)", where, column.c_str(), cJSON_GetArraySize(names),
+                                   num->valuedouble);
     if (cJSON_IsArray(names))
         count = (uint64_t)cJSON_GetArraySize(names);
     else if (cJSON_IsNumber(num) && num->valuedouble >= 0 && num->valuedouble < 1e15)
         count = (uint64_t)num->valuedouble;
     else
-        return;
+        return 0;
     struct la_notes *n = r->notes;
     n->has_classes = 1;
     n->classes = count;
@@ -271,28 +280,32 @@ void note_classes(struct la_reader *r, cJSON *features, const std::string &colum
     }
     la_notes_line(n, "ClassLabel '%s': %llu classes (%s)", column.c_str(),
                   (unsigned long long)count, from);
+    return 0;
 }
 
-void classes_from_json(struct la_reader *r, const std::string &text, const std::string &column,
-                       bool nested_in_info, const char *from)
+int classes_from_json(struct la_reader *r, const std::string &text, const std::string &column,
+                      bool nested_in_info, const char *from, const char *where)
 {
     cJSON *root = cJSON_ParseWithLength(text.data(), text.size());
     cJSON *at = root;
     if (nested_in_info)
         at = cJSON_GetObjectItemCaseSensitive(root, "info");
-    note_classes(r, cJSON_GetObjectItemCaseSensitive(at, "features"), column, from);
+    int rc = note_classes(r, cJSON_GetObjectItemCaseSensitive(at, "features"), column, from, where);
     cJSON_Delete(root);
+    return rc;
 }
 
-void classes_from_schema(struct la_reader *r, const arrow::Schema &schema,
-                         const std::string &column)
+int classes_from_schema(struct la_reader *r, const arrow::Schema &schema,
+                        const std::string &column)
 {
     auto meta = schema.metadata();
     if (!meta)
-        return;
+        return 0;
     int at = meta->FindKey("huggingface");
-    if (at >= 0)
-        classes_from_json(r, meta->value(at), column, true, "Arrow schema metadata ClassLabel");
+    if (at < 0)
+        return 0;
+    return classes_from_json(r, meta->value(at), column, true, "Arrow schema metadata ClassLabel",
+                             "the schema's huggingface metadata");
 }
 
 // ---- shards -----------------------------------------------------------------------
@@ -818,9 +831,12 @@ int open_common(struct la_reader *r, State &st, bool folder, const std::string &
     if (pick_column(r, st, *schema) != 0)
         return -1;
     std::string info;
-    if (folder && read_small_file(path + "/dataset_info.json", &info))
-        classes_from_json(r, info, st.column, false, "dataset_info.json ClassLabel");
-    classes_from_schema(r, *schema, st.column);
+    if (folder && read_small_file(path + "/dataset_info.json", &info) &&
+        classes_from_json(r, info, st.column, false, "dataset_info.json ClassLabel",
+                          "dataset_info.json") != 0)
+        return -1;
+    if (classes_from_schema(r, *schema, st.column) != 0)
+        return -1;
     r->info.dtype = st.dtype;
     r->info.ndim = 1;
     r->info.shape_known = 0;

@@ -23,4 +23,14 @@ for f in dtype-32-64 dtype-64-32; do
     expect_err "$want" "$f: the shard and both types named"
 done
 
+# ---- a ClassLabel of 3 names and num_classes 2: refused, naming both numbers
+run "$a/cl-mismatch.parquet"
+expect_status 3 "names and num_classes disagree in the schema's metadata"
+expect_err "cl-mismatch.parquet: the schema's huggingface metadata: ClassLabel 'label' has 3 names but num_classes 2" \
+    "the file, the place and both numbers named"
+run "$a/cl-mismatch-saved"
+expect_status 3 "names and num_classes disagree in dataset_info.json"
+expect_err "cl-mismatch-saved: dataset_info.json: ClassLabel 'label' has 3 names but num_classes 2" \
+    "dataset_info.json and both numbers named"
+
 finish
