@@ -37,6 +37,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <dirent.h>
@@ -70,6 +71,31 @@ struct Shard {
     Kind kind;
 };
 
+/* A dictionary column of names, its dictionaries unified as Arrow's
+ * DictionaryUnifier (and pandas' categories) unify them: a name's class is its
+ * place in the order names first appear, dictionary after dictionary. Each
+ * row group and each replaced IPC dictionary has its own indices; read as
+ * they are, ['cat', 'dog'] then ['bird'] made bird class 0. */
+struct Unified {
+    std::unordered_map<std::string, int64_t> ids;
+    std::shared_ptr<arrow::Array> dict;   /* the dictionary that remap is of (held: its address stays its own) */
+    std::vector<int64_t> remap;           /* its index -> the class; -1: a null name */
+    /* The class of index i of dictionary d. */
+    int64_t of(const std::shared_ptr<arrow::Array> &d, int64_t i)
+    {
+        if (d != dict) {
+            dict = d;
+            remap.assign((size_t)d->length(), -1);
+            for (int64_t j = 0; j < d->length(); j++) {
+                auto sc = d->GetScalar(j);
+                if (!d->IsNull(j) && sc.ok())
+                    remap[(size_t)j] = ids.emplace((*sc)->ToString(), (int64_t)ids.size()).first->second;
+            }
+        }
+        return i >= 0 && i < (int64_t)remap.size() ? remap[(size_t)i] : -1;
+    }
+};
+
 struct State {
     std::vector<Shard> shards;
     size_t shard = 0;
@@ -78,7 +104,8 @@ struct State {
     std::shared_ptr<arrow::DataType> type;   /* the label column's, in the first shard */
     enum la_dtype dtype = LA_DT_INT64;
     bool is_list = false;
-    bool dict_by_index = false;        /* dictionary of names: its indices */
+    bool dict_by_index = false;        /* dictionary of names: its indices, unified */
+    mutable Unified unified;           /* read on the reader's thread only (not in parallel) */
     /* the open shard */
     std::shared_ptr<arrow::io::RandomAccessFile> file;
     std::unique_ptr<parquet::arrow::FileReader> pq;
@@ -171,8 +198,10 @@ int column_dtype(const arrow::DataType &t, bool *is_list, bool *by_index)
         auto &d = static_cast<const arrow::DictionaryType &>(*v);
         int vt = dtype_of(*d.value_type());
         if (vt < 0) {
-            *by_index = true;                 /* names: the class is the index */
-            return dtype_of(*d.index_type());
+            *by_index = true;                 /* names: the class is the unified index */
+            int it = dtype_of(*d.index_type());
+            return it == LA_DT_INT64 || it == LA_DT_UINT32 || it == LA_DT_UINT64 ? LA_DT_INT64
+                                                                                 : LA_DT_INT32;
         }
         return la_dtype_is_float((enum la_dtype)vt) ? LA_DT_FLOAT64 : LA_DT_INT64;
     }
@@ -404,7 +433,7 @@ void plan_parallel(State &st)
         most = std::max(most, end - prev);
         prev = end;
     }
-    st.parallel = !st.is_list && st.threads > 1 && st.rg_ends.size() > 1 &&
+    st.parallel = !st.is_list && !st.dict_by_index && st.threads > 1 && st.rg_ends.size() > 1 &&
                   most * esize * st.threads <= ARROW_ROUND_BYTES;
     st.next_rg = 0;
     st.part_at = st.parts_ready = 0;
@@ -482,9 +511,12 @@ void put_item(const State &st, Sink &k, const arrow::Array &a, int64_t i)
         auto &d = static_cast<const arrow::DictionaryArray &>(a);
         int64_t idx = d.GetValueIndex(i);
         if (st.dict_by_index) {
-            const arrow::Array &ix = *d.indices();
-            unsigned sz = la_dtype_info(st.dtype)->size;
-            k.value(ix.data()->buffers[1]->data() + (ix.offset() + i) * sz);
+            int64_t c = st.unified.of(d.dictionary(), idx);
+            int32_t c32 = (int32_t)c;
+            if (c < 0 || (st.dtype == LA_DT_INT32 && c > INT32_MAX))
+                k.null();
+            else
+                k.value(st.dtype == LA_DT_INT32 ? (const void *)&c32 : (const void *)&c);
             return;
         }
         const arrow::Array &v = *d.dictionary();

@@ -137,6 +137,13 @@ def dict_cases():
             w.write_batch(b)
     batches = list(ipc.open_stream(out("dict-replaced.arrow")))
     assert batches[1]["label"].dictionary.to_pylist() == ["bird"]
+    # the truth: pandas' codes of the unified categories, one line per file
+    with open(out("dict-truth.tsv"), "w") as f:
+        for name, col in [("dict-rowgroups.parquet", pq.read_table(out("dict-rowgroups.parquet"))),
+                          ("dict-swapped.parquet", pq.read_table(out("dict-swapped.parquet"))),
+                          ("dict-replaced.arrow", ipc.open_stream(out("dict-replaced.arrow")).read_all())]:
+            codes = col["label"].to_pandas().cat.codes.tolist()
+            f.write(f"{name}\t{','.join(map(str, codes))}\n")
 
 
 def hub_cases():

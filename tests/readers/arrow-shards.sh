@@ -33,4 +33,18 @@ expect_status 3 "names and num_classes disagree in dataset_info.json"
 expect_err "cl-mismatch-saved: dataset_info.json: ClassLabel 'label' has 3 names but num_classes 2" \
     "dataset_info.json and both numbers named"
 
+# ---- dictionaries of names per row group / replaced per batch: one name, one
+# class, as pandas' unified categories number them (dict-truth.tsv: its codes)
+tab=$(printf '\t')
+while IFS="$tab" read -r name codes; do
+    hist=$(echo "$codes" | tr , '\n' | awk '{c[$1]++} END {printf "%d,%d,%d", c[0], c[1], c[2]}')
+    twos=$(echo "$codes" | tr , '\n' | awk '$1 == 2 {printf "%s%d", s, NR - 1; s=","}')
+    run --json -n 3 "$a/$name"
+    expect_json '.files[0].histogram | map(tostring) | join(",")' "$hist" "$name: the histogram of pandas' codes"
+    run --json -n 2 "$a/$name"
+    expect_json '[.files[0].bad[].index] | map(tostring) | join(",")' "$twos" "$name: -n 2: class 2 where pandas has it"
+done <"$a/dict-truth.tsv"
+run -n 2 "$a/dict-rowgroups.parquet"
+expect_status 1 "bird, in its own row group's dictionary, is class 2: -n 2 fails"
+
 finish
