@@ -47,4 +47,20 @@ done <"$a/dict-truth.tsv"
 run -n 2 "$a/dict-rowgroups.parquet"
 expect_status 1 "bird, in its own row group's dictionary, is class 2: -n 2 fails"
 
+# ---- Hub-layout Parquet shards of one ClassLabel: the dataset's N and names,
+# and the counts worded as they are (1 below, 2 above)
+run --json "$a/hub"
+expect_json '.files[0].num_classes' 3 "hub shards: N from their ClassLabel"
+expect_json '.files[0].num_classes_from' "Arrow schema metadata ClassLabel" "hub shards: where N came from"
+expect_json '.files[0].class_names | join(",")' "neg,neu,pos" "hub shards: the ClassLabel's names"
+expect_json '.files[0].histogram | map(tostring) | join(",")' "9,9,9" "hub shards: a histogram of the 3 classes"
+run "$a/hub"
+expect_out "3 labels outside \[0, 3) (1 below 0, 2 at or above 3)" "hub shards: 1 below, 2 above"
+# one source without the ClassLabel: no N for the dataset, the counts still right
+run --concat "$a/hub/data/train-00001-of-00003.parquet" "$a/dict-swapped.parquet"
+expect_out "1 label out of range (0 below 0, 1 at or above their own file's class count)" \
+    "a dataset of no N: a label past its file's ClassLabel is not called negative"
+run --json --concat "$a/hub/data/train-00001-of-00003.parquet" "$a/dict-swapped.parquet"
+expect_json '.files[0].num_classes' null "sources that disagree: no N for the dataset"
+
 finish
