@@ -41,10 +41,12 @@
 #include <vector>
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 
 extern "C" {
 #include "config.h"
+#include "hf_splits.h"  /* la_hf_split_of: a cache folder's splits */
 #include "label_notes.h"
 #include "pool.h"    /* la_pool_run: row groups in parallel */
 #include "reader.h"
@@ -803,10 +805,53 @@ bool ends_with(const std::string &s, const char *suffix)
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
+/* Whether a shard file of the folder is read: --glob matches its name, and
+ * in a cache folder it is of the split read (plan.c: one report per split;
+ * cache-*.arrow, .map()'s and .filter()'s, is of none). */
+struct LeftOut {
+    size_t caches = 0, splits = 0, glob = 0;
+    size_t all() const { return caches + splits + glob; }
+};
+
+bool shard_wanted(const struct la_read_opts *o, const char *name, bool cache, LeftOut *left)
+{
+    char split[LA_HF_SPLIT_MAX];
+    if (cache && o->split && strncmp(name, "cache-", 6) == 0)
+        return left->caches++, false;
+    if (cache && o->split &&
+        !(la_hf_split_of(name, split, sizeof split) && strcmp(split, o->split) == 0))
+        return left->splits++, false;
+    if (o->glob && fnmatch(o->glob, name, 0) != 0)
+        return left->glob++, false;
+    return true;
+}
+
+/* What the folder's listing left out, in the notes. */
+void note_left_out(struct la_reader *r, const char *split, size_t shards, const LeftOut &left)
+{
+    const struct { size_t n; const char *what; } parts[] = {
+        { left.splits, "of other splits" }, { left.caches, "of .map()/.filter() (cache-*.arrow)" },
+        { left.glob, "not matching --glob" } };
+    std::string text;
+    for (const auto &p : parts)
+        if (p.n)
+            text += (text.empty() ? "" : ", ") + std::to_string(p.n) + " " + p.what;
+    if (!r->notes || (!split && text.empty()))
+        return;
+    if (split)
+        la_notes_line(r->notes, "split '%s': %zu shard%s%s%s", split, shards,
+                      shards == 1 ? "" : "s", text.empty() ? "" : "; left out: ", text.c_str());
+    else
+        la_notes_line(r->notes, "left out: %s", text.c_str());
+}
+
 /* The shards of a folder: state.json's "_data_files" in its order, else
- * (the cache) every .arrow file by name. @return 0, or -1 with r->err. */
+ * (the cache) every .arrow file by name, or a split's (o->split); those
+ * --glob matches. @return 0, or -1 with r->err. */
 int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> *out)
 {
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    LeftOut left;
     std::string text;
     if (read_small_file(dir + "/state.json", &text)) {
         cJSON *root = cJSON_ParseWithLength(text.data(), text.size());
@@ -819,8 +864,9 @@ int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> 
                 return la_reader_set_error(r, "state.json: a _data_files entry without a plain "
                                            "file name");
             }
-            out->push_back(Shard{ dir + "/" + name->valuestring, name->valuestring,
-                                  Kind::IPC_STREAM });
+            if (shard_wanted(o, name->valuestring, false, &left))
+                out->push_back(Shard{ dir + "/" + name->valuestring, name->valuestring,
+                                      Kind::IPC_STREAM });
         }
         bool ok = cJSON_IsArray(files);
         cJSON_Delete(root);
@@ -831,14 +877,18 @@ int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> 
         if (!dp)
             return la_reader_set_error(r, "cannot list the folder");
         while (struct dirent *e = readdir(dp))
-            if (ends_with(e->d_name, ".arrow"))
+            if (ends_with(e->d_name, ".arrow") && shard_wanted(o, e->d_name, true, &left))
                 out->push_back(Shard{ dir + "/" + e->d_name, e->d_name, Kind::IPC_STREAM });
         closedir(dp);
         std::sort(out->begin(), out->end(),
                   [](const Shard &a, const Shard &b) { return a.name < b.name; });
     }
+    if (out->empty() && left.glob)
+        return la_reader_set_error(r, "no data file of the dataset folder matches --glob '%.200s'",
+                                   o->glob);
     if (out->empty())
         return la_reader_set_error(r, "no data files in the dataset folder");
+    note_left_out(r, o->split, out->size(), left);
     for (Shard &s : *out) {
         struct stat sb;
         if (stat(s.path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))

@@ -63,4 +63,29 @@ expect_out "1 label out of range (0 below 0, 1 at or above their own file's clas
 run --json --concat "$a/hub/data/train-00001-of-00003.parquet" "$a/dict-swapped.parquet"
 expect_json '.files[0].num_classes' null "sources that disagree: no N for the dataset"
 
+# ---- a load_dataset cache folder: one report per split, cache-*.arrow left out
+run -b 8 --fail-on=warning "$a/csv-cache"
+expect_status 1 "train 9 and test 7, -b 8: train's own last batch of 1 fails"
+expect_out "csv-cache (split train): hf-dataset, column \"label\", int64, 9 labels" "the train split's report, named"
+expect_out "csv-cache (split test): hf-dataset, column \"label\", int64, 7 labels" "the test split's report, named"
+expect_out "split 'train': 1 shard; left out: 1 of other splits, 1 of .map()/.filter() (cache-\*.arrow)" \
+    "what the train split left out"
+run --json -b 8 "$a/csv-cache"
+expect_json '[.files[] | [.split, .samples, .batching.last_batch] | map(tostring) | join(":")] | join(",")' \
+    "train:9:1,test:7:7" "JSON: files[].split, each with its own batching"
+run --json "$a/sharded-cache"
+expect_json '[.files[] | [.split, .count] | map(tostring) | join(":")] | join(",")' \
+    "train:30,test:12" "sharded splits: parquet-train-0000i-of-00002.arrow are one split"
+# --glob: the shards whose names match, the splits they are of
+run --json --glob '*-test*' "$a/csv-cache"
+expect_json '[.files[] | .split] | join(",")' "test" "--glob keeps the test split only"
+run --json --glob '*-00001-of-*' "$a/sharded-cache"
+expect_json '[.files[] | [.split, .count] | map(tostring) | join(":")] | join(",")' "train:12" \
+    "--glob keeps one shard of train"
+run --json --glob '*-00001-of-*' "$a/dtype-64-32"
+expect_json '.files[0].count' 10 "--glob in a save_to_disk folder: the second shard only"
+run --glob 'nope*' "$a/sharded-cache"
+expect_status 3 "--glob matching no shard"
+expect_err "no data file of the dataset folder matches --glob 'nope\*'" "--glob matching no shard: said"
+
 finish
