@@ -65,8 +65,17 @@ int la_plan_splits(struct la_config *cfg)
         }
         free(names);
     }
-    cfg->files = files;
-    cfg->splits = splits;
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= splits[i] != NULL;
+    if (!any) {                 /* no cache folder of splits: the FILEs as given */
+        free(files);
+        free(splits);
+        return 0;
+    }
+    static char **run_files, **run_splits;   /* the run's: reachable until it ends */
+    cfg->files = run_files = files;
+    cfg->splits = run_splits = splits;
     cfg->nfiles = (int)n;
     return 0;
 }
