@@ -151,8 +151,8 @@ struct Part {
 std::string where_batch(const State &st)
 {
     const Shard &s = st.shards[st.shard];
-    if (!st.shard_open)                 /* its schema, before any batch */
-        return st.shards.size() > 1 ? s.name : std::string("its schema");
+    if (!st.shard_open && st.shards.size() > 1)   /* a shard's schema, before any batch */
+        return s.name;
     std::string pre = st.shards.size() > 1 ? s.name + " " : std::string();
     if (s.kind == Kind::PARQUET) {
         size_t rg = std::upper_bound(st.rg_ends.begin(), st.rg_ends.end(), st.shard_rows) -
