@@ -262,6 +262,41 @@ static int keeps_bad(void *ctx, uint64_t index)
     return lo < s->n_bad && s->bad[lo].index == index;
 }
 
+/* Whether a and b name their classes alike. */
+static int same_names(const struct la_notes *a, const struct la_notes *b)
+{
+    if (a->n_class_names != b->n_class_names)
+        return 0;
+    for (size_t i = 0; i < a->n_class_names; i++)
+        if (strcmp(a->class_names[i] ? a->class_names[i] : "",
+                   b->class_names[i] ? b->class_names[i] : "") != 0)
+            return 0;
+    return 1;
+}
+
+/* A ClassLabel is the dataset's when every source states the same one (the
+ * Hub's Parquet shards each carry their features): counted here, kept by
+ * la_dataset_end only if all did. Source i is the i-th of the dataset. */
+static int fold_class_label(struct la_notes *d, const struct la_notes *n, size_t i)
+{
+    if (!n->has_classes || !n->classes_from || !strstr(n->classes_from, "ClassLabel"))
+        return 0;
+    if (i == 0 && !d->has_classes) {
+        d->has_classes = 1;
+        d->classes = n->classes;
+        d->classes_from = n->classes_from;
+        d->classes_stated = 1;
+        if (n->n_class_names && !(d->class_names = calloc(n->n_class_names, sizeof(char *))))
+            return -1;
+        for (size_t k = 0; k < n->n_class_names; k++, d->n_class_names++)
+            if (!(d->class_names[k] = strdup(n->class_names[k] ? n->class_names[k] : "")))
+                return -1;
+    } else if (d->classes_stated == i && d->classes == n->classes && same_names(d, n)) {
+        d->classes_stated++;
+    }
+    return 0;
+}
+
 /* The class count that -n is held to is the first source's, or the first
  * that disagrees with -n. */
 int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
@@ -285,7 +320,7 @@ int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char
         d->has_classes = 1;
         d->classes = n->classes;
     }
-    return 0;
+    return fold_class_label(d, n, (size_t)(s - r->dataset->src));
 }
 
 static void fold_file(struct la_file_report *r, const char *path, struct la_file_report *f,
@@ -472,6 +507,25 @@ int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
     return 0;
 }
 
+/* The sources' ClassLabel, where every one stated the same, gives the
+ * dataset's N (as a file's gives its own: audit.c) where nothing above did;
+ * else the dataset has none. @return the config to diagnose with. */
+static const struct la_config *dataset_class_label(struct la_file_report *r,
+                                                   const struct la_config *cfg,
+                                                   struct la_config *with)
+{
+    struct la_notes *n = r->notes;
+    if (!n || !n->classes_stated)
+        return cfg;
+    if (n->classes_stated != r->dataset->n_src) {
+        n->has_classes = 0;
+        n->classes_from = NULL;
+        return cfg;
+    }
+    *with = *cfg;
+    return la_class_count_apply_notes(n, with) ? with : cfg;
+}
+
 void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
 {
     finish_shape(r);
@@ -479,7 +533,8 @@ void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
     if (cfg->merge)    /* shard reports: the ids' wording as --concat's files had it */
         r->token_ids = la_token_ids(cfg, &r->info);
     r->read_ok = 1;
-    la_diagnose(r, cfg);
+    struct la_config with;
+    la_diagnose(r, dataset_class_label(r, cfg, &with));
 }
 
 int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,

@@ -308,6 +308,10 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
             "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
             (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
             (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes));
+    else if (above)     /* a dataset of no N whose sources had their own (a ClassLabel each) */
+        add(r, LA_F_OUT_OF_RANGE, "%llu %s out of range (%llu below 0, %llu at or above "
+            "their own file's class count)", (unsigned long long)n, plural(n, "label", "labels"),
+            (unsigned long long)below, (unsigned long long)above);
     else
         add(r, LA_F_OUT_OF_RANGE, "%llu negative %s",
             (unsigned long long)n, plural(n, "label", "labels"));

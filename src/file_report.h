@@ -36,6 +36,7 @@ struct la_class_count;  /* class_count.h */
 /* Everything known about one audited file. */
 struct la_file_report {
     const char *path;             /* as given */
+    const char *split;            /* the split of a `datasets` cache folder it is, or NULL (the config's) */
     char error[LA_ERR_LEN];       /* "" when the file was read; else why not (exit 3) */
     int read_ok;
     struct la_array_info info;    /* format, dtype, shape, column */

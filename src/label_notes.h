@@ -72,6 +72,7 @@ struct la_notes {
     uint64_t classes;
     const char *classes_from;       /* where classes came from, e.g. "dataset_info.json ClassLabel"; static */
     char **class_names; size_t n_class_names; /* the classes' names, or NULL; owned, freed by la_notes_free */
+    size_t classes_stated;          /* a dataset's: its first sources that stated these classes alike (a ClassLabel) */
     /* wds: the samples, counted while reading (the keys; the labels are the
      * elements, and a sample may have none), for audit.c's layout */
     int has_samples;

@@ -145,6 +145,10 @@ int main(int argc, char **argv)
     la_msg_setup(&cfg);
     if (la_outputs_check(&cfg) != 0)     /* an output that is an input, or two on one file */
         return LA_EXIT_USAGE;
+    if (la_plan_splits(&cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */
+        la_err(NULL, "out of memory");
+        return LA_EXIT_UNREADABLE;
+    }
     int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
     if (merge_rc != 0)
         return merge_rc;

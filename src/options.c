@@ -662,6 +662,8 @@ void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
     opts->threads = cfg->threads;
     opts->vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0;
     opts->seq_len = cfg->seq_len;
+    opts->glob = cfg->glob;
+    opts->split = cfg->split;
 }
 
 uint64_t la_config_max_report(const struct la_config *cfg)

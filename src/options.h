@@ -86,6 +86,11 @@ struct la_config {
     bool concat;                   /* --concat: all FILEs are one dataset */
     const char *glob;              /* --glob=PATTERN for directory FILEs, or NULL */
     bool merge;                    /* --merge: FILEs are shard reports (merge.h) */
+    /* per FILE once la_plan_splits() ran: the split of a `datasets` cache
+     * folder it reads (that folder is as many FILEs as it has splits), or
+     * NULL; and per report (plan.c's copy of the config), its own */
+    char **splits;
+    const char *split;
 
     char **files;
     int nfiles;

@@ -7,7 +7,10 @@
 #include "msg.h"     /* la_err */
 #include "class_count.h" /* N from the model, the metadata, the reader */
 
+#include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
+
 #include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* malloc */
 #include <string.h> /* memset */
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
@@ -24,6 +27,57 @@ static int fall_back_to_cpu(const struct la_config *cfg, struct la_scan_backend 
     la_scan_cpu_open(b, cfg->threads);
     la_file_report_free(r);
     return la_audit_file(r->path, cfg, b, io, r);
+}
+
+/* The splits of FILE path when it is a `datasets` cache folder; 0: none, -1: out of memory. */
+static int splits_of(const struct la_config *cfg, const char *path, char ***names)
+{
+    *names = NULL;
+    if (!la_is_directory(path))
+        return 0;
+    enum la_format f = cfg->format == LA_FMT_AUTO ? la_dataset_folder_format(path) : cfg->format;
+    return f == LA_FMT_HF_DATASET ? la_hf_cache_splits(path, cfg->glob, names) : 0;
+}
+
+int la_plan_splits(struct la_config *cfg)
+{
+    if (cfg->concat || cfg->merge || cfg->nfiles <= 0)
+        return 0;
+    char **files = NULL, **splits = NULL;
+    size_t n = 0;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        char **names;
+        int k = splits_of(cfg, cfg->files[i], &names);
+        size_t grow = k > 0 ? (size_t)k : 1;
+        char **f = k < 0 ? NULL : realloc(files, (n + grow) * sizeof *files);
+        files = f ? f : files;
+        char **sp = f ? realloc(splits, (n + grow) * sizeof *splits) : NULL;
+        splits = sp ? sp : splits;
+        if (!f || !sp) {
+            la_hf_splits_free(names, k);
+            free(files);
+            free(splits);       /* the names of the FILEs before: lost with the run */
+            return -1;
+        }
+        for (size_t j = 0; j < grow; j++, n++) {
+            files[n] = cfg->files[i];
+            splits[n] = k > 0 ? names[j] : NULL;    /* kept for the run */
+        }
+        free(names);
+    }
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= splits[i] != NULL;
+    if (!any) {                 /* no cache folder of splits: the FILEs as given */
+        free(files);
+        free(splits);
+        return 0;
+    }
+    static char **run_files, **run_splits;   /* the run's: reachable until it ends */
+    cfg->files = run_files = files;
+    cfg->splits = run_splits = splits;
+    cfg->nfiles = (int)n;
+    return 0;
 }
 
 int la_report_count(const struct la_config *cfg)
@@ -85,7 +139,9 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     }
     struct la_config with_classes = *cfg;
     la_class_count_apply(cc, &with_classes);
+    with_classes.split = cfg->splits && !cfg->concat ? cfg->splits[i] : NULL;
     int rc = audit_report_with(&with_classes, b, io, i, r);
+    r->split = with_classes.split;
     la_class_count_finish(cc, r, &with_classes);
     return rc;
 }

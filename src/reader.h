@@ -37,6 +37,8 @@ struct la_read_opts {
     int threads;               /* -j; 0: online CPUs */
     uint64_t seq_len;          /* --seq-len L: a flat stream's samples are L values; 0: none */
     const char *field;         /* --field: jsonl's document key holding the records; NULL: JSON Lines */
+    const char *glob;          /* --glob: hf-dataset reads the shards whose names match; NULL: all */
+    const char *split;         /* hf-dataset: the split of a cache folder to read (plan.c), or NULL */
 };
 
 /* What a reader knows about the array it reads, filled by its open(). */

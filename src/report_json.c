@@ -554,6 +554,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     int ok = r->read_ok;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "path", json_text(r->path));
+    if (r->split)           /* SPEC "Splits": a `datasets` cache folder's split */
+        cJSON_AddItemToObject(o, "split", json_text(r->split));
     add_layout(o, r);
     if (sources_of(r))      /* written straight to the output: see write_file */
         cJSON_AddItemToObject(o, "sources", cJSON_CreateRaw(SOURCES_MARK));

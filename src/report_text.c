@@ -185,11 +185,22 @@ static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max
         fprintf(out, "      ... (--max-report, --indices-out or --json list more)\n");
 }
 
+/* The report's path, and its split: "cache (split train)". */
+static void print_path(FILE *out, const struct la_file_report *r)
+{
+    la_fputs_escaped(r->path, out);         /* a file name is bytes: keep them off the terminal */
+    if (r->split) {
+        fputs(" (split ", out);
+        la_fputs_escaped(r->split, out);
+        fputc(')', out);
+    }
+}
+
 static void print_header(FILE *out, const struct la_file_report *r)
 {
     const struct la_stats *s = &r->stats;
     fputs(la_c_bold(), out);
-    la_fputs_escaped(r->path, out);         /* a file name is bytes: keep them off the terminal */
+    print_path(out, r);
     if (r->dataset)
         fprintf(out, "%s: dataset of %zu %s", la_c_off(), r->dataset->n_src,
                 r->dataset->n_src == 1 ? "file" : "files");
@@ -356,7 +367,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
 {
     if (!r->read_ok) {
         fputs(la_c_bold(), out);
-        la_fputs_escaped(r->path, out);
+        print_path(out, r);
         fprintf(out, "%s: %serror%s: ", la_c_off(), la_c_err(), la_c_off());
         la_fputs_escaped(r->error, out);
         fputc('\n', out);

@@ -37,13 +37,16 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 
 extern "C" {
 #include "config.h"
+#include "hf_splits.h"  /* la_hf_split_of: a cache folder's splits */
 #include "label_notes.h"
 #include "pool.h"    /* la_pool_run: row groups in parallel */
 #include "reader.h"
@@ -70,14 +73,41 @@ struct Shard {
     Kind kind;
 };
 
+/* A dictionary column of names, its dictionaries unified as Arrow's
+ * DictionaryUnifier (and pandas' categories) unify them: a name's class is its
+ * place in the order names first appear, dictionary after dictionary. Each
+ * row group and each replaced IPC dictionary has its own indices; read as
+ * they are, ['cat', 'dog'] then ['bird'] made bird class 0. */
+struct Unified {
+    std::unordered_map<std::string, int64_t> ids;
+    std::shared_ptr<arrow::Array> dict;   /* the dictionary that remap is of (held: its address stays its own) */
+    std::vector<int64_t> remap;           /* its index -> the class; -1: a null name */
+    /* The class of index i of dictionary d. */
+    int64_t of(const std::shared_ptr<arrow::Array> &d, int64_t i)
+    {
+        if (d != dict) {
+            dict = d;
+            remap.assign((size_t)d->length(), -1);
+            for (int64_t j = 0; j < d->length(); j++) {
+                auto sc = d->GetScalar(j);
+                if (!d->IsNull(j) && sc.ok())
+                    remap[(size_t)j] = ids.emplace((*sc)->ToString(), (int64_t)ids.size()).first->second;
+            }
+        }
+        return i >= 0 && i < (int64_t)remap.size() ? remap[(size_t)i] : -1;
+    }
+};
+
 struct State {
     std::vector<Shard> shards;
     size_t shard = 0;
     int field = -1;                    /* the label column's index in the shard's schema */
     std::string column;
+    std::shared_ptr<arrow::DataType> type;   /* the label column's, in the first shard */
     enum la_dtype dtype = LA_DT_INT64;
     bool is_list = false;
-    bool dict_by_index = false;        /* dictionary of names: its indices */
+    bool dict_by_index = false;        /* dictionary of names: its indices, unified */
+    mutable Unified unified;           /* read on the reader's thread only (not in parallel) */
     /* the open shard */
     std::shared_ptr<arrow::io::RandomAccessFile> file;
     std::unique_ptr<parquet::arrow::FileReader> pq;
@@ -121,6 +151,8 @@ struct Part {
 std::string where_batch(const State &st)
 {
     const Shard &s = st.shards[st.shard];
+    if (!st.shard_open && st.shards.size() > 1)   /* a shard's schema, before any batch */
+        return s.name;
     std::string pre = st.shards.size() > 1 ? s.name + " " : std::string();
     if (s.kind == Kind::PARQUET) {
         size_t rg = std::upper_bound(st.rg_ends.begin(), st.rg_ends.end(), st.shard_rows) -
@@ -168,8 +200,10 @@ int column_dtype(const arrow::DataType &t, bool *is_list, bool *by_index)
         auto &d = static_cast<const arrow::DictionaryType &>(*v);
         int vt = dtype_of(*d.value_type());
         if (vt < 0) {
-            *by_index = true;                 /* names: the class is the index */
-            return dtype_of(*d.index_type());
+            *by_index = true;                 /* names: the class is the unified index */
+            int it = dtype_of(*d.index_type());
+            return it == LA_DT_INT64 || it == LA_DT_UINT32 || it == LA_DT_UINT64 ? LA_DT_INT64
+                                                                                 : LA_DT_INT32;
         }
         return la_dtype_is_float((enum la_dtype)vt) ? LA_DT_FLOAT64 : LA_DT_INT64;
     }
@@ -220,6 +254,7 @@ int pick_column(struct la_reader *r, State &st, const arrow::Schema &schema)
                                    t.ToString().c_str());
     st.field = found;
     st.column = schema.field(found)->name();
+    st.type = schema.field(found)->type();
     st.dtype = (enum la_dtype)dt;
     return 0;
 }
@@ -238,22 +273,31 @@ cJSON *class_label_of(cJSON *feature)
     return NULL;
 }
 
-/* From a features object, the column's ClassLabel into the notes. */
-void note_classes(struct la_reader *r, cJSON *features, const std::string &column,
-                  const char *from)
+/* From a features object, the column's ClassLabel into the notes; where
+ * says what holds it ("dataset_info.json"). @return 0, or -1 with r->err. */
+int note_classes(struct la_reader *r, cJSON *features, const std::string &column,
+                 const char *from, const char *where)
 {
     cJSON *cl = class_label_of(cJSON_GetObjectItemCaseSensitive(features, column.c_str()));
     if (!cl || !r->notes || r->notes->has_classes)
-        return;
+        return 0;
     cJSON *names = cJSON_GetObjectItemCaseSensitive(cl, "names");
     cJSON *num = cJSON_GetObjectItemCaseSensitive(cl, "num_classes");
     uint64_t count = 0;
+    /* names and a num_classes that disagree: datasets' ClassLabel refuses the
+     * pair ("number of names do not match the defined num_classes") */
+    if (cJSON_IsArray(names) && cJSON_IsNumber(num) &&
+        num->valuedouble != (double)cJSON_GetArraySize(names))
+        return la_reader_set_error(r, "%s: ClassLabel '%.100s' has %d names but num_classes "
+                                   "%.17g: make them agree (datasets' ClassLabel refuses the "
+                                   "pair)", where, column.c_str(), cJSON_GetArraySize(names),
+                                   num->valuedouble);
     if (cJSON_IsArray(names))
         count = (uint64_t)cJSON_GetArraySize(names);
     else if (cJSON_IsNumber(num) && num->valuedouble >= 0 && num->valuedouble < 1e15)
         count = (uint64_t)num->valuedouble;
     else
-        return;
+        return 0;
     struct la_notes *n = r->notes;
     n->has_classes = 1;
     n->classes = count;
@@ -267,28 +311,32 @@ void note_classes(struct la_reader *r, cJSON *features, const std::string &colum
     }
     la_notes_line(n, "ClassLabel '%s': %llu classes (%s)", column.c_str(),
                   (unsigned long long)count, from);
+    return 0;
 }
 
-void classes_from_json(struct la_reader *r, const std::string &text, const std::string &column,
-                       bool nested_in_info, const char *from)
+int classes_from_json(struct la_reader *r, const std::string &text, const std::string &column,
+                      bool nested_in_info, const char *from, const char *where)
 {
     cJSON *root = cJSON_ParseWithLength(text.data(), text.size());
     cJSON *at = root;
     if (nested_in_info)
         at = cJSON_GetObjectItemCaseSensitive(root, "info");
-    note_classes(r, cJSON_GetObjectItemCaseSensitive(at, "features"), column, from);
+    int rc = note_classes(r, cJSON_GetObjectItemCaseSensitive(at, "features"), column, from, where);
     cJSON_Delete(root);
+    return rc;
 }
 
-void classes_from_schema(struct la_reader *r, const arrow::Schema &schema,
-                         const std::string &column)
+int classes_from_schema(struct la_reader *r, const arrow::Schema &schema,
+                        const std::string &column)
 {
     auto meta = schema.metadata();
     if (!meta)
-        return;
+        return 0;
     int at = meta->FindKey("huggingface");
-    if (at >= 0)
-        classes_from_json(r, meta->value(at), column, true, "Arrow schema metadata ClassLabel");
+    if (at < 0)
+        return 0;
+    return classes_from_json(r, meta->value(at), column, true, "Arrow schema metadata ClassLabel",
+                             "the schema's huggingface metadata");
 }
 
 // ---- shards -----------------------------------------------------------------------
@@ -387,7 +435,7 @@ void plan_parallel(State &st)
         most = std::max(most, end - prev);
         prev = end;
     }
-    st.parallel = !st.is_list && st.threads > 1 && st.rg_ends.size() > 1 &&
+    st.parallel = !st.is_list && !st.dict_by_index && st.threads > 1 && st.rg_ends.size() > 1 &&
                   most * esize * st.threads <= ARROW_ROUND_BYTES;
     st.next_rg = 0;
     st.part_at = st.parts_ready = 0;
@@ -409,6 +457,15 @@ arrow::Status begin_shard(State &st)
     if (st.field >= schema->num_fields() || schema->field(st.field)->name() != st.column)
         return arrow::Status::Invalid("its columns are not the first shard's (no column '",
                                       st.column, "' at the same place)");
+    /* each shard is read by the first one's dtype: another type is refused,
+     * as datasets.load_from_disk refuses it ("incompatible types") */
+    const arrow::DataType &t = *schema->field(st.field)->type();
+    if (!t.Equals(*st.type))
+        return arrow::Status::TypeError("column '", st.column, "' is ", t.ToString(), " where ",
+                                        st.shards[0].name, " has ", st.type->ToString(),
+                                        ": shards of one dataset share one type (datasets "
+                                        "refuses the folder: incompatible types); cast them "
+                                        "to one (Dataset.cast_column) and save again");
     if (s.kind == Kind::PARQUET) {
         ARROW_RETURN_NOT_OK(st.pq->GetColumn(st.field, &st.pq_col));
         plan_parallel(st);
@@ -456,9 +513,12 @@ void put_item(const State &st, Sink &k, const arrow::Array &a, int64_t i)
         auto &d = static_cast<const arrow::DictionaryArray &>(a);
         int64_t idx = d.GetValueIndex(i);
         if (st.dict_by_index) {
-            const arrow::Array &ix = *d.indices();
-            unsigned sz = la_dtype_info(st.dtype)->size;
-            k.value(ix.data()->buffers[1]->data() + (ix.offset() + i) * sz);
+            int64_t c = st.unified.of(d.dictionary(), idx);
+            int32_t c32 = (int32_t)c;
+            if (c < 0 || (st.dtype == LA_DT_INT32 && c > INT32_MAX))
+                k.null();
+            else
+                k.value(st.dtype == LA_DT_INT32 ? (const void *)&c32 : (const void *)&c);
             return;
         }
         const arrow::Array &v = *d.dictionary();
@@ -745,10 +805,53 @@ bool ends_with(const std::string &s, const char *suffix)
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
+/* Whether a shard file of the folder is read: --glob matches its name, and
+ * in a cache folder it is of the split read (plan.c: one report per split;
+ * cache-*.arrow, .map()'s and .filter()'s, is of none). */
+struct LeftOut {
+    size_t caches = 0, splits = 0, glob = 0;
+    size_t all() const { return caches + splits + glob; }
+};
+
+bool shard_wanted(const struct la_read_opts *o, const char *name, bool cache, LeftOut *left)
+{
+    char split[LA_HF_SPLIT_MAX];
+    if (cache && o->split && strncmp(name, "cache-", 6) == 0)
+        return left->caches++, false;
+    if (cache && o->split &&
+        !(la_hf_split_of(name, split, sizeof split) && strcmp(split, o->split) == 0))
+        return left->splits++, false;
+    if (o->glob && fnmatch(o->glob, name, 0) != 0)
+        return left->glob++, false;
+    return true;
+}
+
+/* What the folder's listing left out, in the notes. */
+void note_left_out(struct la_reader *r, const char *split, size_t shards, const LeftOut &left)
+{
+    const struct { size_t n; const char *what; } parts[] = {
+        { left.splits, "of other splits" }, { left.caches, "of .map()/.filter() (cache-*.arrow)" },
+        { left.glob, "not matching --glob" } };
+    std::string text;
+    for (const auto &p : parts)
+        if (p.n)
+            text += (text.empty() ? "" : ", ") + std::to_string(p.n) + " " + p.what;
+    if (!r->notes || (!split && text.empty()))
+        return;
+    if (split)
+        la_notes_line(r->notes, "split '%s': %zu shard%s%s%s", split, shards,
+                      shards == 1 ? "" : "s", text.empty() ? "" : "; left out: ", text.c_str());
+    else
+        la_notes_line(r->notes, "left out: %s", text.c_str());
+}
+
 /* The shards of a folder: state.json's "_data_files" in its order, else
- * (the cache) every .arrow file by name. @return 0, or -1 with r->err. */
+ * (the cache) every .arrow file by name, or a split's (o->split); those
+ * --glob matches. @return 0, or -1 with r->err. */
 int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> *out)
 {
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    LeftOut left;
     std::string text;
     if (read_small_file(dir + "/state.json", &text)) {
         cJSON *root = cJSON_ParseWithLength(text.data(), text.size());
@@ -761,8 +864,9 @@ int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> 
                 return la_reader_set_error(r, "state.json: a _data_files entry without a plain "
                                            "file name");
             }
-            out->push_back(Shard{ dir + "/" + name->valuestring, name->valuestring,
-                                  Kind::IPC_STREAM });
+            if (shard_wanted(o, name->valuestring, false, &left))
+                out->push_back(Shard{ dir + "/" + name->valuestring, name->valuestring,
+                                      Kind::IPC_STREAM });
         }
         bool ok = cJSON_IsArray(files);
         cJSON_Delete(root);
@@ -773,14 +877,18 @@ int list_shards(struct la_reader *r, const std::string &dir, std::vector<Shard> 
         if (!dp)
             return la_reader_set_error(r, "cannot list the folder");
         while (struct dirent *e = readdir(dp))
-            if (ends_with(e->d_name, ".arrow"))
+            if (ends_with(e->d_name, ".arrow") && shard_wanted(o, e->d_name, true, &left))
                 out->push_back(Shard{ dir + "/" + e->d_name, e->d_name, Kind::IPC_STREAM });
         closedir(dp);
         std::sort(out->begin(), out->end(),
                   [](const Shard &a, const Shard &b) { return a.name < b.name; });
     }
+    if (out->empty() && left.glob)
+        return la_reader_set_error(r, "no data file of the dataset folder matches --glob '%.200s'",
+                                   o->glob);
     if (out->empty())
         return la_reader_set_error(r, "no data files in the dataset folder");
+    note_left_out(r, o->split, out->size(), left);
     for (Shard &s : *out) {
         struct stat sb;
         if (stat(s.path.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode))
@@ -805,9 +913,12 @@ int open_common(struct la_reader *r, State &st, bool folder, const std::string &
     if (pick_column(r, st, *schema) != 0)
         return -1;
     std::string info;
-    if (folder && read_small_file(path + "/dataset_info.json", &info))
-        classes_from_json(r, info, st.column, false, "dataset_info.json ClassLabel");
-    classes_from_schema(r, *schema, st.column);
+    if (folder && read_small_file(path + "/dataset_info.json", &info) &&
+        classes_from_json(r, info, st.column, false, "dataset_info.json ClassLabel",
+                          "dataset_info.json") != 0)
+        return -1;
+    if (classes_from_schema(r, *schema, st.column) != 0)
+        return -1;
     r->info.dtype = st.dtype;
     r->info.ndim = 1;
     r->info.shape_known = 0;
