@@ -104,7 +104,7 @@ m4_append([_LA_STATIC_PROLOGUE_$1], [[#ifdef $2
 #endif
 ]])dnl
 m4_append([_LA_STATIC_BODY_$1], [[#ifdef $2
-    $5
+    { $5 }   /* a scope each: two libraries' statements may name the same variable */
 #endif
 ]])dnl
 m4_append([_LA_STATIC_NAMES_$1], [$3], [, ])dnl

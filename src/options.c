@@ -235,7 +235,8 @@ static void version(void)
     const char *meta = "config.json, dataset.json (not built: data.yaml, tokenizer.json)";
 #endif
 #ifdef HAVE_ARROW
-    const char *arrow = "Parquet and Arrow read by: Apache Arrow (" ARROW_FOUND_IN ")\n";
+    const char *arrow = "Parquet and Arrow read by: Apache Arrow (" ARROW_FOUND_IN "), in the module "
+                        "labelaudit-arrow.so, loaded at run time\n";
 #else
     const char *arrow = "";
 #endif

@@ -56,6 +56,7 @@ static void note_live_threads(void)
 
 static void print_peak(void)
 {
+    note_live_threads();   /* those a library started and keeps (Arrow's pools) */
     fprintf(stderr, "labelaudit: threads: peak %d, budget %d\n", atomic_load(&peak_seen),
             budget_total);
 }

@@ -59,7 +59,8 @@ extern "C" {
 /** la_threads_budget() : at most total threads at once, the caller (the
  *  main thread) being one. Never called: no bound (the unit tests). With
  *  LABELAUDIT_THREAD_PEAK=1 in the environment, the most threads seen alive
- *  at once (/proc/self/task, counted at each thread's start) is printed on
+ *  at once (/proc/self/task, counted at each thread's start and at exit,
+ *  where the pools a library keeps are still alive) is printed on
  *  stderr at exit: the tests' check of the budget. */
 void la_threads_budget(int total);
 

@@ -1,9 +1,13 @@
 /* read_arrow.cc - Parquet files, Arrow IPC files (Feather v2) and streams,
  * and the folders Hugging Face `datasets` writes (save_to_disk, its cache),
- * through Apache Arrow's C++ libraries: the one C++ file of the project. Its
- * interface is C (reader.h's ops, la_arrow_dataset_dir), so the rest of the
- * tree stays C; every Arrow call is inside a try, and an Arrow error becomes
- * one line naming the row group or record batch.
+ * through Apache Arrow's C++ libraries: the one C++ file of the project,
+ * built as the module labelaudit-arrow.so that the binary loads on the first
+ * such file (arrow_module.h). Its interface is C (la_arrow_module_entry's
+ * reader ops), so the rest of the tree stays C; every Arrow call is inside a
+ * try, and an Arrow error becomes one line naming the row group or record
+ * batch. Arrow's own thread pools are sized from -j (arrow_use_threads): the
+ * parallel decoding is labelaudit's pool's, so a run uses the threads it was
+ * given and no more.
  *
  * Only the label column is read: Parquet through its column reader (the
  * other columns' chunks are never fetched), IPC with included_fields (their
@@ -44,9 +48,13 @@
 #include <fnmatch.h>
 #include <sys/stat.h>
 
+#include <arrow/io/interfaces.h>
+#include <arrow/util/thread_pool.h>
+
 extern "C" {
 #include "config.h"
 #include "hf_splits.h"  /* la_hf_split_of: a cache folder's splits */
+#include "arrow_module.h"
 #include "label_notes.h"
 #include "pool.h"    /* la_pool_run: row groups in parallel */
 #include "reader.h"
@@ -373,6 +381,7 @@ arrow::Status open_ipc(State &st, const Shard &s, bool all_fields)
 {
     ARROW_ASSIGN_OR_RAISE(st.file, arrow::io::ReadableFile::Open(s.path));
     auto opts = arrow::ipc::IpcReadOptions::Defaults();
+    opts.use_threads = false;   /* labelaudit's pool decodes in parallel, within -j */
     if (!all_fields)
         opts.included_fields = { st.field };
     if (s.kind == Kind::IPC_FILE) {
@@ -933,12 +942,22 @@ int open_common(struct la_reader *r, State &st, bool folder, const std::string &
     return 0;
 }
 
+/* Arrow's CPU and IO pools hold at most the -j budget (at -j1 one thread,
+ * started only if Arrow itself reads ahead): their default is a thread per
+ * core, which -j1 would not see. */
+void arrow_use_threads(int threads)
+{
+    (void)arrow::SetCpuThreadPoolCapacity(threads);
+    (void)arrow::io::SetIOThreadPoolCapacity(threads);
+}
+
 int arrow_open_impl(struct la_reader *r, bool folder)
 {
     State *st = new State;
     r->state = st;
     const struct la_read_opts *o = la_read_opts_or_default(r->opts);
     st->threads = std::min(o->threads > 0 ? o->threads : la_online_cpus(), LA_POOL_MAX);
+    arrow_use_threads(st->threads);
     std::string path;
     if (folder) {
         path = r->path ? r->path : "";
@@ -1037,8 +1056,11 @@ void arrow_close(struct la_reader *r)
 
 extern "C" {
 
-const struct la_reader_ops la_reader_arrow = { arrow_open_file, arrow_next, arrow_close };
-const struct la_reader_ops la_reader_hf_dataset = { arrow_open_folder, arrow_next, arrow_close };
+static const struct la_reader_ops file_ops = { arrow_open_file, arrow_next, arrow_close };
+static const struct la_reader_ops folder_ops = { arrow_open_folder, arrow_next, arrow_close };
+
+const struct la_arrow_module la_arrow_module_entry = { LA_ARROW_MODULE_ABI, PACKAGE_VERSION, &file_ops,
+                                                       &folder_ops };
 
 
 }
