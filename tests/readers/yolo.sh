@@ -89,6 +89,21 @@ for j in 1 3; do
 done
 run --format=yolo -n 5 "$l"
 
+echo "# --- a negative class is out of range, the ignore index too (verify_image_label:"
+echo "#     \"negative label values\"; a YOLO class column has no ignore index)"
+mkdir -p "$d/neg"
+printf -- '-100 0.5 0.5 0.2 0.2\n' >"$d/neg/a.txt"
+printf -- '-1 0.5 0.5 0.2 0.2\n' >"$d/neg/b.txt"
+printf '1 0.5 0.5 0.2 0.2\n' >"$d/neg/c.txt"
+for ig in "" --ignore-index=-1 --ignore-index=-100; do
+    run --json --format=yolo -n 5 $ig "$d/neg"
+    expect_status 1 "${ig:-the default ignore index}: an error"
+    expect_json '[.files[0].ignored, .files[0].invalid.below] | tojson' "[0,2]" \
+        "${ig:-the default ignore index}: -100 and -1 below 0, none ignored"
+    expect_json '[.files[0].findings[].code] | index("ignore-like-value")' null \
+        "${ig:-the default ignore index}: no hint to pass an --ignore-index that YOLO has not"
+done
+
 echo "# --- bad input"
 run --format=yolo "$d/missing"
 expect_status 3 "a missing path"
