@@ -386,11 +386,15 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
 
 /* A problem's code in its own spelling (a static string), or NULL when it is
  * no finding's. */
+static const char *code_named(const char *name)
+{
+    enum la_code c = name ? la_finding_code_by_name(name) : LA_F_COUNT;
+    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+}
+
 static const char *problem_code(const cJSON *code)
 {
-    enum la_code c = cJSON_IsString(code) ? la_finding_code_by_name(code->valuestring)
-                                          : LA_F_COUNT;
-    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+    return code_named(cJSON_IsString(code) ? code->valuestring : NULL);
 }
 
 /* A finding's code when it is one of the readers' (those diagnose.c makes
@@ -480,7 +484,21 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
                              text_of(p, "what"), json) != 0)
             return -1;
     }
-    n->problems_total = get_u64(obj, "problems_total");   /* those left out of the list too */
+    /* those left out of the list: by their code, as the shard's run counted
+     * them (a report without problems_by_code: in the total only) */
+    const cJSON *by_code = get(obj, "problems_by_code"), *c;
+    if (!cJSON_IsObject(by_code))
+        by_code = NULL;
+    cJSON_ArrayForEach(c, by_code) {
+        const char *code = code_named(c->string);
+        uint64_t count = cJSON_IsNumber(c) && c->valuedouble > 0 ? (uint64_t)c->valuedouble : 0;
+        uint64_t listed = code ? la_notes_count(n, code) : 0;
+        if (code && count > listed)
+            la_notes_count_more(n, code, count - listed);
+    }
+    uint64_t total = get_u64(obj, "problems_total");
+    if (total > n->problems_total)
+        n->problems_total = total;
     return 0;
 }
 
@@ -557,6 +575,7 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
     if (rc == 0) {
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems");
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_total");
+        cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_by_code");
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_truncated");
         const cJSON *classes = get(obj, "class_to_idx");   /* imagefolder: against -n */
         n->has_classes = cJSON_IsObject(classes);

@@ -200,6 +200,30 @@ for mr in 0 1 1000; do
 done
 cp "$d/part.0.json" "$d/out"
 expect_json '[.files[0].sources[].count | tostring] | join(",")' 5,3 "each source's count: its lines"
+# problems beyond --max-report, of two codes in each shard: each code's count
+# is the shard's, not its listed ones'
+mkdir -p "$d/y4" "$d/y5"
+for y in y4 y5; do
+    printf '0 0.5 0.5 0.1 0.1\n0 0.5 0.5 0.1 0.1\n0 0.5 0.5 0.1 0.1\n1 1.5 0.5 0.1 0.1\n1 1.5 0.5 0.1 0.1\n' \
+        >"$d/$y/a.txt"
+done
+same_as_concat "YOLO folders, problems of 2 codes past --max-report=1" --format=yolo -n 5 \
+    --max-report=1 -- "$d/y4" "$d/y5"
+grep -q "duplicate-label.*, and 3 more in 1 other file" "$d/merge.txt"
+ok $? "... the merge counts the other folder's 3 duplicate lines"
+
+echo "# --- WebDataset shards, labels missing past --max-report"
+for s in 1 2; do
+    mkdir -p "$d/w$s"
+    for k in a b c d; do echo x >"$d/w$s/$s$k.jpg"; done
+    echo 1 >"$d/w$s/${s}a.cls"
+    echo 2 >"$d/w$s/${s}b.cls"
+    (cd "$d/w$s" && tar cf "$d/w$s.tar" ./*)
+done
+same_as_concat "two shards, 2 of 4 keys each without a label, --max-report=1" -n 5 \
+    --max-report=1 -- "$d/w1.tar" "$d/w2.tar"
+grep -q "missing-label.*, and 2 more in 1 other file" "$d/merge.txt"
+ok $? "... the merge counts the other shard's 2 missing labels"
 if case " $formats " in *" coco "*) true ;; *) false ;; esac; then
     printf '{"images":[{"id":1},{"id":2}],"categories":[{"id":1},{"id":2}],"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":2,"category_id":"zz","bbox":[0,0,1,1]},{"id":3,"image_id":1,"category_id":5,"bbox":[0,0,1,1]}]}' >"$d/c1.json"
     printf '{"images":[{"id":7}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":7,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":7,"category_id":9,"bbox":[0,0,1,1]}]}' >"$d/c2.json"
