@@ -212,6 +212,21 @@ same_as_concat "YOLO folders, problems of 2 codes past --max-report=1" --format=
 grep -q "duplicate-label.*, and 3 more in 1 other file" "$d/merge.txt"
 ok $? "... the merge counts the other folder's 3 duplicate lines"
 
+echo "# --- integers beyond 2^53 merge exactly (cJSON's doubles round them)"
+printf 'label\n9223372036854775807\n9007199254740993\n1\n' >"$d/big1.csv"
+printf 'label\n-9223372036854775808\n-9007199254740993\n' >"$d/big2.csv"
+{ npy_head '<u8' '(2,)'; printf '\377\377\377\377\377\377\377\377\001\000\000\000\000\000\040\000'; } \
+    >"$d/big3.npy"
+same_as_concat "labels beyond 2^53" -n 5 --max-report=10 -- "$d/big1.csv" "$d/big2.csv" "$d/big3.npy"
+# jq may round as cJSON does: the raw text of the JSON, and the text report
+numbers() { grep -o '"\(min\|max\|value\)":[^,}]*' "$1" | tr -d ' \t' | tr '\n' ' '; }
+[ "$(numbers "$d/merge.json")" = "$(numbers "$d/concat.json")" ] &&
+    [ "$(numbers "$d/merge.json")" = '"min":-9223372036854775808 "max":18446744073709551615 "value":9223372036854775807 "value":9007199254740993 "value":-9223372036854775808 "value":-9007199254740993 "value":18446744073709551615 "value":9007199254740993 ' ]
+ok $? "... min, max and the bad values exact in the merged JSON: $(numbers "$d/merge.json")"
+grep -q "range -9223372036854775808..18446744073709551615" "$d/merge.txt" &&
+    grep -q ": 9007199254740993$" "$d/merge.txt"
+ok $? "... and in its text report"
+
 echo "# --- WebDataset shards, labels missing past --max-report"
 for s in 1 2; do
     mkdir -p "$d/w$s"
