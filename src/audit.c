@@ -94,7 +94,7 @@ int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *
 struct la_rule la_rule_for_file(const struct la_config *cfg, const struct la_array_info *info)
 {
     struct la_rule r = la_rule_from_config(cfg);
-    if (la_ignore_is_an_id(cfg, info))
+    if (la_ignore_is_an_id(cfg, info) || info->no_ignore)
         r.has_ignore = 0;
     return r;
 }

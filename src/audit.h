@@ -24,7 +24,8 @@ int la_token_ids(const struct la_config *cfg, const struct la_array_info *info);
 int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *info);
 
 /** la_rule_for_file() : la_rule_from_config(), the ignore index dropped where
- *  la_ignore_is_an_id() says so. */
+ *  la_ignore_is_an_id() says so or the reader's values are no loss targets
+ *  (info->no_ignore). */
 struct la_rule la_rule_for_file(const struct la_config *cfg, const struct la_array_info *info);
 
 /** la_audit_file() : fill r for path. A file that cannot be read or parsed gets

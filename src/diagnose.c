@@ -467,8 +467,9 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         diagnose_one_based(r, cfg);
     int64_t v = 0;
     uint64_t n = 0;
-    /* the ignore index itself is out of range only in ids fed to the embedding */
-    if (dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
+    /* the ignore index itself is out of range only in ids fed to the embedding;
+     * values that are no loss targets (YOLO classes) take no ignore index */
+    if (!r->info.no_ignore && dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
         !(cfg->has_ignore_index && v == cfg->ignore_index && !r->ignore_off)) {
         uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
         struct la_finding *f = add(r, LA_F_IGNORE_LIKE_VALUE,

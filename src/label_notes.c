@@ -54,6 +54,12 @@ static void tally(struct la_notes *n, const char *code, uint64_t count)
     }
 }
 
+void la_notes_count_more(struct la_notes *n, const char *code, uint64_t count)
+{
+    tally(n, code, count);
+    n->problems_total += count;
+}
+
 /* Whether a problem (a place, or one of the reader's own) would be kept. */
 static int has_room(const struct la_notes *n, int place)
 {
@@ -237,6 +243,10 @@ void la_notes_json_add(const struct la_notes *n, const char *format, cJSON *file
             cJSON_AddItemToArray(list, cJSON_Duplicate(n->problems[i].json, 1));
     cJSON_AddNumberToObject(o, "problems_total", (double)n->problems_total);
     cJSON_AddBoolToObject(o, "problems_truncated", n->problems_total > n->n_own);
+    /* each code's count, those left out of the list too: what --merge folds */
+    cJSON *by_code = cJSON_AddObjectToObject(o, "problems_by_code");
+    for (size_t i = 0; by_code && i < n->n_tally; i++)
+        cJSON_AddNumberToObject(by_code, n->tally[i].code, (double)n->tally[i].count);
     cJSON_AddItemToObject(file, n->json_key ? n->json_key : format, o);
 }
 

@@ -100,6 +100,10 @@ struct la_notes {
     struct la_dataset *sources;
 };
 
+/** la_notes_count_more() : count problems of code (a static string) that are
+ *  not kept: a merged report's beyond its list. */
+void la_notes_count_more(struct la_notes *n, const char *code, uint64_t count);
+
 /** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */
 struct la_notes *la_notes_new(size_t cap);
 void la_notes_free(struct la_notes *n);

@@ -5,15 +5,17 @@
  * values, `sources` with each one's sample shape, and `tally` (the counts
  * near the range that ignore-like-value and one-based read). Each entry of a
  * report's "files" becomes the next source(s) of one dataset, its stats
- * rebuilt with dataset indices and folded as a file's are. Numbers come back
- * through cJSON's doubles: exact up to 2^53. */
+ * rebuilt with dataset indices and folded as a file's are. cJSON keeps a
+ * number as a double, exact up to 2^53: the integers beyond it (a label of
+ * 9223372036854775807) are read again from the report's text, exactly. */
 #include "merge.h"
 
 #include <cjson/cJSON.h> /* cJSON_Parse */
 #include <errno.h>       /* errno */
 #include <math.h>        /* NAN, INFINITY */
 #include <stdio.h>       /* fopen */
-#include <stdlib.h>      /* malloc, calloc */
+#include <stdint.h>      /* INT64_MAX */
+#include <stdlib.h>      /* malloc, calloc, strtoull, qsort, bsearch */
 #include <string.h>      /* strcmp */
 
 #include "audit.h"       /* la_rule_from_config */
@@ -21,6 +23,133 @@
 #include "dataset.h"
 #include "msg.h"
 #include "util.h"        /* la_grow */
+
+// ---- integers beyond a double's 2^53, exactly ---------------------------------------
+
+/* A number item of a report whose text is an integer a double cannot hold:
+ * its magnitude and sign as written. */
+struct exact {
+    const cJSON *item;
+    const cJSON *root;       /* the report's, to forget it with the report */
+    uint64_t ordinal;        /* the number's place among the report's numbers */
+    uint64_t mag;
+    int neg;
+};
+
+static struct exact *g_exact;   /* sorted by item while no report is being read */
+static size_t g_n_exact, g_cap_exact;
+
+/* The integer number tokens of text[0, len) beyond 2^53, with their ordinal
+ * among all the number tokens: the document order cJSON's tree keeps. */
+static int scan_numbers(const char *text, size_t len, const cJSON *root)
+{
+    uint64_t ordinal = 0;
+    for (size_t i = 0; i < len;) {
+        if (text[i] == '"') {
+            for (i++; i < len && text[i] != '"'; i++)
+                i += text[i] == '\\';
+            i++;
+            continue;
+        }
+        if (text[i] != '-' && (text[i] < '0' || text[i] > '9')) {
+            i++;
+            continue;
+        }
+        size_t start = i, digits = 0;
+        int integer = 1;
+        for (i += text[i] == '-'; i < len && text[i] && strchr("0123456789.eE+-", text[i]); i++) {
+            integer &= text[i] >= '0' && text[i] <= '9';
+            digits++;
+        }
+        errno = 0;
+        uint64_t mag = integer && digits >= 16 ? strtoull(text + start + (text[start] == '-'), NULL, 10)
+                                               : 0;
+        if (mag > (1ull << 53) && errno == 0) {
+            if (la_grow_n(&g_exact, &g_cap_exact, g_n_exact + 1, sizeof *g_exact, 16) != 0)
+                return -1;
+            g_exact[g_n_exact++] = (struct exact){ NULL, root, ordinal, mag, text[start] == '-' };
+        }
+        ordinal++;
+    }
+    return 0;
+}
+
+/* The number items of the tree in document order, paired with the tokens
+ * scan_numbers kept from first on. */
+static void pair_numbers(const cJSON *item, uint64_t *ordinal, size_t *next)
+{
+    for (; item && *next < g_n_exact; item = item->next) {
+        if (cJSON_IsNumber(item) && g_exact[*next].ordinal == (*ordinal)++)
+            g_exact[(*next)++].item = item;
+        if (cJSON_IsArray(item) || cJSON_IsObject(item))
+            pair_numbers(item->child, ordinal, next);
+    }
+}
+
+static int by_item(const void *a, const void *b)
+{
+    const cJSON *x = ((const struct exact *)a)->item, *y = ((const struct exact *)b)->item;
+    return x < y ? -1 : x > y;
+}
+
+/* Remember root's large integers from its text. @return 0, or -1 out of memory. */
+static int keep_exact(const cJSON *root, const char *text, size_t len)
+{
+    size_t first = g_n_exact;
+    if (scan_numbers(text, len, root) != 0)
+        return -1;
+    uint64_t ordinal = 0;
+    size_t next = first;
+    pair_numbers(root, &ordinal, &next);
+    qsort(g_exact, g_n_exact, sizeof *g_exact, by_item);   /* unpaired ones (NULL) first */
+    return 0;
+}
+
+static void free_report(cJSON *root)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < g_n_exact; i++)
+        if (g_exact[i].root != root && g_exact[i].item)
+            g_exact[k++] = g_exact[i];
+    g_n_exact = k;
+    if (!k) {
+        free(g_exact);
+        g_exact = NULL;
+        g_cap_exact = 0;
+    }
+    cJSON_Delete(root);
+}
+
+static const struct exact *exact_of(const cJSON *v)
+{
+    struct exact key = { .item = v };
+    return v && g_n_exact ? bsearch(&key, g_exact, g_n_exact, sizeof key, by_item) : NULL;
+}
+
+/* A number as a uint64: exact where its text was a large integer; 0 for a
+ * negative one or none. */
+static uint64_t num_u64(const cJSON *v)
+{
+    const struct exact *x = exact_of(v);
+    if (x)
+        return x->neg ? 0 : x->mag;
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+}
+
+/* A number as an int64, exactly where it is an integer int64 holds. */
+static int64_t num_i64(const cJSON *v)
+{
+    const struct exact *x = exact_of(v);
+    if (x && x->mag <= (uint64_t)INT64_MAX)
+        return x->neg ? -(int64_t)x->mag : (int64_t)x->mag;
+    if (x && x->neg && x->mag == (uint64_t)INT64_MAX + 1)
+        return INT64_MIN;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    return d >= 9223372036854775807.0 ? INT64_MAX : d <= -9223372036854775808.0 ? INT64_MIN
+                                                                               : (int64_t)d;
+}
+
+// ---- the reports ---------------------------------------------------------------------
 
 /* The whole report as one document; NULL with err set. */
 static cJSON *read_report(const char *path, char *err, size_t errlen)
@@ -50,7 +179,14 @@ static cJSON *read_report(const char *path, char *err, size_t errlen)
         return NULL;
     }
     buf[len] = '\0';
-    cJSON *root = cJSON_Parse(buf);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(buf, &end, 0);
+    if (root && keep_exact(root, buf, (size_t)(end - buf)) != 0) {
+        snprintf(err, errlen, "out of memory");
+        free_report(root);
+        free(buf);
+        return NULL;
+    }
     free(buf);
     const cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool");
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
@@ -59,7 +195,7 @@ static cJSON *read_report(const char *path, char *err, size_t errlen)
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "files")) ||
         !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "config"))) {
         snprintf(err, errlen, "not a labelaudit --json report (schema 1)");
-        cJSON_Delete(root);
+        free_report(root);
         return NULL;
     }
     return root;
@@ -72,8 +208,7 @@ static const cJSON *get(const cJSON *o, const char *key)
 
 static uint64_t get_u64(const cJSON *o, const char *key)
 {
-    const cJSON *v = get(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+    return num_u64(get(o, key));
 }
 
 // ---- the checks and the batching: from the shard reports ---------------------------
@@ -88,19 +223,19 @@ static void adopt_checks(struct la_config *cfg, const cJSON *c)
               : !strcmp(loss->valuestring, "bce") ? LA_LOSS_BCE
               : !strcmp(loss->valuestring, "nll") ? LA_LOSS_NLL : LA_LOSS_CE;
     cfg->has_num_classes = cJSON_IsNumber(n);
-    cfg->num_classes = cfg->has_num_classes ? (int64_t)n->valuedouble : 0;
+    cfg->num_classes = cfg->has_num_classes ? num_i64(n) : 0;
     cfg->has_ignore_index = cJSON_IsNumber(ig);
-    cfg->ignore_index = cfg->has_ignore_index ? (int64_t)ig->valuedouble : 0;
+    cfg->ignore_index = cfg->has_ignore_index ? num_i64(ig) : 0;
     const cJSON *v = get(c, "vocab_size");   /* --vocab-size: num_classes holds it too */
     cfg->has_vocab_size = cJSON_IsNumber(v);
-    cfg->vocab_size = cfg->has_vocab_size ? (int64_t)v->valuedouble : 0;
+    cfg->vocab_size = cfg->has_vocab_size ? num_i64(v) : 0;
 }
 
 static void adopt_batching(struct la_config *cfg, const cJSON *c)
 {
     const cJSON *b = get(c, "batch_size");
     cfg->has_batch_size = cJSON_IsNumber(b);
-    cfg->batch_size = cfg->has_batch_size ? (uint64_t)b->valuedouble : 0;
+    cfg->batch_size = cfg->has_batch_size ? num_u64(b) : 0;
     cfg->drop_last = cJSON_IsTrue(get(c, "drop_last"));
     cfg->world_size = get_u64(c, "world_size") ? get_u64(c, "world_size") : 1;
     cfg->sampler_drop_last = cJSON_IsTrue(get(c, "sampler_drop_last"));
@@ -113,7 +248,7 @@ static int same_class_count(const cJSON *a, const cJSON *b)
 {
     const cJSON *na = get(cJSON_GetArrayItem(get(a, "files"), 0), "num_classes");
     const cJSON *nb = get(cJSON_GetArrayItem(get(b, "files"), 0), "num_classes");
-    return !cJSON_IsNumber(na) || !cJSON_IsNumber(nb) || na->valuedouble == nb->valuedouble;
+    return !cJSON_IsNumber(na) || !cJSON_IsNumber(nb) || num_i64(na) == num_i64(nb);
 }
 
 int la_merge_adopt_config(struct la_config *cfg)
@@ -134,20 +269,20 @@ int la_merge_adopt_config(struct la_config *cfg)
         if (!same_class_count(root, first)) {
             la_err(cfg->files[i], "--merge: made with another class count (num_classes) than %s",
                    cfg->files[0]);
-            cJSON_Delete(root);
-            cJSON_Delete(first);
+            free_report(root);
+            free_report(first);
             return 2;
         }
         for (size_t k = 0; k < N_CHECKS; k++) {
             if (!cJSON_Compare(get(c, checks[k]), get(get(first, "config"), checks[k]), 1)) {
                 la_err(cfg->files[i], "--merge: made with another %s than %s", checks[k],
                        cfg->files[0]);
-                cJSON_Delete(root);
-                cJSON_Delete(first);
+                free_report(root);
+                free_report(first);
                 return 2;
             }
         }
-        cJSON_Delete(root);
+        free_report(root);
     }
     if (!first)
         return 0;
@@ -155,12 +290,12 @@ int la_merge_adopt_config(struct la_config *cfg)
     if (given_n && (!cfg->has_num_classes || cfg->num_classes != n)) {
         la_err(NULL, "--merge: --num-classes=%lld differs from the shard reports' num_classes",
                (long long)n);
-        cJSON_Delete(first);
+        free_report(first);
         return 2;
     }
     if (!cfg->has_batch_size)
         adopt_batching(cfg, get(first, "config"));
-    cJSON_Delete(first);
+    free_report(first);
     return 0;
 }
 
@@ -179,8 +314,13 @@ static struct la_num json_value(const cJSON *v, const char **text)
         *text = s;
         return (struct la_num){ LA_NUM_I64, { 0 } };
     }
+    const struct exact *x = exact_of(v);
+    if (x && (x->neg ? x->mag <= (uint64_t)INT64_MAX + 1 : x->mag <= (uint64_t)INT64_MAX))
+        return (struct la_num){ LA_NUM_I64, { .i = num_i64(v) } };
+    if (x && !x->neg)
+        return (struct la_num){ LA_NUM_U64, { .u = x->mag } };
     double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
-    if (d == (double)(int64_t)d && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d)
         return (struct la_num){ LA_NUM_I64, { .i = (int64_t)d } };
     if (d >= 0 && d < 18446744073709551616.0 && d == (double)(uint64_t)d)
         return (struct la_num){ LA_NUM_U64, { .u = (uint64_t)d } };
@@ -261,7 +401,7 @@ static int rebuild_groups(struct la_stats *t, const cJSON *e, const struct la_da
         int k = 0;
         cJSON_ArrayForEach(a, get(g, "first_at")) {
             uint64_t dim = src && k < src->ndim ? src->inner[k] : 1;
-            flat = flat * dim + (cJSON_IsNumber(a) ? (uint64_t)a->valuedouble : 0);
+            flat = flat * dim + num_u64(a);
             k++;
         }
         uint64_t stride = src ? src->count / (src->samples ? src->samples : 1) : 1;
@@ -337,7 +477,7 @@ static void rebuild_counts(struct la_stats *t, const cJSON *e, int is_float)
                          ? (uint64_t)cJSON_GetArrayItem(pair, 0)->valuedouble : LA_OUTLIER_BINS;
             const cJSON *c = cJSON_GetArrayItem(pair, 1);
             if (k < LA_OUTLIER_BINS && cJSON_IsNumber(c))
-                (side ? t->outlier_above : t->outlier_below)[k] = (uint64_t)c->valuedouble;
+                (side ? t->outlier_above : t->outlier_below)[k] = num_u64(c);
         }
 }
 
@@ -351,7 +491,7 @@ static int rebuild_hist(struct la_stats *t, const cJSON *e)
         return -1;
     uint64_t i = 0;
     cJSON_ArrayForEach(c, h) {
-        t->hist[i] = cJSON_IsNumber(c) ? (uint64_t)c->valuedouble : 0;
+        t->hist[i] = num_u64(c);
         if (t->hist[i])
             t->hist_hi = i + 1;
         i++;
@@ -386,11 +526,15 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
 
 /* A problem's code in its own spelling (a static string), or NULL when it is
  * no finding's. */
+static const char *code_named(const char *name)
+{
+    enum la_code c = name ? la_finding_code_by_name(name) : LA_F_COUNT;
+    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+}
+
 static const char *problem_code(const cJSON *code)
 {
-    enum la_code c = cJSON_IsString(code) ? la_finding_code_by_name(code->valuestring)
-                                          : LA_F_COUNT;
-    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+    return code_named(cJSON_IsString(code) ? code->valuestring : NULL);
 }
 
 /* A finding's code when it is one of the readers' (those diagnose.c makes
@@ -480,7 +624,21 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
                              text_of(p, "what"), json) != 0)
             return -1;
     }
-    n->problems_total = get_u64(obj, "problems_total");   /* those left out of the list too */
+    /* those left out of the list: by their code, as the shard's run counted
+     * them (a report without problems_by_code: in the total only) */
+    const cJSON *by_code = get(obj, "problems_by_code"), *c;
+    if (!cJSON_IsObject(by_code))
+        by_code = NULL;
+    cJSON_ArrayForEach(c, by_code) {
+        const char *code = code_named(c->string);
+        uint64_t count = num_u64(c);
+        uint64_t listed = code ? la_notes_count(n, code) : 0;
+        if (code && count > listed)
+            la_notes_count_more(n, code, count - listed);
+    }
+    uint64_t total = get_u64(obj, "problems_total");
+    if (total > n->problems_total)
+        n->problems_total = total;
     return 0;
 }
 
@@ -557,6 +715,7 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
     if (rc == 0) {
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems");
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_total");
+        cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_by_code");
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems_truncated");
         const cJSON *classes = get(obj, "class_to_idx");   /* imagefolder: against -n */
         n->has_classes = cJSON_IsObject(classes);
@@ -636,7 +795,7 @@ static struct la_class_count *shards_class_count(const struct la_config *cfg)
         char err[LA_ERR_LEN];
         cJSON *root = read_report(cfg->files[i], err, sizeof err);
         cc = root ? la_class_count_from_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
-        cJSON_Delete(root);
+        free_report(root);
     }
     return cc;
 }
@@ -668,7 +827,7 @@ void la_merge_reports(const struct la_config *given, struct la_file_report *r)
                 la_dataset_note_unreadable(r->dataset, cfg->files[i], "out of memory",
                                            max_report);
         }
-        cJSON_Delete(root);
+        free_report(root);
     }
     la_dataset_end(r, cfg);
     la_class_count_free(r->classes);

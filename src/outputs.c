@@ -4,7 +4,7 @@
 #include <errno.h>    /* errno */
 #include <limits.h>   /* INT_MAX */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* malloc, strtol */
+#include <stdlib.h>   /* malloc, strtol, getenv */
 #include <string.h>   /* strcmp, strncmp, strrchr */
 #include <sys/stat.h> /* stat, fstat */
 #include <unistd.h>   /* getpid, readlink */
@@ -87,7 +87,7 @@ int la_output_is_input(const char *target, char *const *inputs, int n)
 }
 
 #define TEMPORARY_PREFIX ".labelaudit-"   /* then mkstemp's six characters */
-#define MAX_OUTPUTS 6                     /* the four options, standard output and error */
+#define MAX_OUTPUTS 8                     /* la_outputs_check's six, standard output and error */
 #define MAX_TEMPORARY 4
 
 /* One output as the file system knows it. */
@@ -181,6 +181,12 @@ static void add_standard_stream(const char *name, const char *as)
         g_n_outputs++;
 }
 
+const char *la_outputs_step_summary(const struct la_config *cfg)
+{
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    return (cfg->annotations & LA_ANNOT_GITHUB) && summary && *summary ? summary : NULL;
+}
+
 int la_outputs_check(const struct la_config *cfg)
 {
     const struct { const char *option, *shown, *target; } named[] = {
@@ -189,7 +195,9 @@ int la_outputs_check(const struct la_config *cfg)
         { "--sarif", "--sarif=", cfg->sarif },
         { "--annotations=gitlab", "--annotations=gitlab:", cfg->annotations_file },
         { "--html", "--html=", cfg->html },
+        { "GITHUB_STEP_SUMMARY", "GITHUB_STEP_SUMMARY=", la_outputs_step_summary(cfg) },
     };
+    _Static_assert(sizeof named / sizeof named[0] + 2 <= MAX_OUTPUTS, "room for every output");
     g_n_outputs = 0;
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
         if (!named[i].target)

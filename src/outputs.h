@@ -1,5 +1,7 @@
-/* outputs.h - the files this run writes (--indices-out, --junit,
- * --annotations=gitlab:FILE, --html) never become its inputs, and never each other.
+/* outputs.h - the files this run writes (--indices-out, --junit, --sarif,
+ * --annotations=gitlab:FILE, --html, and with --annotations=github the job
+ * summary GITHUB_STEP_SUMMARY names) never become its inputs, and never each
+ * other.
  *
  * Before anything is read or written, an output that is one of the FILE
  * arguments, or that another output names too, is refused (exit status 2).
@@ -18,6 +20,10 @@ struct la_config;
  *  name (each said on standard error); otherwise remember the outputs for
  *  la_output_of_run(). @return 0, or 1 when refused. */
 int la_outputs_check(const struct la_config *cfg);
+
+/** la_outputs_step_summary() : the file --annotations=github appends its job
+ *  summary to (GITHUB_STEP_SUMMARY, when set and not empty), or NULL. */
+const char *la_outputs_step_summary(const struct la_config *cfg);
 
 /** la_outputs_add_temporary() : the file open on fd is a temporary file this
  *  run made beside an output. */

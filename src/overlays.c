@@ -6,15 +6,20 @@
  *
  * Named after the mask: its path below the dataset's folder with '/' as '_'
  * (or its file name), the extension replaced by .png, "-sample-K" added for
- * one mask of an array of many. A file already there is never replaced
- * (O_EXCL): it is said, the others are still written, and the run exits 3. */
+ * one mask of an array of many. That mapping is not one to one (a/b.npy and
+ * a_b.npy, m.npy and m.png, two reports' m.png), so a name an earlier overlay
+ * of the run took gets "-2", "-3", ... before ".png": each mask its own file,
+ * the common names unchanged, and -v says which mask each file shows. A file
+ * already there is never replaced (O_EXCL): it is said, the others are still
+ * written, and the run exits 3. */
 #include "report.h"
 
 #include <errno.h>    /* errno, EEXIST */
 #include <fcntl.h>    /* open, O_EXCL */
+#include <stdint.h>   /* uint64_t */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* free */
-#include <string.h>   /* strlen, strrchr, strerror */
+#include <stdlib.h>   /* free, calloc */
+#include <string.h>   /* strlen, strrchr, strerror, strcmp, strdup */
 #include <sys/stat.h> /* mkdir, stat */
 #include <unistd.h>   /* write, close, unlink */
 
@@ -23,8 +28,9 @@
 #include "mask_image.h"
 #include "msg.h"
 
-/* The overlay's file name for pick of r, into buf. */
-static void overlay_name(const struct la_file_report *r, const struct la_mask_pick *p,
+/* The overlay's file name for pick of r, into buf. @return 1 when a '/' of its
+ * path became '_', else 0. */
+static int overlay_name(const struct la_file_report *r, const struct la_mask_pick *p,
                          char *buf, size_t len)
 {
     const char *name = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
@@ -41,15 +47,101 @@ static void overlay_name(const struct la_file_report *r, const struct la_mask_pi
             n = k - 1;
             break;
         }
-    int w = snprintf(buf, len, "%.*s", (int)n, name);
+    int w = snprintf(buf, len, "%.*s", (int)n, name), flattened = 0;
     for (char *c = buf; *c; c++)
         if (*c == '/')
-            *c = '_';
+            *c = '_', flattened = 1;
     if (w >= 0 && (size_t)w < len && p->in_file)
         snprintf(buf + w, len - (size_t)w, "-sample-%llu", (unsigned long long)p->sample);
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, ".png");
+    return flattened;
 }
+
+// ---- the names this run gave: a set of strings ---------------------------------------
+
+/* Open addressing, at most half full: a run may write --max-report overlays
+ * for each of many reports. */
+struct name_set {
+    char **slot;
+    size_t cap, n;
+};
+
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return (size_t)h;
+}
+
+static char **name_slot(char **slot, size_t cap, const char *name)
+{
+    size_t i = name_hash(name) & (cap - 1);
+    while (slot[i] && strcmp(slot[i], name) != 0)
+        i = (i + 1) & (cap - 1);
+    return &slot[i];
+}
+
+/* Add name. @return 1 added, 0 already there, -1 out of memory. */
+static int name_set_add(struct name_set *set, const char *name)
+{
+    if (2 * (set->n + 1) > set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 64;
+        char **slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->slot[i])
+                *name_slot(slot, cap, set->slot[i]) = set->slot[i];
+        free(set->slot);
+        set->slot = slot;
+        set->cap = cap;
+    }
+    char **at = name_slot(set->slot, set->cap, name);
+    if (*at)
+        return 0;
+    if (!(*at = strdup(name)))
+        return -1;
+    set->n++;
+    return 1;
+}
+
+static void name_set_free(struct name_set *set)
+{
+    for (size_t i = 0; i < set->cap; i++)
+        free(set->slot[i]);
+    free(set->slot);
+}
+
+/* name (".png" at its end), made one no earlier overlay of the run has: "-K"
+ * before ".png" for the first K from 2 that is free. @return 0, or -1 said. */
+static int unique_name(struct name_set *set, char *name, size_t len, const char *path)
+{
+    size_t stem = strlen(name);
+    if (stem + 1 >= len || stem < 4 || strcmp(name + stem - 4, ".png") != 0) {
+        la_err(path, "no overlay: %s: name too long", name);   /* cut short by overlay_name */
+        return -1;
+    }
+    stem -= 4;
+    char base[1024];
+    snprintf(base, sizeof base, "%.*s", (int)stem, name);
+    for (unsigned long k = 2;; k++) {
+        int added = name_set_add(set, name);
+        if (added < 0) {
+            la_err(path, "no overlay: out of memory");
+            return -1;
+        }
+        if (added)
+            return 0;
+        if (snprintf(name, len, "%s-%lu.png", base, k) >= (int)len) {
+            la_err(path, "no overlay: %s: name too long", base);
+            return -1;
+        }
+    }
+}
+
+// ---- the files ---------------------------------------------------------------------
 
 /* Write bytes to the new file path, which must not exist. @return 0, or -1 said. */
 static int write_new(const char *path, const unsigned char *bytes, size_t len)
@@ -82,10 +174,14 @@ static int write_new(const char *path, const unsigned char *bytes, size_t len)
     return 0;
 }
 
+/* The overlay of pick p of r, if its name was made in this pass (0: the names
+ * that are a file name, unchanged; 1: those of a subfolder's path, flattened). */
 static int write_overlay(const struct la_file_report *r, const struct la_mask_pick *p,
-                         const struct la_config *cfg)
+                         const struct la_config *cfg, struct name_set *names, int pass)
 {
     char name[1024], path[4096], err[LA_ERR_LEN];
+    if (overlay_name(r, p, name, sizeof name) != pass)
+        return 0;
     struct la_mask_image img;
     if (la_mask_load(p, cfg, &img, err, sizeof err) != 0) {
         la_err(p->path, "no overlay: %s", err);
@@ -98,12 +194,15 @@ static int write_overlay(const struct la_file_report *r, const struct la_mask_pi
         la_err(cfg->overlays, "%s", err);
         return -1;
     }
-    overlay_name(r, p, name, sizeof name);
     int rc = -1;
-    if (snprintf(path, sizeof path, "%s/%s", cfg->overlays, name) >= (int)sizeof path)
+    if (unique_name(names, name, sizeof name, p->path) != 0)
+        ;
+    else if (snprintf(path, sizeof path, "%s/%s", cfg->overlays, name) >= (int)sizeof path)
         la_err(cfg->overlays, "%s: name too long", name);
-    else
-        rc = write_new(path, png, len);
+    else if ((rc = write_new(path, png, len)) == 0 && p->in_file)
+        la_verbose(p->path, "sample %llu: overlay %s", (unsigned long long)p->sample, path);
+    else if (rc == 0)
+        la_verbose(p->path, "overlay %s", path);
     free(png);
     return rc;
 }
@@ -118,17 +217,21 @@ int la_report_overlays(const struct la_file_report *files, int n, const struct l
         return -1;
     }
     int rc = 0;
-    for (int i = 0; i < n; i++) {
-        struct la_mask_pick *picks;
-        long k = la_mask_worst(&files[i], cfg, &picks);
-        if (k < 0) {
-            la_err(files[i].path, "no overlays: out of memory");
-            rc = -1;
-        }
-        for (long j = 0; j < k; j++)
-            if (write_overlay(&files[i], &picks[j], cfg) != 0)
+    struct name_set names = { 0 };
+    /* a file name kept first: a_b.png is a_b.png's, a/b.png's overlay a_b-2.png */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            struct la_mask_pick *picks;
+            long k = la_mask_worst(&files[i], cfg, &picks);
+            if (k < 0 && pass == 0) {
+                la_err(files[i].path, "no overlays: out of memory");
                 rc = -1;
-        free(picks);
-    }
+            }
+            for (long j = 0; j < k; j++)
+                if (write_overlay(&files[i], &picks[j], cfg, &names, pass) != 0)
+                    rc = -1;
+            free(picks);
+        }
+    name_set_free(&names);
     return rc;
 }

@@ -53,6 +53,9 @@ struct la_array_info {
     int one_sample;            /* the whole file is ONE sample (an image, a volume):
                                   shape is the sample's, e.g. [H, W]; else the
                                   first axis counts the samples */
+    int no_ignore;             /* the values are not loss targets (a YOLO class
+                                  column, COCO category ids): the ignore index
+                                  means nothing there, and is out of range */
     int line_records;          /* each line holding more than whitespace is one
                                   sample, a record (JSON Lines): the reports name
                                   a bad entry's record and line (line_map.h) */

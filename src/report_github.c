@@ -10,12 +10,13 @@
 
 #include <errno.h>  /* errno */
 #include <stdio.h>  /* fprintf, sscanf */
-#include <stdlib.h> /* getenv, free */
+#include <stdlib.h> /* free */
 #include <string.h> /* strchr, strlen, strncmp */
 
 #include "ci_notes.h"
 #include "ci_path.h"
 #include "msg.h"
+#include "outputs.h"   /* la_outputs_step_summary */
 #include "utf8.h"
 
 #define GITHUB_LIMIT 10              /* annotations of one severity per step */
@@ -250,6 +251,6 @@ int la_report_github(const struct la_file_report *files, int n, const struct la_
         la_err(NULL, "write error: annotations");
         return -1;
     }
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    return summary && *summary ? write_step_summary(summary, files, n) : 0;
+    const char *summary = la_outputs_step_summary(cfg);   /* checked: not an input */
+    return summary ? write_step_summary(summary, files, n) : 0;
 }

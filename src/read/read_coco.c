@@ -863,6 +863,7 @@ static int coco_open(struct la_reader *r)
     r->notes->sample_ctx = t->samples;
     r->notes->samples_ordered = 0;          /* an image's annotations lie anywhere */
     r->info.dtype = LA_DT_INT64;
+    r->info.no_ignore = 1;   /* a category id is no loss target an ignore index skips */
     r->info.ndim = 1;
     r->info.shape[0] = t->n_images;   /* samples: the images; elements: the annotations */
     r->info.shape_known = 1;

@@ -796,6 +796,46 @@ static int open_stream(struct la_reader *r, struct mat_state *st)
     return 0;
 }
 
+/* The other compressed variables of a v5 file, each inflated to the end of
+ * its zlib stream: scipy's loadmat reads every variable and refuses a file
+ * of one whose Adler-32 is wrong ("incorrect data check"), and so is this
+ * one, by the variable's name (the chosen one's stream is checked as it is
+ * read). Memory: one block and a sink. @return 0, or -1 with r->err. */
+static int other_streams_ok(struct la_reader *r, struct mat_state *st)
+{
+    int fd = la_source_plain_fd(r->src), swap, k = 0;
+    uint64_t size, pos = MAT_V5_HEAD, at;
+    uint32_t type, n;
+    if (Mat_GetVersion(st->mat) != MAT_FT_MAT5 || !mat_v5_header(fd, &swap, &size))
+        return 0;
+    while (mat_v5_element(fd, size, swap, &pos, &at, &type, &n)) {
+        if (type != MAT_MI_MATRIX && type != MAT_MI_COMPRESSED)
+            continue;
+        if (k++ == st->var_k && st->z)
+            continue;
+        if (type != MAT_MI_COMPRESSED)
+            continue;
+        struct mat_z *z = calloc(1, sizeof *z);
+        if (!z)
+            return la_reader_set_error(r, "out of memory");
+        z->fd = fd;
+        z->pos = at + 8;
+        z->left = n;
+        int bad = inflateInit(&z->zs) != Z_OK ? (z->why = "out of memory", 1) : z_finish(z) != 0;
+        if (bad) {
+            struct mat_v5_var v;
+            if (!mat_v5_nth(fd, k - 1, &v))
+                v.name[0] = '\0';
+            la_reader_set_error(r, "variable '%.100s': its compressed data is damaged (%s)",
+                                v.name[0] ? v.name : "?", z->why);
+        }
+        z_close(z);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
 /* A matrix: read it whole (column-major), to gather in C order. */
 static int read_whole(struct la_reader *r, struct mat_state *st)
 {
@@ -1148,7 +1188,8 @@ static int mat_open(struct la_reader *r)
     if (choose_variable(r, st) != 0 || choose_dtype(r, st) != 0 || read_shape(r, st) != 0)
         return -1;
     mat_v5_run(r, st);
-    if (open_stream(r, st) != 0 || (!st->vector && read_whole(r, st) != 0))
+    if (open_stream(r, st) != 0 || other_streams_ok(r, st) != 0 ||
+        (!st->vector && read_whole(r, st) != 0))
         return -1;
     return mat_publish(r, st);
 }

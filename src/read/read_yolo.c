@@ -688,6 +688,7 @@ static int yolo_open(struct la_reader *r)
     for (size_t f = 0; f < p->n_files; f++)
         atomic_init(&p->first_index[f], LA_NO_SAMPLE);
     r->info.dtype = LA_DT_INT64;
+    r->info.no_ignore = 1;   /* verify_image_label refuses a negative class, -100 too */
     r->info.ndim = 1;
     r->info.shape[0] = p->n_files;   /* samples: the files; elements: their lines */
     r->info.shape_known = 1;

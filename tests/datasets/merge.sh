@@ -200,6 +200,45 @@ for mr in 0 1 1000; do
 done
 cp "$d/part.0.json" "$d/out"
 expect_json '[.files[0].sources[].count | tostring] | join(",")' 5,3 "each source's count: its lines"
+# problems beyond --max-report, of two codes in each shard: each code's count
+# is the shard's, not its listed ones'
+mkdir -p "$d/y4" "$d/y5"
+for y in y4 y5; do
+    printf '0 0.5 0.5 0.1 0.1\n0 0.5 0.5 0.1 0.1\n0 0.5 0.5 0.1 0.1\n1 1.5 0.5 0.1 0.1\n1 1.5 0.5 0.1 0.1\n' \
+        >"$d/$y/a.txt"
+done
+same_as_concat "YOLO folders, problems of 2 codes past --max-report=1" --format=yolo -n 5 \
+    --max-report=1 -- "$d/y4" "$d/y5"
+grep -q "duplicate-label.*, and 3 more in 1 other file" "$d/merge.txt"
+ok $? "... the merge counts the other folder's 3 duplicate lines"
+
+echo "# --- integers beyond 2^53 merge exactly (cJSON's doubles round them)"
+printf 'label\n9223372036854775807\n9007199254740993\n1\n' >"$d/big1.csv"
+printf 'label\n-9223372036854775808\n-9007199254740993\n' >"$d/big2.csv"
+{ npy_head '<u8' '(2,)'; printf '\377\377\377\377\377\377\377\377\001\000\000\000\000\000\040\000'; } \
+    >"$d/big3.npy"
+same_as_concat "labels beyond 2^53" -n 5 --max-report=10 -- "$d/big1.csv" "$d/big2.csv" "$d/big3.npy"
+# jq may round as cJSON does: the raw text of the JSON, and the text report
+numbers() { grep -o '"\(min\|max\|value\)":[^,}]*' "$1" | tr -d ' \t' | tr '\n' ' '; }
+[ "$(numbers "$d/merge.json")" = "$(numbers "$d/concat.json")" ] &&
+    [ "$(numbers "$d/merge.json")" = '"min":-9223372036854775808 "max":18446744073709551615 "value":9223372036854775807 "value":9007199254740993 "value":-9223372036854775808 "value":-9007199254740993 "value":18446744073709551615 "value":9007199254740993 ' ]
+ok $? "... min, max and the bad values exact in the merged JSON: $(numbers "$d/merge.json")"
+grep -q "range -9223372036854775808..18446744073709551615" "$d/merge.txt" &&
+    grep -q ": 9007199254740993$" "$d/merge.txt"
+ok $? "... and in its text report"
+
+echo "# --- WebDataset shards, labels missing past --max-report"
+for s in 1 2; do
+    mkdir -p "$d/w$s"
+    for k in a b c d; do echo x >"$d/w$s/$s$k.jpg"; done
+    echo 1 >"$d/w$s/${s}a.cls"
+    echo 2 >"$d/w$s/${s}b.cls"
+    (cd "$d/w$s" && tar cf "$d/w$s.tar" ./*)
+done
+same_as_concat "two shards, 2 of 4 keys each without a label, --max-report=1" -n 5 \
+    --max-report=1 -- "$d/w1.tar" "$d/w2.tar"
+grep -q "missing-label.*, and 2 more in 1 other file" "$d/merge.txt"
+ok $? "... the merge counts the other shard's 2 missing labels"
 if case " $formats " in *" coco "*) true ;; *) false ;; esac; then
     printf '{"images":[{"id":1},{"id":2}],"categories":[{"id":1},{"id":2}],"annotations":[{"id":1,"image_id":1,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":2,"category_id":"zz","bbox":[0,0,1,1]},{"id":3,"image_id":1,"category_id":5,"bbox":[0,0,1,1]}]}' >"$d/c1.json"
     printf '{"images":[{"id":7}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":7,"category_id":1,"bbox":[0,0,1,1]},{"id":2,"image_id":7,"category_id":9,"bbox":[0,0,1,1]}]}' >"$d/c2.json"

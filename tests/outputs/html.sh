@@ -54,6 +54,25 @@ if [ $has_png -eq 1 ]; then
     run -n 4 --max-report 3 --overlays="$d/ov-npy" "$s/masks.npy"
     [ "$(ls "$d/ov-npy" | tr '\n' ' ')" = "masks-sample-0.png masks-sample-1.png masks-sample-2.png " ]
     ok $? "an array of masks: one overlay per bad sample, --max-report of them, named after the file"
+    # a/b.png and a_b.png both flatten to a_b.png, two reports' masks share a
+    # name: each gets its own file, a file name keeps its own, -v says which is which
+    mkdir -p "$d/flat/a" "$d/flat2"
+    cp "$s/voc-masks/2007_000032.png" "$d/flat/a/b.png"
+    cp "$s/voc-masks/2007_000039.png" "$d/flat/a_b.png"
+    cp "$s/voc-masks/2007_000063.png" "$d/flat/a_b-2.png"
+    cp "$s/voc-masks/2007_000129.png" "$d/flat2/a_b.png"
+    run -v -n 21 --overlays="$d/ov-flat" "$d/flat" "$d/flat2"
+    expect_status 1 "--overlays of masks whose names flatten alike: no clash with its own files"
+    [ "$(ls "$d/ov-flat" | tr '\n' ' ')" = "a_b-2.png a_b-3.png a_b-4.png a_b.png " ]
+    ok $? "... one overlay per mask, a suffix where the name was taken"
+    for case in "flat/a_b.png a_b.png 2007_000039" "flat/a_b-2.png a_b-2.png 2007_000063" \
+                "flat2/a_b.png a_b-3.png 2007_000129" "flat/a/b.png a_b-4.png 2007_000032"; do
+        set -- $case
+        bad=$(awk -v n="$3.png" '$1 == n { print $2 }' "$truth")
+        grep -qx "labelaudit: $d/$1: overlay $d/ov-flat/$2" "$d/err" &&
+            [ "$(magenta "$d/ov-flat/$2")" = "$bad" ]
+        ok $? "... $1 is $2, as -v says (its $bad bad pixels)"
+    done
     run -n 4 --overlays="$s/clean-10.csv" "$s/masks.npy"
     expect_status 3 "--overlays naming a file, not a folder"
     run -n 21 --overlays="$d/ov-clean" "$s/clean-10.csv"

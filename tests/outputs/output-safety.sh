@@ -89,6 +89,27 @@ for opt in --junit= --annotations=gitlab:; do
     ok $? "... y.txt is untouched"
 done
 
+# ---- the job summary --annotations=github appends to GITHUB_STEP_SUMMARY ------------
+for out in "$y" "$d/link.txt" "$d/hard.txt"; do
+    GITHUB_STEP_SUMMARY="$out" "$LABELAUDIT" -n 10 --annotations=github "$d/clean.txt" "$y" \
+        >"$d/out" 2>"$d/err"
+    rc=$?
+    expect_status 2 "GITHUB_STEP_SUMMARY=$(basename "$out") with y.txt as an input"
+    expect_err "^labelaudit: $y: input file is output file (GITHUB_STEP_SUMMARY=$out)$" \
+        "... says which input and the variable"
+    cmp -s "$y" "$d/keep"
+    ok $? "... y.txt is untouched, no Markdown appended"
+done
+GITHUB_STEP_SUMMARY="$d/two-sum.md" "$LABELAUDIT" -n 10 --annotations=github \
+    --junit="$d/two-sum.md" "$y" >"$d/out" 2>"$d/err"
+rc=$?
+expect_status 2 "GITHUB_STEP_SUMMARY and --junit on one file: one would replace the other"
+[ ! -e "$d/two-sum.md" ]
+ok $? "... nothing written"
+GITHUB_STEP_SUMMARY="$y" "$LABELAUDIT" -n 10 "$d/clean.txt" >"$d/out" 2>"$d/err"
+rc=$?
+expect_status 0 "GITHUB_STEP_SUMMARY without --annotations=github is no output of the run"
+
 # ---- two outputs naming one file: one would replace the other ----------------------
 mkdir "$d/two"
 t="$d/two"

@@ -83,6 +83,21 @@ gzip -c "$d/ok.json" >"$d/ok.json.gz"
 run --json --format=coco -n 91 "$d/ok.json.gz"
 expect_json '.files[0].count' 1 "gzip'd: both passes decompress"
 
+echo "# --- a category id equal to the ignore index is out of range, not ignored"
+cat >"$d/neg.json" <<'JSON'
+{"images": [{"id": 1, "width": 10, "height": 10}],
+ "categories": [{"id": 1, "name": "a"}, {"id": -100, "name": "b"}, {"id": -1, "name": "c"}],
+ "annotations": [{"id": 1, "image_id": 1, "category_id": -100, "bbox": [1, 1, 2, 2]},
+                 {"id": 2, "image_id": 1, "category_id": -1, "bbox": [1, 1, 2, 2]},
+                 {"id": 3, "image_id": 1, "category_id": 1, "bbox": [1, 1, 2, 2]}]}
+JSON
+for ig in "" --ignore-index=-1; do
+    run --json --format=coco -n 3 $ig "$d/neg.json"
+    expect_status 1 "${ig:-the default ignore index}: an error"
+    expect_json '[.files[0].ignored, .files[0].invalid.below] | tojson' "[0,2]" \
+        "${ig:-the default ignore index}: category ids -100 and -1 below 0, none ignored"
+done
+
 echo "# --- bad input: one line, exit 3"
 bad() {    # bad FILE REGEX DESCRIPTION
     run --format=coco "$1"

@@ -450,6 +450,11 @@ if built mat; then
     expect_err "no numeric variable in the file" "a cell array is no labels"
     run -n 2 --array names "$c/mat-cell.mat"
     expect_err "variable 'names' holds a cell array, not numbers" "named as a cell array"
+    # scipy's own test file: loadmat raises "incorrect data check" (tests/data/containers/scipy-mat.txt)
+    run -n 5 "$c/scipy-corrupted_zlib_checksum.mat"
+    expect_status 3 "a variable with a wrong Adler-32, not the one read: refused, as scipy does"
+    expect_err "variable 'dates': its compressed data is damaged (incorrect data check)" \
+        "... naming the damaged variable"
 else
     ok 0 "# SKIP built without libmatio"
 fi

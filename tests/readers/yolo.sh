@@ -89,6 +89,21 @@ for j in 1 3; do
 done
 run --format=yolo -n 5 "$l"
 
+echo "# --- a negative class is out of range, the ignore index too (verify_image_label:"
+echo "#     \"negative label values\"; a YOLO class column has no ignore index)"
+mkdir -p "$d/neg"
+printf -- '-100 0.5 0.5 0.2 0.2\n' >"$d/neg/a.txt"
+printf -- '-1 0.5 0.5 0.2 0.2\n' >"$d/neg/b.txt"
+printf '1 0.5 0.5 0.2 0.2\n' >"$d/neg/c.txt"
+for ig in "" --ignore-index=-1 --ignore-index=-100; do
+    run --json --format=yolo -n 5 $ig "$d/neg"
+    expect_status 1 "${ig:-the default ignore index}: an error"
+    expect_json '[.files[0].ignored, .files[0].invalid.below] | tojson' "[0,2]" \
+        "${ig:-the default ignore index}: -100 and -1 below 0, none ignored"
+    expect_json '[.files[0].findings[].code] | index("ignore-like-value")' null \
+        "${ig:-the default ignore index}: no hint to pass an --ignore-index that YOLO has not"
+done
+
 echo "# --- bad input"
 run --format=yolo "$d/missing"
 expect_status 3 "a missing path"
@@ -148,5 +163,16 @@ run --json --format=yolo -n 5 --max-report=1000000000 "$srcdir/tests/data/yolo/l
 expect_status 1 "--max-report=1000000000: audited, not out of memory"
 expect_json '[.files[0].invalid.count, (.files[0].bad | length), .files[0].yolo.problems_total,
     (.files[0].yolo.problems | length)] | tojson' "[23,23,35,35]" "every entry and problem listed"
+
+echo "# --- the man page's degenerate-box entry says the margin the reader applies"
+sed -n '/^\.BR degenerate\\-box " (error)"/,/^\.TP/p' "$srcdir/man/labelaudit.1" | sed 's/\\-/-/g' |
+    tr '\n' ' ' >"$d/entry"
+grep -q "1% margin (above 1\.01; a centre below -0\.01)" "$d/entry" &&
+    grep -q "b\[i\] <= 1\.01f" "$srcdir/src/read/read_yolo.c" &&
+    grep -q "i < 2 ? -0\.01f : 0\.0f" "$srcdir/src/read/read_yolo.c"
+ok $? "degenerate-box in the man page: above 1.01, a centre below -0.01, as check_box"
+printf '0 1.009 0.5 0.01 0.2\n0 0.5 -0.009 0.01 0.2\n' >"$d/margin.txt"
+run --json --format=yolo -n 1 "$d/margin.txt"
+expect_status 0 "1.009 and -0.009 lie within the margin"
 
 finish
