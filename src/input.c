@@ -8,7 +8,10 @@
  *
  * Compressed data is decompressed on a thread of its own once the reader
  * starts pulling (after the peek), a few MiB ahead of it: inflating costs as
- * much as parsing a CSV, so the two overlap on two cores. */
+ * much as parsing a CSV, so the two overlap on two cores. Where -j leaves no
+ * thread for it, or a CSV parse on two threads needs that thread more
+ * (la_source_ahead_inline), it is decompressed inline, ahead of the reads
+ * by la_source_prefetch(), which the parse runs as a task beside its own. */
 #include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD, HAVE_ISAL */
 #include "input.h"
 #include "reader_options.h" /* la_read_options_implied */

@@ -37,8 +37,8 @@ struct half {
 
 /* The helper thread (a scheduler of two: this one and one worker): the
  * pieces of a block are tasks, the first parsed into the pending buffer, the
- * others into the helper's own (rows, at CHUNK * 2 / (pieces - 1) rows at
- * most each); with the decompression inline (la_source_prefetch), a task
+ * others into the helper's own (2 * CHUNK / (pieces - 1) rows at most
+ * each, and no more than CHUNK past the run's room in all); with the decompression inline (la_source_prefetch), a task
  * before them decompresses the next block's bytes ahead. */
 struct helper {
     struct la_sched *sched;
@@ -235,12 +235,15 @@ int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
     la_sched_wait(hp->sched, &hp->batch);
 
     struct half *a = &hp->halves[0];
+    size_t limit = s->tail + room + CHUNK;   /* <= PENDING (above): past room, one CHUNK */
     s->tail += a->rows;
     s->line += a->lines;
     s->fast_lines += a->lines;
     const char *stop = a->stop;
     for (int i = 1; i < n && stop == hp->halves[i - 1].end; i++) {
         struct half *b = &hp->halves[i];
+        if (s->tail + b->rows > limit)
+            break;                       /* rows far shorter than est: fast_line goes on */
         memcpy((char *)s->vals + s->tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
         memcpy(s->kinds + s->tail, b->kinds, b->rows);
         s->tail += b->rows;
