@@ -401,8 +401,11 @@ static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct
     struct la_rule rule = la_rule_for_file(cfg, &rd->info);
     struct la_progress prog;
     la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
-    int serial = !rd->has_run && fits_one_chunk(&rd->info);
-    if (serial)
+    int serial = !rd->has_run && (fits_one_chunk(&rd->info) || rd->threads_itself);
+    if (serial && rd->threads_itself)
+        la_verbose(r->path, "read and scanned on this thread: its reader takes the threads "
+                   "of -j itself, no reader thread (%s)", why_not_in_place(rd));
+    else if (serial)
         la_verbose(r->path, "read and scanned on one thread, few values: no reader thread (%s)",
                    why_not_in_place(rd));
     int rc = rd->has_run ? scan_run(rd, r, &rule, b, &prog)

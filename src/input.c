@@ -8,7 +8,10 @@
  *
  * Compressed data is decompressed on a thread of its own once the reader
  * starts pulling (after the peek), a few MiB ahead of it: inflating costs as
- * much as parsing a CSV, so the two overlap on two cores. */
+ * much as parsing a CSV, so the two overlap on two cores. Where -j leaves no
+ * thread for it, or a CSV parse on two threads needs that thread more
+ * (la_source_ahead_inline), it is decompressed inline, ahead of the reads
+ * by la_source_prefetch(), which the parse runs as a task beside its own. */
 #include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD, HAVE_ISAL */
 #include "input.h"
 #include "reader_options.h" /* la_read_options_implied */
@@ -80,7 +83,9 @@ static const struct codec_info {
 #endif
 };
 
-/* The decompressor thread and the blocks it hands over, oldest first. */
+/* The decompressor thread and the blocks it hands over, oldest first; or,
+ * inline (no thread, or its thread handed to the parse), the blocks that
+ * la_source_prefetch() decompressed ahead on the reader's threads. */
 struct ahead {
     pthread_t tid;
     struct la_ring ring;
@@ -88,8 +93,13 @@ struct ahead {
     size_t len[AHEAD_SLOTS];
     uint64_t raw_end[AHEAD_SLOTS];  /* compressed bytes read when the block was done */
     int failed;                     /* the decompressor stopped on an error, in err */
+    int finished;                   /* the thread met the end or an error (not a quit) */
     size_t pos;                     /* reader's position in its current block */
     uint64_t raw_seen;              /* raw_end of the block the reader is in */
+    int inline_mode;                /* no thread: the fields below count the blocks */
+    uint64_t filled, taken;         /* inline: blocks decompressed ahead; blocks read */
+    size_t bytes;                   /* inline: decompressed bytes waiting in them */
+    int ended;                      /* inline: the data ended or failed */
 };
 
 /* UTF-16 text being decoded into UTF-8 (la_source_text_mode). */
@@ -116,6 +126,7 @@ struct la_source {
     size_t in_left;
     int in_eof;                 /* the file has no more compressed bytes */
     int dec_done;               /* the compressed stream ended (all members) */
+    int ahead_tried;            /* ahead_start ran: a refused thread is not asked again */
     z_stream z;
 #ifdef HAVE_ISAL
     struct inflate_state *isal;  /* gzip through ISA-L; NULL: through zlib (z) */
@@ -672,6 +683,7 @@ static void *ahead_main(void *arg)
         ssize_t got = read_decompressed(s, a->slot[k], AHEAD_SLOT_LEN);
         if (got <= 0) {
             a->failed = got < 0;
+            a->finished = 1;
             break;
         }
         a->len[k] = (size_t)got;
@@ -687,8 +699,10 @@ static void ahead_stop(struct la_source *s)
     struct ahead *a = s->ahead;
     if (!a)
         return;
-    la_ring_quit(&a->ring);
-    la_thread_join(a->tid);
+    if (!a->inline_mode) {
+        la_ring_quit(&a->ring);
+        la_thread_join(a->tid);
+    }
     for (int i = 0; i < AHEAD_SLOTS; i++)
         free(a->slot[i]);
     la_ring_destroy(&a->ring);
@@ -696,7 +710,9 @@ static void ahead_stop(struct la_source *s)
     s->ahead = NULL;
 }
 
-/* Start the decompressor thread. @return 0, or -1 (then the reader decompresses inline). */
+/* Start the decompressor thread, or, when none can start, decompress inline
+ * (la_source_prefetch). @return 0, or -1 when out of memory (then the reader
+ * decompresses inline, nothing ahead). */
 static int ahead_start(struct la_source *s)
 {
     struct ahead *a = calloc(1, sizeof *a);
@@ -713,9 +729,9 @@ static int ahead_start(struct la_source *s)
                    codecs[s->codec].name);
         return 0;
     }
-    s->ahead = NULL;
+    a->inline_mode = 1;
     la_verbose(s->path, "%s: no thread could start: decompressed inline", codecs[s->codec].name);
-    la_ring_destroy(&a->ring);
+    return 0;
 fail:
     for (int i = 0; i < AHEAD_SLOTS; i++)
         free(a->slot[i]);
@@ -723,10 +739,88 @@ fail:
     return -1;
 }
 
+/* Inline: up to n bytes from the blocks decompressed ahead, or, when none
+ * waits, decompressed straight into buf. */
+static ssize_t read_inline(struct la_source *s, unsigned char *buf, size_t n)
+{
+    struct ahead *a = s->ahead;
+    if (a->taken == a->filled) {
+        if (a->ended)
+            return a->failed ? -1 : 0;
+        ssize_t got = read_decompressed(s, buf, n);
+        a->raw_seen = s->raw_offset;
+        if (got <= 0) {
+            a->ended = 1;
+            a->failed = got < 0;
+        }
+        return got;
+    }
+    long k = (long)(a->taken % AHEAD_SLOTS);
+    size_t left = a->len[k] - a->pos;
+    n = n < left ? n : left;
+    memcpy(buf, a->slot[k] + a->pos, n);
+    a->pos += n;
+    a->bytes -= n;
+    a->raw_seen = a->raw_end[k];
+    if (a->pos == a->len[k]) {
+        a->pos = 0;
+        a->taken++;
+    }
+    return (ssize_t)n;
+}
+
+void la_source_prefetch(struct la_source *s, size_t want)
+{
+    struct ahead *a = s->ahead;
+    if (!a || !a->inline_mode)
+        return;
+    while (!a->ended && a->filled - a->taken < AHEAD_SLOTS && a->bytes < want) {
+        long k = (long)(a->filled % AHEAD_SLOTS);
+        ssize_t got = read_decompressed(s, a->slot[k], AHEAD_SLOT_LEN);
+        if (got <= 0) {
+            a->ended = 1;
+            a->failed = got < 0;
+            break;
+        }
+        a->len[k] = (size_t)got;
+        a->raw_end[k] = s->raw_offset;
+        a->filled++;
+        a->bytes += (size_t)got;
+    }
+}
+
+int la_source_prefetches(const struct la_source *s)
+{
+    return s->ahead && s->ahead->inline_mode && !s->ahead->ended;
+}
+
+int la_source_ahead_inline(struct la_source *s)
+{
+    struct ahead *a = s->ahead;
+    if (!a || a->inline_mode)
+        return 0;
+    la_ring_quit(&a->ring);
+    la_thread_join(a->tid);          /* given back to the -j budget */
+    /* the thread is gone: its ring's counts and blocks are this thread's now */
+    a->filled = a->ring.filled;
+    a->taken = a->ring.taken;
+    a->ended = a->finished;
+    a->bytes = 0;
+    for (uint64_t b = a->taken; b < a->filled; b++)
+        a->bytes += a->len[b % AHEAD_SLOTS];
+    a->bytes -= a->pos;
+    a->inline_mode = 1;
+    la_verbose(s->path, "%s: the decompressor's thread goes to the parse, which decompresses "
+               "ahead between its pieces", codecs[s->codec].name);
+    return 1;
+}
+
 /* Copy up to n decompressed bytes from the blocks the thread has finished. */
 static ssize_t read_ahead(struct la_source *s, unsigned char *buf, size_t n)
 {
     struct ahead *a = s->ahead;
+    if (a->inline_mode)
+        return read_inline(s, buf, n);
     long k = la_ring_wait_filled(&a->ring);
     if (k < 0)
         return a->failed ? -1 : 0;   /* err was written before the ring finished */
@@ -753,8 +847,10 @@ static ssize_t read_bytes(struct la_source *s, void *buf, size_t n)
         s->peek_pos += k;
         return (ssize_t)k;
     }
-    if (s->codec != C_PLAIN && !s->ahead && !s->dec_done)
+    if (s->codec != C_PLAIN && !s->ahead_tried && !s->dec_done) {
+        s->ahead_tried = 1;          /* once: each try allocates the blocks afresh */
         ahead_start(s);
+    }
     return s->ahead ? read_ahead(s, buf, n) : read_decompressed(s, buf, n);
 }
 

@@ -60,6 +60,20 @@ int64_t la_source_size(const struct la_source *s);
 int64_t la_source_file_size(const struct la_source *s);
 /** la_source_raw_offset() : bytes consumed from the file itself (compressed). */
 uint64_t la_source_raw_offset(const struct la_source *s);
+/** la_source_ahead_inline() : compressed input decompressed on a thread of
+ *  its own hands that thread back to the -j budget, for a reader that
+ *  parses on two threads and has none left for its helper: from now on the
+ *  bytes are decompressed on the threads that read them, ahead of the
+ *  reads by la_source_prefetch(). @return 1 when a thread was given back. */
+int la_source_ahead_inline(struct la_source *s);
+/** la_source_prefetch() : with the decompression inline (no thread could
+ *  start, or la_source_ahead_inline), decompress until want bytes wait
+ *  ahead of the reads (4 MiB at most); else nothing. On any thread, but
+ *  never at once with another call on s (a task beside the parse of bytes
+ *  already read). */
+void la_source_prefetch(struct la_source *s, size_t want);
+/** la_source_prefetches() : whether la_source_prefetch() has work to do. */
+int la_source_prefetches(const struct la_source *s);
 /** la_source_plain_fd() : the descriptor of a regular, uncompressed file (for
  *  mmap or pread at absolute offsets; it stays owned by the source), else -1. */
 int la_source_plain_fd(const struct la_source *s);

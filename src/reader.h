@@ -116,6 +116,12 @@ struct la_reader {
      * calls next(), or ignores it and pulls chunks as usual. */
     int has_run;
     struct la_file_run run;
+    /* Set by open() when next() runs its own work on threads of the -j
+     * budget (the CSV reader's helper and blocks): the caller then pulls
+     * chunks on its own thread rather than on a reader thread, which would
+     * take one of -j from that work and idle the caller (the scan of a
+     * parsed chunk costs a twentieth of its parse). */
+    int threads_itself;
     char err[LA_ERR_LEN];              /* "line 17: ..." / "byte 128: ..." */
     /* imagefolder, coco, yolo: src is NULL; the reader walks or reads path
      * itself, and leaves what it found beside the values in notes (owned by

@@ -29,14 +29,27 @@ struct half {
     const char *stop;         /* the first line not parsed (end when all were) */
 };
 
-/* The helper thread (a scheduler of two: this one and one worker): the two
- * halves of a block are two tasks, the second parsed into its own buffers,
- * the first into the pending buffer. */
+/* Pieces of a block when the bytes are decompressed inline: the two threads
+ * take the decompression ahead and the pieces in turn, so that neither
+ * waits for the other longer than a piece (halves would leave the one that
+ * decompressed a block's worth behind by that much). */
+#define PIECES_INLINE 6
+
+/* The helper thread (a scheduler of two: this one and one worker): the
+ * pieces of a block are tasks, the first parsed into the pending buffer, the
+ * others into the helper's own (2 * CHUNK / (pieces - 1) rows at most
+ * each, and no more than CHUNK past the run's room in all); with the decompression inline (la_source_prefetch), a task
+ * before them decompresses the next block's bytes ahead. */
 struct helper {
     struct la_sched *sched;
     struct la_batch batch;
     const struct la_csv *s;      /* of the block being parsed */
-    struct half halves[2];    /* [1] owns vals/kinds; [0] points into the csv's */
+    int pieces;                  /* 2 (halves), or PIECES_INLINE */
+    int prefetch;                /* task 0 decompresses ahead: the pieces are 1 .. */
+    size_t want;                 /* the bytes it decompresses ahead */
+    void *vals;                  /* the pieces after the first: 2 * CHUNK rows */
+    unsigned char *kinds;
+    struct half halves[PIECES_INLINE];   /* [0] points into the csv's pending buffer */
 };
 
 // ---- the fast path on two threads
@@ -110,14 +123,17 @@ static void parse_half(void *ctx, int worker, size_t t)
 {
     struct helper *hp = ctx;
     (void)worker;
-    quick_lines(hp->s, &hp->halves[t]);
+    if (hp->prefetch && t-- == 0)        /* the next block's bytes, decompressed */
+        la_source_prefetch(hp->s->r->src, hp->want);
+    else
+        quick_lines(hp->s, &hp->halves[t]);
 }
 
 static void helper_free(struct helper *hp)
 {
     la_sched_close(hp->sched);
-    free(hp->halves[1].vals);
-    free(hp->halves[1].kinds);
+    free(hp->vals);
+    free(hp->kinds);
     free(hp);
 }
 
@@ -127,18 +143,30 @@ static int helper_start(struct la_csv *s)
     struct helper *hp = calloc(1, sizeof *hp);
     if (!hp)
         return -1;
-    hp->halves[1].vals = malloc(CHUNK * sizeof(int64_t));
-    hp->halves[1].kinds = malloc(CHUNK);
+    hp->vals = malloc(2 * CHUNK * sizeof(int64_t));
+    hp->kinds = malloc(2 * CHUNK);
     hp->sched = la_sched_open(2);
-    if (!hp->halves[1].vals || !hp->halves[1].kinds || !hp->sched ||
-        la_sched_threads(hp->sched) < 2) {
+    /* -j2 with compressed input: the decompressor took the thread; two
+     * threads parsing and decompressing in turns beat one of each (the
+     * parse costs about three times the inflating) */
+    if (hp->sched && la_sched_threads(hp->sched) < 2 && s->r->src &&
+        la_source_ahead_inline(s->r->src)) {
+        la_sched_close(hp->sched);
+        hp->sched = la_sched_open(2);
+    }
+    if (!hp->vals || !hp->kinds || !hp->sched || la_sched_threads(hp->sched) < 2) {
         helper_free(hp);
         la_verbose(s->r->path, "csv: no helper thread: the fast path stays on one thread");
         return -1;
     }
+    /* inline decompression (handed over above, or no thread could start) */
+    hp->prefetch = s->r->src && la_source_prefetches(s->r->src);
+    hp->pieces = hp->prefetch ? PIECES_INLINE : 2;
     s->helper = hp;
-    la_verbose(s->r->path, "csv: fast path on two threads from line %llu (a helper parses "
-               "half of each block)", (unsigned long long)s->line);
+    la_verbose(s->r->path, "csv: fast path on two threads from line %llu (%s)",
+               (unsigned long long)s->line, hp->prefetch ?
+               "each block in pieces that the helper and this thread take in turns, "
+               "with the decompression of the next" : "a helper parses half of each block");
     return 0;
 }
 
@@ -149,14 +177,15 @@ void la_csv_helper_stop(struct la_csv *s)
     s->helper = NULL;
 }
 
-/* Parse the complete lines from *pp on two threads: the helper takes those
- * after an LF near the middle into its own buffer, this thread those before it
- * straight into the pending buffer, and the helper's rows are appended. Rows
- * are numbered by position, so the order is all that matters. The block holds
- * about the rows the run still lacks (at the line length seen so far); each
- * half stops at a line quick_lines leaves to fast_line, and what comes after
- * that line is dropped. last follows the last LF read. *pp moves past the
- * lines parsed. @return 1 when the whole block was, 0 to have fast_line go on. */
+/* Parse the complete lines from *pp on two threads: the block is cut after
+ * LFs into pieces (halves, or PIECES_INLINE beside the decompression), the
+ * first parsed straight into the pending buffer, the others into the
+ * helper's, and their rows appended in order. Rows are numbered by
+ * position, so the order is all that matters. The block holds about the rows
+ * the run still lacks (at the line length seen so far); each piece stops at a
+ * line quick_lines leaves to fast_line, and what comes after that line is
+ * dropped. last follows the last LF read. *pp moves past the lines parsed.
+ * @return 1 when the whole block was, 0 to have fast_line go on. */
 int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
 {
     const char *p = *pp, *end = last;
@@ -174,41 +203,59 @@ int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
     if ((size_t)(end - p) < SPLIT_MIN)
         return 0;
     const char *mid = p + (end - p) / 2;
-    const char *cut = (const char *)memchr(mid, '\n', (size_t)(end - mid)) + 1;
-    if (cut == end)
-        return 0;
+    if ((const char *)memchr(mid, '\n', (size_t)(end - mid)) + 1 == end)
+        return 0;                        /* one line past the middle: nothing to share */
     if (!s->helper && helper_start(s) < 0) {
         s->no_helper = 1;
         return 0;
     }
 
     struct helper *hp = s->helper;
-    struct half *a = &hp->halves[0], *b = &hp->halves[1];
+    int n = hp->pieces;
+    size_t cap = 2 * CHUNK / (size_t)(n - 1);
     hp->s = s;
-    *a = (struct half){
-        .p = p, .end = cut, .cap = room,
-        .vals = (char *)s->vals + s->tail * sizeof(int64_t), .kinds = s->kinds + s->tail,
-    };
-    b->p = cut, b->end = end, b->cap = CHUNK;
-    la_sched_submit(hp->sched, &hp->batch, 2, parse_half, hp);
+    hp->want = (size_t)(end - p);        /* the next block's bytes, about */
+    const char *from = p;
+    for (int i = 0; i < n; i++) {
+        const char *to = end;
+        if (i + 1 < n) {                 /* after the LF that follows the cut */
+            const char *cut = p + (size_t)(end - p) / (size_t)n * (size_t)(i + 1);
+            to = cut < from ? from : (const char *)memchr(cut, '\n', (size_t)(end - cut)) + 1;
+        }
+        hp->halves[i] = i == 0
+            ? (struct half){ .p = from, .end = to, .cap = room,
+                             .vals = (char *)s->vals + s->tail * sizeof(int64_t),
+                             .kinds = s->kinds + s->tail }
+            : (struct half){ .p = from, .end = to, .cap = cap,
+                             .vals = (char *)hp->vals + (size_t)(i - 1) * cap * sizeof(int64_t),
+                             .kinds = hp->kinds + (size_t)(i - 1) * cap };
+        from = to;
+    }
+    la_sched_submit(hp->sched, &hp->batch, (size_t)(n + hp->prefetch), parse_half, hp);
     la_sched_wait(hp->sched, &hp->batch);
 
+    struct half *a = &hp->halves[0];
+    size_t limit = s->tail + room + CHUNK;   /* <= PENDING (above): past room, one CHUNK */
     s->tail += a->rows;
     s->line += a->lines;
     s->fast_lines += a->lines;
-    if (a->stop == cut) {
+    const char *stop = a->stop;
+    for (int i = 1; i < n && stop == hp->halves[i - 1].end; i++) {
+        struct half *b = &hp->halves[i];
+        if (s->tail + b->rows > limit)
+            break;                       /* rows far shorter than est: fast_line goes on */
         memcpy((char *)s->vals + s->tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
         memcpy(s->kinds + s->tail, b->kinds, b->rows);
         s->tail += b->rows;
         s->line += b->lines;
         s->fast_lines += b->lines;
-        a->stop = b->stop;
-    } else if (a->rows < room) {
-        s->split_after = s->line + CHUNK;   /* the helper's half was wasted: back off */
+        stop = b->stop;
     }
-    s->fast_bytes += (uint64_t)(a->stop - p);
-    *pp = a->stop;
-    return a->stop == end;
+    if (stop != end && a->rows < room)
+        s->split_after = s->line + CHUNK;   /* a piece's work was wasted: back off */
+    s->fast_bytes += (uint64_t)(stop - p);
+    *pp = stop;
+    return stop == end;
 }
 
 // ---- libcsv on every thread

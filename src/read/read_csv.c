@@ -477,6 +477,7 @@ static int csv_setup(struct la_reader *r, struct la_csv *s)
     s->slow = s->reference = slow && strcmp(slow, "1") == 0;
     s->no_helper = o && o->threads == 1;
     s->no_blocks = s->slow || !o || o->threads <= 1;   /* the reference stays one thread */
+    r->threads_itself = !s->reference && (!s->no_helper || !s->no_blocks);
     s->at_row_start = 1;
     s->cap = PENDING;
     s->block = READ_BYTES;

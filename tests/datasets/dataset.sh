@@ -269,5 +269,6 @@ ok $? "one quoted CSV at -j4: reader thread and blocks within 4 (peak ${peak:-no
 thread_peak -v -j4 -n 10 "$d/zeros.npy" "$d/threaded/text1.csv"
 [ "$peak" = 4 ]
 ok $? "zeros.npy then text1.csv at -j4: 4 threads at most, and all used (peak ${peak:-not said})"
-expect_err "text1.csv: csv: libcsv in blocks on 3 threads" "... the CSV parsed on the threads the scan left"
+expect_err "text1.csv: csv: libcsv in blocks on 4 threads" \
+    "... the CSV parsed on all the threads the scan left (its reader on the scanning thread)"
 finish

@@ -14,10 +14,11 @@ gzip -c "$npy" >"$d/labels.npy.gz"
 mkdir "$d/ds" && cp "$d/plain.csv" "$d/ds/a.csv" && cp "$d/plain.csv" "$d/ds/b.csv" &&
     printf 'x\n' >"$d/ds/notes.md"
 
-run -v -n 3 "$d/plain.csv"
+run -v -j2 -n 3 "$d/plain.csv"
 expect_err "^labelaudit: $d/plain.csv: format csv (the file name)\$" "csv: the format and what decided it"
 expect_err "^labelaudit: $d/plain.csv: csv: fast path" "plain csv: the fast path"
-expect_err "^labelaudit: $d/plain.csv: a reader thread" "csv: read by a reader thread"
+expect_err "^labelaudit: $d/plain.csv: read and scanned on this thread: its reader takes the threads of -j itself" \
+    "csv at -j2: read on the scanning thread, its helper in the reader thread's place"
 grep -q "libcsv parses" "$d/err"
 ok $((! $?)) "plain csv: no switch to libcsv"
 expect_err "^labelaudit: backend cpu (auto: [0-9]* bytes of input in all" "auto: the CPU, and why"

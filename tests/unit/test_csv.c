@@ -58,6 +58,25 @@ int la_source_is_compressed(const struct la_source *s)
     return 0;
 }
 
+/* The fake source is never compressed: nothing is decompressed ahead. */
+int la_source_ahead_inline(struct la_source *s)
+{
+    (void)s;
+    return 0;
+}
+
+int la_source_prefetches(const struct la_source *s)
+{
+    (void)s;
+    return 0;
+}
+
+void la_source_prefetch(struct la_source *s, size_t want)
+{
+    (void)s;
+    (void)want;
+}
+
 ssize_t la_source_read(struct la_source *s, void *buf, size_t n)
 {
     size_t tail_len = s->tail ? strlen(s->tail) : 0;
