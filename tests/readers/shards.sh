@@ -102,6 +102,13 @@ expect_status 1 "samples/litdata-tokens: an id past V"
 expect_json '[.files[0].bad[] | "\(.sample):\(.position)=\(.value)"] | join(",")' "11:0=1000" \
     "item 11, position 0: 1000"
 
+echo "# --- MDS json columns typed as torch.tensor(json.loads(...)) types them (tests/data/lib-reads)"
+# mds-json.truth: [1, 2.0] float, [true, 3] int64, [true, false] bool, [4, 5] int64
+run --json -n 6 --format=mds "$data/lib-reads/mds-json"
+expect_status 0 "[true, 3] is read (torch: int64), not refused"
+expect_json '[.files[0].dtype, .files[0].count, .files[0].min, .files[0].max] | join(" ")' \
+    "float64 8 0 5" "[1, 2.0] is a float sample (json.loads gives 2.0 a float), true and false 1 and 0"
+
 echo "# --- which folders are found to be shards without --format"
 mkdir "$d/csvs" && cp "$s/mds-zstd/index.json" "$d/csvs/" && printf 'label\n1\n' >"$d/csvs/a.csv"
 run -n 3 "$d/csvs"
