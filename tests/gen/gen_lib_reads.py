@@ -4,7 +4,8 @@ the libraries that read them (issue 41, item 22), written by those libraries,
 in tests/data/lib-reads/, each with NAME.truth: what the library read back
 (the dtype torch gives the sample, the values). make check needs none of this.
 
-    /usr/bin/python3 tests/gen/gen_lib_reads.py   # gen_shards.py's stubs and packages
+    /usr/bin/python3 tests/gen/gen_lib_reads.py mds   # gen_shards.py's stubs and packages
+    /tmp/v/bin/python tests/gen/gen_lib_reads.py jsonl   # pyarrow (numpy 2: gen_all_ignored.py)
 
 mds-json: an MDS json column of [1, 2.0] (json.loads: a float, torch.tensor: a
 float tensor), [true, 3] (torch.tensor([True, 3]): int64), [true, false]
@@ -15,15 +16,14 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import gen_shards  # noqa: F401,E402  (its stubs: streaming imports no extras)
-import torch  # noqa: E402
-from streaming import MDSWriter, StreamingDataset  # noqa: E402
-
 OUT = os.path.join(HERE, '..', 'data', 'lib-reads')
 
 
 def mds_json():
+    sys.path.insert(0, HERE)
+    import gen_shards  # noqa: F401  (its stubs: streaming imports no extras)
+    import torch
+    from streaming import MDSWriter, StreamingDataset
     f = os.path.join(OUT, 'mds-json')
     shutil.rmtree(f, ignore_errors=True)
     rows = [[1, 2.0], [True, 3], [True, False], [4, 5]]
@@ -39,6 +39,22 @@ def mds_json():
         out.write('\n'.join(lines) + '\n')
 
 
+def jsonl_line_ends():
+    """JSON Lines with a UTF-8 BOM, and with lone-CR line ends (no writer of
+    JSON Lines makes them; editors and old tools do): written by hand, read by
+    pyarrow.json, which load_dataset("json") reads JSON Lines with."""
+    import pyarrow.json as paj
+    files = {'bom.jsonl': b'\xef\xbb\xbf{"label": 1}\n{"label": 2}\n{"label": 7}\n',
+             'cr.jsonl': b'{"label": 1}\r{"label": 2}\r\n{"label": 7}\r\r{"label": 0}\r'}
+    for name, data in files.items():
+        p = os.path.join(OUT, name)
+        with open(p, 'wb') as f:
+            f.write(data)
+        labels = paj.read_json(p).column('label').to_pylist()
+        with open(p + '.truth', 'w') as f:
+            f.write('count %d\nlabels %s\n' % (len(labels), ' '.join(map(str, labels))))
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
-    mds_json()
+    {'mds': mds_json, 'jsonl': jsonl_line_ends}[sys.argv[1]]()
