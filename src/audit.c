@@ -126,7 +126,10 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
         return -1;
     struct la_rule rule = la_rule_for_file(cfg, &r->info);
     uint64_t stride = r->stats.sample_stride;
-    int by_map = notes && notes->sample_of && notes->samples_ordered && notes->sample_end;
+    /* a reader's samples of contiguous elements (list rows, records, items,
+     * sequences): counted by its map, each sample's end where sample_end
+     * says or where the map's sample changes */
+    int by_map = notes && notes->sample_of && notes->samples_ordered;
     la_ignored_samples_start(&r->ignored_samples, rule.has_ignore, rule.ignore, r->info.dtype,
                              by_map ? 0 : stride, by_map ? notes->sample_of : NULL,
                              by_map ? notes->sample_end : NULL,

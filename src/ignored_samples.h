@@ -17,20 +17,28 @@ struct la_ignored_samples {
     int active;               /* 0: nothing to count (no ignore index, one value a
                                  sample, or a dtype that cannot hold the index) */
     int64_t ignore;
-    uint64_t stride;          /* elements per sample; 0: by sample_of/sample_end */
+    uint64_t stride;          /* elements per sample; 0: by sample_of (and sample_end) */
     la_sample_of sample_of;
-    la_sample_end sample_end;
+    la_sample_end sample_end; /* NULL: a sample ends where sample_of changes */
     void *ctx;
     int open;                 /* a sample is being read */
     uint64_t cur, cur_end;    /* its number, one past its last element */
+    uint64_t cur_n;           /* its elements so far (by sample_of alone) */
+    uint64_t last_len, prev_len; /* the last two samples' (twice one: the next's, likely) */
     int cur_target;           /* it holds a target (a value that is not ignored) */
     uint64_t count;           /* samples all ignored */
     uint64_t *list;           /* the first cap of them, ascending */
     size_t n_list, cap;
+    /* by sample_of alone, samples of one element are held apart: a reader's
+     * samples are lists (a token row) only when some sample has more (else
+     * they are scalar labels, one value a sample, as stride 1 is) */
+    int seen_multi;
+    struct la_ignored_samples *singles;
 };
 
 /** la_ignored_samples_start() : count for values of dtype, samples of stride
- *  elements (or, with stride 0, those sample_of and sample_end give), keeping
+ *  elements (or, with stride 0, those sample_of gives, contiguous: ending
+ *  where sample_end says, or without it where sample_of changes), keeping
  *  the first cap. It stays off when has_ignore is 0, when a sample is one
  *  element, or when dtype cannot hold ignore (uint16 ids and -100). */
 void la_ignored_samples_start(struct la_ignored_samples *t, int has_ignore, int64_t ignore,

@@ -116,7 +116,7 @@ static int parse_header(const unsigned char *buf, size_t len, struct la_megatron
     return 0;
 }
 
-/* The document index: 0 first, never decreasing, never past the sequences. */
+/* The document index: 0 first, never decreasing, its last the sequence count. */
 static int check_documents(const struct la_megatron_idx *x, char *err, size_t errlen)
 {
     if (x->doc_entries == 0) {
@@ -138,6 +138,18 @@ static int check_documents(const struct la_megatron_idx *x, char *err, size_t er
             return -1;
         }
         prev = e;
+    }
+    /* the last entry closes the last document: megatron-core asserts it is the
+     * sequence count (sequence_lengths.shape[0] == document_indices[-1]), and a
+     * shorter index leaves the sequences after it in no document */
+    if ((uint64_t)prev != x->sequences) {
+        uint64_t at = (uint64_t)(x->doc_index - x->lengths) + LA_MEGATRON_HEADER_LEN +
+                      8 * (x->doc_entries - 1);
+        snprintf(err, errlen, "byte %llu: the document index ends at sequence %lld, but the "
+                 "index holds %llu sequences (megatron-core refuses a dataset whose last "
+                 "document entry is not its sequence count)", (unsigned long long)at,
+                 (long long)prev, (unsigned long long)x->sequences);
+        return -1;
     }
     return 0;
 }

@@ -67,6 +67,9 @@ struct jsonl {
     int line_values;              /* JSON Lines: values begun on this line */
     int in_string, escape;        /* the token guard, ahead of yajl, */
     int cut_line;                 /* on a line the end of a block cut */
+    int started;                  /* a block was read: a BOM can only be at the first */
+    int skip_lf;                  /* the last block ended in a CR, ended as a line: an
+                                     LF first in this one is its CRLF's */
     uint64_t token_len;
     int depth;
     const char *field;            /* --field, or NULL: JSON Lines */
@@ -655,6 +658,31 @@ static int parse_end(struct la_reader *r, struct jsonl *t)
     return 0;
 }
 
+/* Where the block's own bytes start, and its lone CRs made line ends, as
+ * pyarrow.json (load_dataset("json")) reads them: a UTF-8 BOM at the start
+ * of the file is skipped, and a CR not followed by an LF (old Mac line ends)
+ * ends its line. A raw CR is no part of any JSON token, so nothing else
+ * changes. */
+static size_t line_ends(struct jsonl *t, unsigned char *b, size_t n)
+{
+    size_t at = 0;
+    if (t->skip_lf && b[0] == '\n')
+        at = 1;
+    t->skip_lf = 0;
+    if (!t->started && n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
+        at = 3;
+    t->started = 1;
+    for (unsigned char *cr = memchr(b + at, '\r', n - at); cr;
+         cr = memchr(cr + 1, '\r', (size_t)(b + n - cr - 1))) {
+        if (cr + 1 == b + n)
+            t->skip_lf = 1;   /* the block ends here: its LF, if any, comes next */
+        else if (cr[1] == '\n')
+            continue;
+        *cr = '\n';
+    }
+    return at;
+}
+
 /* Read and parse the next block. @return 1, 0 at the end, -1 with r->err. */
 static int feed(struct la_reader *r, struct jsonl *t)
 {
@@ -667,7 +695,7 @@ static int feed(struct la_reader *r, struct jsonl *t)
         t->eof = 1;
         return parse_end(r, t) != 0 ? -1 : 0;
     }
-    for (size_t at = 0, n = (size_t)got; at < n;) {
+    for (size_t n = (size_t)got, at = line_ends(t, t->buf, n); at < n;) {
         const unsigned char *nl = memchr(t->buf + at, '\n', n - at);
         size_t end = nl ? (size_t)(nl - t->buf) + 1 : n;
         if (parse_piece(r, t, t->buf + at, end - at) != 0)

@@ -13,7 +13,9 @@
  * big-endian in litdata 0.2.5x on, little-endian before, the shape, the
  * values), "numpy" (the same, little-endian, numpy's index), or "pickle".
  * -c names a key of a dict item (data_spec's context), or a leaf's number
- * (1-based, as a CSV column's). */
+ * (1-based, as a CSV column's). With --seq-len L and the TokensLoader the
+ * samples are its blocks of L ids (shards.h: la_shards_blocks), as litdata's
+ * StreamingDataset cuts them; without it, each item is a sample. */
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
@@ -34,6 +36,8 @@ enum leaf { L_SCALAR, L_RAW, L_TENSOR, L_NUMPY, L_PICKLE };
 struct litdata_state {
     struct la_shards *engine;
     int tokens;              /* TokensLoader: an item is the raw ids */
+    uint64_t block;          /* --seq-len with it: the samples are its blocks */
+    uint64_t dropped;        /* the ids after each chunk's last block */
     size_t n_leaves;
     size_t leaf;             /* the label leaf */
     enum leaf kind;
@@ -378,6 +382,11 @@ static int read_chunks(struct la_reader *r, const cJSON *root, const char *dir,
             return la_reader_set_error(r, "index.json: chunk %zu: no filename and chunk_size", i);
         struct la_shard *sh = &(*shards)[i];
         sh->samples = (uint64_t)size->valuedouble;
+        const cJSON *dim = cJSON_GetObjectItemCaseSensitive(c, "dim");   /* TokensLoader: ids */
+        sh->has_dim = cJSON_IsNumber(dim) && dim->valuedouble >= 0 &&
+                      dim->valuedouble < 18446744073709551616.0 &&
+                      dim->valuedouble == (double)(uint64_t)dim->valuedouble;
+        sh->dim = sh->has_dim ? (uint64_t)dim->valuedouble : 0;
         if (chunk_file(dir, file->valuestring,
                        cJSON_GetObjectItemCaseSensitive(root, "config"), sh) != 0)
             return la_reader_set_error(r, "index.json: chunk %zu: file name '%s' is not inside "
@@ -404,6 +413,17 @@ static int describe(struct la_reader *r, struct litdata_state *t, size_t n_chunk
                       n_chunks == 1 ? "chunk" : "chunks", (unsigned long long)samples,
                       samples == 1 ? "item" : "items") != 0)
         return la_reader_set_error(r, "out of memory");
+    if (!t->block)
+        return 0;
+    uint64_t blocks = r->info.shape[0] / t->block;
+    cJSON_AddNumberToObject(r->notes->json, "blocks", (double)blocks);
+    cJSON_AddNumberToObject(r->notes->json, "ids_after_blocks", (double)t->dropped);
+    if (la_notes_line(r->notes, "  the TokensLoader's blocks of %llu are the samples: %llu, "
+                      "each chunk's own (%llu %s after a chunk's last block, which litdata "
+                      "never reads, left out)", (unsigned long long)t->block,
+                      (unsigned long long)blocks, (unsigned long long)t->dropped,
+                      t->dropped == 1 ? "id" : "ids") != 0)
+        return la_reader_set_error(r, "out of memory");
     return 0;
 }
 
@@ -427,7 +447,11 @@ static int litdata_open(struct la_reader *r)
         goto done;
     t->engine = la_shards_open(r, shards, n, 0, litdata_decode, t);
     shards = NULL;
-    rc = t->engine ? describe(r, t, n) : -1;
+    /* --seq-len L: litdata's StreamingDataset(item_loader=TokensLoader(block_size=L))
+     * yields each chunk's dim // L blocks; the items are no samples then */
+    t->block = t->tokens ? la_read_opts_or_default(r->opts)->seq_len : 0;
+    rc = t->engine && (!t->block || la_shards_blocks(r, t->engine, t->block, &t->dropped) == 0)
+             ? describe(r, t, n) : -1;
 done:
     la_shards_free_list(shards, n);
     cJSON_Delete(root);

@@ -78,6 +78,18 @@ static int json_int(const cJSON *item, int64_t *v)
     return 1;
 }
 
+/* Whether the JSON text (numbers, booleans, brackets: nothing else was
+ * accepted) spells a number as a float (2.0, 1e3): Python's json.loads makes
+ * it a float, and torch.tensor([1, 2.0]) a float tensor, whatever its value. */
+static int float_literal(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] == '.' || ((p[i] == 'e' || p[i] == 'E') && i > 0 && p[i - 1] >= '0' &&
+                            p[i - 1] <= '9'))
+            return 1;
+    return 0;
+}
+
 int la_shard_json(struct la_shard_scratch *sc, const unsigned char *data, size_t len,
                   struct la_shard_values *out, char *why, size_t whylen)
 {
@@ -88,28 +100,33 @@ int la_shard_json(struct la_shard_scratch *sc, const unsigned char *data, size_t
     }
     int is_list = cJSON_IsArray(root);
     uint64_t n = is_list ? (uint64_t)cJSON_GetArraySize(root) : 1;
-    int floats = 0, rc = -1;
+    int floats = 0, numbers = 0, rc = -1;
     for (const cJSON *it = is_list ? root->child : root; it; it = is_list ? it->next : NULL) {
         int64_t ignored;
-        if (!cJSON_IsNumber(it) || cJSON_IsBool(it)) {
+        if (!cJSON_IsNumber(it) && !cJSON_IsBool(it)) {
             snprintf(why, whylen, "the JSON holds %s (only a number or a list of numbers is read)",
                      is_list ? "a list of other things" : "no number");
             goto done;
         }
-        floats |= !json_int(it, &ignored);
+        numbers |= cJSON_IsNumber(it);   /* true, false: 1, 0 (torch: [True, 3] is int64) */
+        floats |= cJSON_IsNumber(it) && !json_int(it, &ignored);
     }
+    floats |= float_literal(data, len);
+    /* only booleans: a bool tensor, as torch.tensor([True, False]) makes */
+    enum la_dtype dt = floats ? LA_DT_FLOAT64 : numbers || n == 0 ? LA_DT_INT64 : LA_DT_BOOL;
     if (room(sc, n, 8, why, whylen) != 0)
         goto done;
     uint64_t k = 0;
     for (const cJSON *it = is_list ? root->child : root; it; it = is_list ? it->next : NULL, k++) {
-        int64_t v = 0;
-        if (floats)
-            ((double *)sc->buf)[k] = it->valuedouble;
-        else if (json_int(it, &v))
+        int64_t v = cJSON_IsTrue(it);
+        if (dt == LA_DT_BOOL)
+            ((uint8_t *)sc->buf)[k] = (uint8_t)v;
+        else if (dt == LA_DT_FLOAT64)
+            ((double *)sc->buf)[k] = cJSON_IsBool(it) ? (double)v : it->valuedouble;
+        else if (cJSON_IsBool(it) || json_int(it, &v))
             ((int64_t *)sc->buf)[k] = v;
     }
-    *out = (struct la_shard_values){ .dtype = floats ? LA_DT_FLOAT64 : LA_DT_INT64,
-                                     .values = sc->buf, .n = n };
+    *out = (struct la_shard_values){ .dtype = dt, .values = sc->buf, .n = n };
     rc = 0;
 done:
     cJSON_Delete(root);

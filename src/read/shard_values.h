@@ -24,8 +24,10 @@ void la_shard_scratch_free(struct la_shard_scratch *sc);
 int la_shard_pickle(struct la_shard_scratch *sc, const unsigned char *data, size_t len,
                     struct la_shard_values *out, char *why, size_t whylen);
 
-/** la_shard_json() : a JSON number or a list of numbers (int64, or float64
- *  when one is not an integer). @return 0, or -1 with a reason in why. */
+/** la_shard_json() : a JSON number or a list of numbers and booleans, as
+ *  torch.tensor(json.loads(...)) types it: float64 when one is spelled as a
+ *  float (2.0), bool when all are booleans, else int64 (true is 1).
+ *  @return 0, or -1 with a reason in why. */
 int la_shard_json(struct la_shard_scratch *sc, const unsigned char *data, size_t len,
                   struct la_shard_values *out, char *why, size_t whylen);
 

@@ -50,6 +50,10 @@ struct la_shards {
     uint64_t chunk_first;
     uint64_t next_index;       /* values so far */
     int dtype_known;
+    /* la_shards_blocks(): samples of block values, each shard's first block */
+    uint64_t block;            /* 0: a sample is an item */
+    uint64_t *shard_block0;
+    uint64_t shard_read;       /* the current shard's values decoded so far */
     /* each sample's first index (sample_of, locate) */
     pthread_mutex_t lock;
     uint64_t *first;
@@ -217,10 +221,41 @@ static size_t shard_of(const struct la_shards *s, uint64_t sample)
 }
 
 /* Where the scan's bad entries lie: shard, its sample, the position in it. */
+/* Where a bad entry lies in a shard of blocks: its block and position. */
+static int blocks_locate(struct la_notes *n, struct la_shards *s, uint64_t index)
+{
+    uint64_t block = index / s->block, pos = index % s->block;
+    size_t lo = 0, hi = s->n;   /* the last shard whose first block is <= it */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->shard_block0[mid] <= block)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint64_t in_shard = block - s->shard_block0[lo];
+    char where[LA_NOTE_LEN];
+    snprintf(where, sizeof where, "%s block %llu position %llu", s->shards[lo].name,
+             (unsigned long long)in_shard, (unsigned long long)pos);
+    la_one_line(where);
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+        cJSON_AddNumberToObject(o, "index", (double)index);
+        cJSON_AddNumberToObject(o, "sample", (double)block);
+        cJSON_AddStringToObject(o, "shard", s->shards[lo].name);
+        cJSON_AddNumberToObject(o, "shard_sample", (double)in_shard);
+        cJSON_AddNumberToObject(o, "position", (double)pos);
+    }
+    return la_notes_problem(n, "at", index, block, where, "", o);
+}
+
 static int shards_locate(struct la_notes *n, const uint64_t *index, size_t count)
 {
     struct la_shards *s = n->ctx;
-    for (size_t i = 0; i < count && s->n_first && s->n; i++) {
+    for (size_t i = 0; s->block && s->n && i < count; i++)
+        if (blocks_locate(n, s, index[i]) != 0)
+            return -1;
+    for (size_t i = 0; i < count && !s->block && s->n_first && s->n; i++) {
         uint64_t sample = sample_of_locked(s, index[i]);
         uint64_t end = sample + 1 < s->n_first ? s->first[sample + 1] : s->next_index;
         uint64_t pos = index[i] - s->first[sample];
@@ -258,6 +293,7 @@ static void free_engine(void *ctx)
     la_source_close(s->src);
     la_shards_free_list(s->shards, s->n);
     free(s->shard_first);
+    free(s->shard_block0);
     free(s->offsets);
     free(s->buf);
     free(s->chunk);
@@ -325,6 +361,52 @@ struct la_shards *la_shards_open(struct la_reader *r, struct la_shard *shards, s
     r->notes->has_samples = 1;
     r->notes->samples = s->total;
     return s;
+}
+
+int la_shards_blocks(struct la_reader *r, struct la_shards *s, uint64_t L, uint64_t *dropped)
+{
+    if (!(s->shard_block0 = calloc(s->n ? s->n : 1, sizeof *s->shard_block0)))
+        return la_reader_set_error(r, "out of memory");
+    uint64_t blocks = 0, values = 0;
+    *dropped = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->shards[i].has_dim)
+            return la_reader_set_error(r, "index.json: chunk %zu (%s) has no dim (its count of "
+                                       "ids), which litdata's TokensLoader cuts blocks from",
+                                       i, s->shards[i].name);
+        s->shard_block0[i] = blocks;
+        blocks += s->shards[i].dim / L;
+        values += s->shards[i].dim / L * L;
+        *dropped += s->shards[i].dim % L;
+    }
+    s->block = L;
+    /* the samples are the blocks: audit.c cuts the stream of their values
+     * every L (as --seq-len cuts any stream), no map of items needed */
+    r->notes->sample_of = NULL;
+    r->notes->sample_ctx = NULL;
+    r->notes->samples_ordered = 0;
+    r->notes->has_samples = 0;
+    r->info.shape[0] = values;
+    r->info.shape_known = 1;
+    return 0;
+}
+
+/* TokensLoader blocks: keep the decoded values that fall in the shard's
+ * blocks; at its last item, its ids must be index.json's dim. */
+static int keep_in_blocks(struct la_reader *r, struct la_shards *s)
+{
+    const struct la_shard *sh = &s->shards[s->cur];
+    uint64_t keep = sh->dim / s->block * s->block;
+    uint64_t room = keep > s->shard_read ? keep - s->shard_read : 0;
+    s->shard_read += s->pend.n;
+    if (s->pend.n > room)
+        s->pend.n = room;
+    if (s->item + 1 == s->count && s->shard_read != sh->dim)
+        return la_reader_set_error(r, "%s: the chunk holds %llu ids, index.json's dim says %llu "
+                                   "(litdata cuts its blocks by dim)", sh->name,
+                                   (unsigned long long)s->shard_read,
+                                   (unsigned long long)sh->dim);
+    return 0;
 }
 
 uint64_t la_shards_samples(const struct la_shards *s)
@@ -443,6 +525,10 @@ static int open_shard(struct la_reader *r, struct la_shards *s)
         gap -= k;
     }
     s->item = 0;
+    s->shard_read = 0;
+    if (s->block && s->count == 0 && s->shards[s->cur].dim != 0)
+        return la_reader_set_error(r, "%s: the chunk holds no ids, index.json's dim says %llu",
+                                   sh->name, (unsigned long long)s->shards[s->cur].dim);
     return 0;
 }
 
@@ -463,8 +549,8 @@ static int read_item(struct la_reader *r, struct la_shards *s)
         return la_reader_set_error(r, "%s sample %llu (byte %lu): %s", sh->name,
                                    (unsigned long long)s->item,
                                    (unsigned long)s->offsets[s->item], why);
-    if (add_sample(s) != 0)
-        return la_reader_set_error(r, "out of memory");
+    if (s->block ? keep_in_blocks(r, s) != 0 : add_sample(s) != 0)
+        return s->block ? -1 : la_reader_set_error(r, "out of memory");
     s->pend_done = 0;
     s->item++;
     if (s->pend.n && !s->dtype_known) {

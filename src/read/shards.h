@@ -32,6 +32,8 @@ struct la_shard {
     char *name;          /* as index.json names it (for messages) */
     char *path;          /* the folder joined with it */
     uint64_t samples;    /* index.json's count of its items */
+    uint64_t dim;        /* LitData's TokensLoader: index.json's count of its ids */
+    int has_dim;
 };
 
 /* What a format's decode() makes of one item: n values of dtype at values
@@ -69,6 +71,15 @@ char *la_shards_join(const char *dir, const char *name);
  *  @return the engine (r->state of the format keeps it), or NULL with r->err. */
 struct la_shards *la_shards_open(struct la_reader *r, struct la_shard *shards, size_t n,
                                  int first_gap, la_shard_decode decode, void *ctx);
+
+/** la_shards_blocks() : after la_shards_open(): the samples are blocks of L
+ *  values, as LitData's TokensLoader(block_size=L) cuts them: dim // L of a
+ *  shard's ids from its first on, across its items, never across shards. The
+ *  dim % L ids after a shard's last block, which litdata never reads, are left
+ *  out of the values; a shard holding other than dim ids is refused. Every
+ *  shard's dim must be set. *dropped gets the ids left out. @return 0, or -1
+ *  with r->err. */
+int la_shards_blocks(struct la_reader *r, struct la_shards *s, uint64_t L, uint64_t *dropped);
 
 /** la_shards_next() : the reader's next() (see reader.h). */
 int la_shards_next(struct la_reader *r, struct la_shards *s, struct la_chunk *out);

@@ -142,6 +142,17 @@ def litdata_tokens(folder, items, chunk_bytes=None, compression=None):
     write_truth(folder, got)
 
 
+def litdata_blocks(folder, block_sizes):
+    """NAME.seqL.truth: what litdata.StreamingDataset(item_loader=TokensLoader(block_size=L))
+    yields, block by block (len(ds) of them: each chunk's dim // L, never across
+    chunks), as --seq-len L must read the folder; and NAME.seqL.len, the count alone."""
+    for L in block_sizes:
+        ds = litdata.StreamingDataset(folder, item_loader=TokensLoader(block_size=L))
+        blocks = [[int(x) for x in np.asarray(ds[i]).reshape(-1)] for i in range(len(ds))]
+        assert all(len(b) == L for b in blocks)
+        write_truth(folder, blocks, 'seq%d' % L)
+
+
 def litdata_tree(folder, items, keys, chunk_size=7, compression=None):
     litdata.optimize(fn=_same, inputs=items, output_dir=folder, chunk_size=chunk_size,
                      num_workers=1, compression=compression, mode='overwrite')
@@ -207,6 +218,9 @@ def fixtures():
     items = [rng.integers(0, V + 1, size=int(rng.integers(1, 25))).astype(np.int32) for _ in range(30)]
     litdata_tokens(fresh('tests', 'data', 'shards', 'litdata-zstd'), items, chunk_bytes=300,
                    compression='zstd')
+    # the TokensLoader's blocks (--seq-len): litdata-i64's 45 items in chunks of
+    # different dims, blocks that span items and leave each chunk's tail unread
+    litdata_blocks(os.path.join(top, 'tests', 'data', 'shards', 'litdata-i64'), (8, 30))
     # LitData, PyTreeLoader: dict items (an int label, a numpy leaf, a 2-d tensor)
     items = [{'label': int(rng.integers(0, 8)),
               'ids': rng.integers(0, V + 1, size=(2, int(rng.integers(1, 6)))).astype(np.int16),

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "gen"))
 from gen_tokens import mi  # noqa: E402  (megatron-core's indexed_dataset)
 
 S, D = 3, 3
@@ -53,6 +53,7 @@ damaged("mt-pointer-past-end", put("<q", PTR + 8, 4096))   # sequence 1 at byte 
 damaged("mt-negative-length", put("<i", LEN + 4, -2))
 damaged("mt-doc-out-of-order", lambda i: (struct.pack_into("<qqq", i, DOC, 0, 3, 2), i)[1])
 damaged("mt-doc-past-end", put("<q", DOC + 16, 7))
+damaged("mt-doc-short", put("<q", DOC + 16, 2))            # the last document ends at sequence 2 of 3
 damaged("mt-truncated-header", lambda i: i[:20])
 damaged("mt-truncated-arrays", lambda i: i[:PTR + 5])
 damaged("mt-trailing-bytes", lambda i: i + b"\0" * 5)

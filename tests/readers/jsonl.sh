@@ -73,7 +73,6 @@ refuse '{"label": 1}\n{"label":\n 2}\n' 'line 2: the object does not end on its 
 refuse '{"label": 1}\n\n[1, 2]\n' 'line 3: not a JSON object but an array' "an array line"
 refuse '{"label": 1}\n7' 'line 2: not a JSON object but a number' "a number line without a newline"
 refuse '{"label": 1}\n{"label": tru}\n' 'line 2: not valid JSON' "a bad literal"
-refuse '\357\273\277{"label": 1}\n' 'line 1: not valid JSON' "a byte order mark (pandas refuses it too)"
 refuse '{"label": [1, 2\n' 'line 1: the object does not end on its line' "a cut list"
 
 # ---- bad entries at their records' lines: blank lines are no records, and a
@@ -133,5 +132,20 @@ refuse_field '{"version": 1,\n "data": [{"label": 1},\n  3]}' rows \
     'no key "rows" in the document.s object (its keys: version, data)' "--field names no key"
 refuse_field '[{"label": 1}]' data \
     'line 1: the document is not a JSON object but an array' "--field on an array"
+
+echo "# --- a UTF-8 BOM, lone-CR line ends: read as pyarrow.json (load_dataset(\"json\")) reads them"
+for f in bom cr; do
+    lr="$data/lib-reads/$f.jsonl"
+    want=$(awk '/^labels/ { min = $2; max = $2; for (i = 2; i <= NF; i++) { if ($i < min) min = $i; if ($i > max) max = $i }; print NF - 1, min, max }' "$lr.truth")
+    run --json -n 9 "$lr"
+    expect_status 0 "$f.jsonl is read, not refused"
+    expect_json '[.files[0].count, .files[0].min, .files[0].max] | join(" ")' "$want" \
+        "$f.jsonl: the count and range pyarrow.json read"
+done
+run --json -n 3 "$data/lib-reads/bom.jsonl"
+expect_json '[.files[0].bad[] | "\(.sample)=\(.value)"] | join(",")' "2=7" "bom.jsonl: the 7 is record 2"
+run --json -n 3 "$data/lib-reads/cr.jsonl"
+expect_json '[.files[0].bad[] | "\(.sample)=\(.value)"] | join(",")' "2=7" \
+    "cr.jsonl: CR LF is one line end, CR alone another: the 7 is record 2"
 
 finish

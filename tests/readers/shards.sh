@@ -69,6 +69,21 @@ run --json -n 1000 --format=litdata "$s/litdata-u16"
 expect_json '[.files[0].dtype, .files[0].litdata.item_loader, .files[0].litdata.items] | join(" ")' \
     "uint16 TokensLoader 45" "dtype from no_header_numpy's index, 45 items"
 
+echo "# --- LitData: --seq-len L: the TokensLoader(block_size=L)'s blocks, dim // L a chunk"
+against litdata litdata-i64 litdata-i64.seq8.truth --seq-len 8
+against litdata litdata-i64 litdata-i64.seq30.truth --seq-len 30   # chunk 0: 24 ids, no block
+run --json -n 1000 --seq-len 30 --format=litdata "$s/litdata-i64"
+expect_json '[.files[0].litdata.blocks, .files[0].litdata.ids_after_blocks, .files[0].seq_len] | join(" ")' \
+    "13 52 30" "13 blocks, the 52 ids after each chunk's last block left out"
+run -n 1000 -b 6 --fail-on=warning --seq-len 30 --format=litdata "$s/litdata-i64"
+expect_out "tiny-last-batch" "13 blocks in batches of 6 end in a batch of 1 (45 items would end in 3)"
+run -n 1000 --seq-len 30 --format=litdata "$s/litdata-i64"
+expect_out "chunk-0-3.bin block [0-9]* position [0-9]*: 1000" "a bad id is named by its chunk, block and position"
+cp -R "$s/litdata-i64" "$d/dim" && sed 's/"dim": 349/"dim": 350/' "$s/litdata-i64/index.json" >"$d/dim/index.json"
+run -n 1000 --seq-len 30 --format=litdata "$d/dim"
+expect_status 3 "a chunk of other than index.json's dim ids: refused (litdata cuts blocks by dim)"
+expect_err "chunk-0-3.bin: the chunk holds 349 ids, index.json's dim says 350" "names the chunk, both counts"
+
 echo "# --- LitData: the PyTreeLoader, keys of a dict item"
 against litdata litdata-tree litdata-tree.label.truth
 against litdata litdata-tree litdata-tree.ids.truth -c ids
@@ -86,6 +101,13 @@ run --json -n 1000 --format=litdata "$srcdir/samples/litdata-tokens"
 expect_status 1 "samples/litdata-tokens: an id past V"
 expect_json '[.files[0].bad[] | "\(.sample):\(.position)=\(.value)"] | join(",")' "11:0=1000" \
     "item 11, position 0: 1000"
+
+echo "# --- MDS json columns typed as torch.tensor(json.loads(...)) types them (tests/data/lib-reads)"
+# mds-json.truth: [1, 2.0] float, [true, 3] int64, [true, false] bool, [4, 5] int64
+run --json -n 6 --format=mds "$data/lib-reads/mds-json"
+expect_status 0 "[true, 3] is read (torch: int64), not refused"
+expect_json '[.files[0].dtype, .files[0].count, .files[0].min, .files[0].max] | join(" ")' \
+    "float64 8 0 5" "[1, 2.0] is a float sample (json.loads gives 2.0 a float), true and false 1 and 0"
 
 echo "# --- which folders are found to be shards without --format"
 mkdir "$d/csvs" && cp "$s/mds-zstd/index.json" "$d/csvs/" && printf 'label\n1\n' >"$d/csvs/a.csv"

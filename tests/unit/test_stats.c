@@ -8,6 +8,7 @@
 #include "stats.h"
 #include "tap.h"
 #include "verdict.h"
+#include "ignored_samples.h"
 
 static const struct la_rule CE10 = { 0, 1, -100, 1, 10 };
 
@@ -201,8 +202,76 @@ static void test_unparsable(void)
     la_stats_free(&s);
 }
 
+/* all-ignored by the map alone (sample_of, no sample_end): samples of random
+ * lengths (empty, one, long), chunks cut anywhere, against a count by hand. */
+struct firsts { const uint64_t *first; size_t n; uint64_t lookups; };
+
+static uint64_t firsts_sample_of(void *ctx, uint64_t index)
+{
+    struct firsts *f = ctx;
+    size_t lo = 0, hi = f->n;   /* the last sample whose first is <= index */
+    f->lookups++;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->first[mid] <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void test_ignored_by_lookup(void)
+{
+    enum { SAMPLES = 3000 };
+    static uint64_t first[SAMPLES];
+    static int64_t v[SAMPLES * 40];
+    int all_ok = 1, cheap = 1;
+    srand(7);
+    for (int round = 0; round < 20; round++) {
+        size_t n = 0;
+        uint64_t want = 0, want_first = UINT64_MAX;
+        int lists = round % 5 != 4;   /* every fifth: one value a sample */
+        for (size_t k = 0; k < SAMPLES; k++) {
+            first[k] = n;
+            size_t len = !lists ? 1 : rand() % 7 == 0 ? (size_t)(rand() % 40) : (size_t)(rand() % 4);
+            int ignored = rand() % 3 == 0;
+            for (size_t i = 0; i < len; i++)
+                v[n++] = ignored || rand() % 4 == 0 ? -100 : rand() % 5;
+            int all = len > 0;
+            for (size_t i = first[k]; i < n; i++)
+                all &= v[i] == -100;
+            if (all && lists) {
+                want++;
+                if (want_first == UINT64_MAX)
+                    want_first = k;
+            }
+        }
+        struct firsts f = { first, SAMPLES, 0 };
+        struct la_ignored_samples t;
+        la_ignored_samples_start(&t, 1, -100, LA_DT_INT64, 0, firsts_sample_of, NULL, &f, 16);
+        for (size_t at = 0; at < n;) {
+            size_t len = 1 + (size_t)(rand() % 97);
+            len = len < n - at ? len : n - at;
+            struct la_chunk c = { LA_DT_INT64, v + at, len, at, NULL };
+            la_ignored_samples_fold(&t, &c);
+            at += len;
+        }
+        la_ignored_samples_end(&t);
+        all_ok &= t.count == want && (!want || (t.n_list && t.list[0] == want_first));
+        for (size_t i = 1; i < t.n_list; i++)
+            all_ok &= t.list[i] > t.list[i - 1];
+        cheap &= f.lookups < 12 * (uint64_t)SAMPLES;
+        la_ignored_samples_free(&t);
+    }
+    TAP_OK(all_ok, "all-ignored by sample_of alone: the count and the first samples, "
+           "chunks cut anywhere; one value a sample counts none");
+    TAP_OK(cheap, "a few lookups a sample, whatever its length");
+}
+
 int main(void)
 {
+    test_ignored_by_lookup();
     test_verdicts();
     test_reference_scan();
     test_samples();

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""gen_lib_reads.py - inputs that labelaudit refused or typed otherwise than
+the libraries that read them (issue 41, item 22), written by those libraries,
+in tests/data/lib-reads/, each with NAME.truth: what the library read back
+(the dtype torch gives the sample, the values). make check needs none of this.
+
+    /usr/bin/python3 tests/gen/gen_lib_reads.py mds   # gen_shards.py's stubs and packages
+    /tmp/v/bin/python tests/gen/gen_lib_reads.py jsonl   # pyarrow (numpy 2: gen_all_ignored.py)
+
+mds-json: an MDS json column of [1, 2.0] (json.loads: a float, torch.tensor: a
+float tensor), [true, 3] (torch.tensor([True, 3]): int64), [true, false]
+(bool) and [4, 5] (int64), read back by streaming.StreamingDataset.
+"""
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, '..', 'data', 'lib-reads')
+
+
+def mds_json():
+    sys.path.insert(0, HERE)
+    import gen_shards  # noqa: F401  (its stubs: streaming imports no extras)
+    import torch
+    from streaming import MDSWriter, StreamingDataset
+    f = os.path.join(OUT, 'mds-json')
+    shutil.rmtree(f, ignore_errors=True)
+    rows = [[1, 2.0], [True, 3], [True, False], [4, 5]]
+    with MDSWriter(out=f, columns={'labels': 'json'}, size_limit=1 << 10) as w:
+        for r in rows:
+            w.write({'labels': r})
+    lines = []
+    for i, s in enumerate(StreamingDataset(local=f, shuffle=False, batch_size=1)):
+        t = torch.tensor(s['labels'])
+        lines.append('%d %s %s' % (i, str(t.dtype).replace('torch.', ''),
+                                   ' '.join(repr(v) for v in t.tolist())))
+    with open(f + '.truth', 'w') as out:
+        out.write('\n'.join(lines) + '\n')
+
+
+def jsonl_line_ends():
+    """JSON Lines with a UTF-8 BOM, and with lone-CR line ends (no writer of
+    JSON Lines makes them; editors and old tools do): written by hand, read by
+    pyarrow.json, which load_dataset("json") reads JSON Lines with."""
+    import pyarrow.json as paj
+    files = {'bom.jsonl': b'\xef\xbb\xbf{"label": 1}\n{"label": 2}\n{"label": 7}\n',
+             'cr.jsonl': b'{"label": 1}\r{"label": 2}\r\n{"label": 7}\r\r{"label": 0}\r'}
+    for name, data in files.items():
+        p = os.path.join(OUT, name)
+        with open(p, 'wb') as f:
+            f.write(data)
+        labels = paj.read_json(p).column('label').to_pylist()
+        with open(p + '.truth', 'w') as f:
+            f.write('count %d\nlabels %s\n' % (len(labels), ' '.join(map(str, labels))))
+
+
+if __name__ == '__main__':
+    os.makedirs(OUT, exist_ok=True)
+    {'mds': mds_json, 'jsonl': jsonl_line_ends}[sys.argv[1]]()
