@@ -89,4 +89,38 @@ row() {   # row NAME LABELAUDIT-PATH LIMIT-PATH USERS-LINE USERS-FACTOR
 echo "== Parquet and datasets folders ($THREADS threads)"
 row "parquet, snappy" "$DIR/train.parquet" "$DIR/train.parquet" "$pq_line" 2
 row "save_to_disk folder" "$DIR/saved" "$DIR/saved" "$ds_line" 5
+
+# ---- list columns: memory by the batch, not by the rows' lengths or count.
+# 70000 rows of 2048 token ids, and 10^7 rows of lengths 1, 2, 1, 2, ...
+# (both times BENCH_SCALE): labelaudit's peak RSS against pyarrow's own
+# iter_batches over the column. Target: at most pyarrow's, and 256 MiB.
+LROWS=$(awk -v s="$SCALE" 'BEGIN { n = int(70000 * s); print n < 2000 ? 2000 : n }')
+if [ "$(cat "$DIR/list-rows" 2>/dev/null)" != "$LROWS" ]; then
+    "$PY" - "$DIR" "$LROWS" <<'PYEOF' >/dev/null 2>&1 || { echo "arrow.sh: pyarrow needed" >&2; exit 1; }
+import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq
+out, n = sys.argv[1], int(sys.argv[2])
+def lists(offs, n_vals):
+    return pa.ListArray.from_arrays(pa.array(offs), pa.array((np.arange(n_vals) // 7) % 1000))
+pq.write_table(pa.table({"input_ids": lists(np.arange(0, n * 2048 + 1, 2048, dtype=np.int64), n * 2048)}),
+               out + "/tokens-2048.parquet")
+m = n * 1000 // 7 * 2
+offs = np.zeros(m + 1, dtype=np.int64)
+np.cumsum(np.tile([1, 2], m // 2), out=offs[1:])
+pq.write_table(pa.table({"labels": lists(offs, int(offs[-1]))}), out + "/lengths-1-2.parquet")
+PYEOF
+    echo "$LROWS" >"$DIR/list-rows"
+fi
+lrow() {   # lrow NAME FILE COLUMN
+    local la us
+    la=$(best "'$LABELAUDIT' --vocab-size 1000 -j $THREADS '$DIR/$2'")
+    us=$(best "$PY -c \"import pyarrow.parquet as pq; [b for b in pq.ParquetFile('$DIR/$2').iter_batches(columns=['$3'])]\"")
+    set -- "$1" "$2" "$3" $la $us
+    printf '%-26s %8.3f s %6d MiB | pyarrow iter_batches %7.3f s %6d MiB\n' "$1" "$4" $(($5 / 1024)) "$6" $(($7 / 1024))
+    awk -v ra="$5" -v ru="$7" 'BEGIN {
+        printf "  peak RSS %d MiB (target <= pyarrow %d MiB and <= 256)\n", ra / 1024, ru / 1024
+        exit !(ra <= ru && ra <= 256 * 1024) }' || failed=1
+}
+echo "== list columns: peak RSS"
+lrow "2048-token rows" tokens-2048.parquet input_ids
+lrow "rows of lengths 1, 2" lengths-1-2.parquet labels
 exit $failed

@@ -280,6 +280,13 @@ static int scan_chunk(const struct la_chunk *c, struct la_file_report *r,
     return b->ops->scan(b, c, rule, &r->stats, r->error, sizeof r->error) != 0 ? -2 : 0;
 }
 
+/* After chunk c: the reader's map of samples may drop what lies before its end. */
+static void chunk_passed(const struct la_reader *rd, const struct la_chunk *c)
+{
+    if (rd->notes && rd->notes->sample_passed)
+        rd->notes->sample_passed(rd->notes->sample_ctx, c->first_index + c->count);
+}
+
 /* Scan chunks as the reader thread hands them over. @return as scan_run. */
 static int scan_piped(struct piped *g, struct la_file_report *r, const struct la_rule *rule,
                       struct la_scan_backend *b, struct la_progress *prog)
@@ -288,6 +295,7 @@ static int scan_piped(struct piped *g, struct la_file_report *r, const struct la
     while ((k = la_ring_wait_filled(&g->ring)) >= 0) {
         struct slot *s = &g->slot[k];
         int rc = scan_chunk(&s->chunk, r, rule, b);
+        chunk_passed(g->rd, &s->chunk);
         la_progress_update(prog, s->raw_offset);
         if (rc != 0) {
             la_ring_quit(&g->ring);   /* the scan failed: the reader stops early */
@@ -308,6 +316,7 @@ static int scan_serial(struct la_reader *rd, struct la_file_report *r,
     while ((rc = rd->ops->next(rd, &chunk)) == 1) {
         if (scan_chunk(&chunk, r, rule, b) != 0)
             return -2;
+        chunk_passed(rd, &chunk);
         la_progress_update(prog, read_offset(rd));
     }
     if (rc < 0) {

@@ -94,6 +94,10 @@ struct la_notes {
     /* Optional, with samples_ordered: one past a sample's last element (the
      * all-ignored count walks samples of different lengths with it). */
     la_sample_end sample_end;
+    /* Optional, with sample_of: the scan has folded every element before end
+     * (called after each chunk, on the scan's thread), so a map that the
+     * reader's thread fills (sample_map.h) may free what lies before it. */
+    void (*sample_passed)(void *sample_ctx, uint64_t end);
     /* Optional, set by a reader of a folder of files (yolo): its files as a
      * dataset's sources, which the JSON lists as it lists any dataset's, each
      * bad entry with its "source" and "at". Freed with the notes. */

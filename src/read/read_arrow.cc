@@ -18,8 +18,9 @@
  *
  * A scalar column gives one element per row. A list column (list, large_list,
  * fixed_size_list) gives one sample per row, its items the elements; the
- * sample of an element is found in a run-length map of row lengths (rows of
- * one length in a row cost one entry: packed token blocks are one run). A
+ * sample of an element is found in a map of each row's first element
+ * (sample_map.h), published a batch at a time before its chunks go out and
+ * freed by the scan behind itself. A
  * null (a row, or an item) is an unparsable "null" element at its place. A
  * dictionary column of names is read by its indices; of numbers, by its
  * values.
@@ -58,23 +59,24 @@ extern "C" {
 #include "label_notes.h"
 #include "pool.h"    /* la_pool_run: row groups in parallel */
 #include "reader.h"
+#include "sample_map.h" /* a list row of each element, for the scan's thread */
 #include "util.h"    /* la_online_cpus */
 }
 
 namespace {
 
-const int64_t ARROW_BATCH = 1 << 16;   /* rows per batch read */
+const int64_t ARROW_BATCH = 1 << 16;   /* rows per batch read, elements per batch handed out */
+
+/* Elements a Parquet read of a list column aims at: its rows per read follow
+ * the lengths met so far, so that 2048-token rows are not read 65536 at once. */
+const int64_t ARROW_READ_ITEMS = 1 << 20;
+const int64_t LIST_FIRST_READ = 1024;  /* rows of a list column's first read */
 
 /* At most this many bytes of values decoded at once by a round of row groups. */
 const int64_t ARROW_ROUND_BYTES = 16 << 20;
 
 enum class Kind { PARQUET, IPC_FILE, IPC_STREAM };
 struct Part;
-
-/* A run of rows of one length: the map from elements to samples. */
-struct Run {
-    uint64_t elem0, row0, len;
-};
 
 struct Shard {
     std::string path, name;   /* name: as messages show it */
@@ -124,6 +126,10 @@ struct State {
     std::shared_ptr<arrow::ipc::RecordBatchFileReader> ipc_file;
     std::shared_ptr<arrow::RecordBatchReader> ipc_stream;
     int batch_no = 0;                  /* ipc: the next record batch */
+    int64_t read_rows = ARROW_BATCH;   /* parquet: rows of the next read */
+    /* an array of which the batch took part: the rest goes into the next */
+    std::shared_ptr<arrow::Array> pending;
+    int64_t pending_row = 0;
     int64_t shard_rows = 0;            /* rows of this shard read so far */
     bool shard_open = false;
     /* the batch being handed out: values with the nulls left out, and the
@@ -133,7 +139,7 @@ struct State {
     size_t n_out = 0, at = 0, next_null = 0, values_used = 0;
     uint64_t out_first = 0;
     uint64_t elements = 0, rows = 0;   /* so far, over all shards */
-    std::vector<Run> runs;             /* lists only */
+    struct la_sample_map *map = NULL;  /* lists only: each row's first element */
     /* Parquet row groups decoded in parallel, one per part of a pool job
      * (scalar columns whose row groups are small enough that a round of
      * them fits ARROW_ROUND_BYTES): then handed out in order */
@@ -484,6 +490,8 @@ arrow::Status begin_shard(State &st)
     }
     st.batch_no = 0;
     st.shard_rows = 0;
+    st.read_rows = st.is_list ? LIST_FIRST_READ : ARROW_BATCH;
+    st.pending.reset();
     st.shard_open = true;
     return arrow::Status::OK();
 }
@@ -571,13 +579,6 @@ void put_items(const State &st, Sink &k, const arrow::Array &a, int64_t from, in
         put_item(st, k, a, i);
 }
 
-void add_run(State &st, uint64_t len)
-{
-    if (!st.runs.empty() && st.runs.back().len == len)
-        return;
-    st.runs.push_back(Run{ st.elements, st.rows, len });
-}
-
 /* One array of the label column into the batch's buffers. */
 void put_array(State &st, const arrow::Array &a)
 {
@@ -607,13 +608,13 @@ void put_array(State &st, const arrow::Array &a)
             if (!values) values = l.values();
         }
         uint64_t before = k.out;
+        if (st.map && la_sample_map_start(st.map, st.elements) != 0)
+            throw std::bad_alloc();
         if (a.IsNull(row))
             k.null();
         else
             put_items(st, k, *values, from, to);
-        uint64_t len = k.out - before;
-        add_run(st, len);     /* at the row's first element, before it is counted */
-        st.elements += len;
+        st.elements += k.out - before;
         st.rows++;
     }
 }
@@ -710,7 +711,7 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
         if (st.shard_rows >= (st.rg_ends.empty() ? 0 : st.rg_ends.back()))
             return arrow::Status::OK();
         std::shared_ptr<arrow::ChunkedArray> ch;
-        ARROW_RETURN_NOT_OK(st.pq_col->NextBatch(ARROW_BATCH, &ch));
+        ARROW_RETURN_NOT_OK(st.pq_col->NextBatch(st.read_rows, &ch));
         if (!ch || ch->length() == 0)
             return arrow::Status::Invalid("the row groups hold fewer rows than the footer says");
         if (ch->num_chunks() == 1) {
@@ -736,7 +737,48 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
     return arrow::Status::OK();
 }
 
-/* Fill the batch buffers from the next array of any shard. @return 1, 0 at the end, -1. */
+/* Items of row `row` of a list array as a batch counts them (a null row: its "null"). */
+int64_t row_items(const arrow::Array &a, int64_t row)
+{
+    if (a.IsNull(row))
+        return 1;
+    if (a.type_id() == arrow::Type::LIST)
+        return static_cast<const arrow::ListArray &>(a).value_length(row);
+    if (a.type_id() == arrow::Type::LARGE_LIST)
+        return static_cast<const arrow::LargeListArray &>(a).value_length(row);
+    return static_cast<const arrow::FixedSizeListArray &>(a).value_length(row);
+}
+
+/* The rows of a from row `from` on that fill a batch with room for `room`
+ * more elements: at least one (a row is never cut). */
+int64_t rows_that_fit(const State &st, const arrow::Array &a, int64_t from, int64_t room)
+{
+    int64_t left = a.length() - from;
+    if (!st.is_list)
+        return std::min(left, std::max<int64_t>(room, 1));
+    int64_t rows = 0;
+    for (int64_t items = 0; rows < left; rows++) {
+        items += row_items(a, from + rows);
+        if (rows > 0 && items > room)
+            break;
+    }
+    return rows;
+}
+
+/* After a Parquet read of a list column: the next one's rows, for about
+ * ARROW_READ_ITEMS items by the lengths of these. */
+void plan_read(State &st, const arrow::Array &a)
+{
+    int64_t items = 0;
+    for (int64_t row = 0; row < a.length(); row++)
+        items += row_items(a, row);
+    int64_t rows = ARROW_READ_ITEMS * std::max<int64_t>(a.length(), 1) / std::max<int64_t>(items, 1);
+    st.read_rows = std::min(std::max<int64_t>(rows, 1), ARROW_BATCH);
+}
+
+/* Fill the batch buffers from the next array of any shard: whole arrays, and
+ * then a part of one, up to ARROW_BATCH elements (and a row's whatever its
+ * length); the rest of an array waits in st.pending. @return 1, 0 at the end, -1. */
 int fill(struct la_reader *r, State &st)
 {
     bool started = false;   /* small batches (datasets writes 1000 rows each) are joined */
@@ -757,10 +799,15 @@ int fill(struct la_reader *r, State &st)
             st.shard++;
             continue;
         }
-        if (s.ok() && !st.parallel)
+        if (s.ok() && !st.parallel && st.pending) {
+            a = st.pending;             /* validated when it was read */
+        } else if (s.ok() && !st.parallel) {
             s = next_array(st, &a);
-        if (s.ok() && a)
-            s = a->ValidateFull();
+            if (s.ok() && a)
+                s = a->ValidateFull();
+            if (s.ok() && a && st.is_list && st.shards[st.shard].kind == Kind::PARQUET)
+                plan_read(st, *a);
+        }
         if (!s.ok()) {
             std::string msg = s.message();
             return la_reader_set_error(r, "%s: %.300s", where_batch(st).c_str(), msg.c_str());
@@ -781,29 +828,21 @@ int fill(struct la_reader *r, State &st)
             st.at = st.next_null = st.values_used = 0;
             started = true;
         }
-        put_array(st, *a);
+        int64_t from = st.pending ? st.pending_row : 0;
+        int64_t n = rows_that_fit(st, *a, from, ARROW_BATCH - (int64_t)(st.elements - st.out_first));
+        put_array(st, from == 0 && n == a->length() ? *a : *a->Slice(from, n));
         st.n_out = (size_t)(st.elements - st.out_first);
-        st.shard_rows += a->length();
+        st.shard_rows += n;
+        if (from + n < a->length()) {   /* the batch is full: the rest is the next one's */
+            st.pending = a;
+            st.pending_row = from + n;
+            return 1;
+        }
+        st.pending.reset();
         st.batch_no++;
         if (st.n_out >= (size_t)ARROW_BATCH)
             return 1;
     }
-}
-
-uint64_t list_sample_of(void *ctx, uint64_t index)
-{
-    const State &st = *static_cast<const State *>(ctx);
-    auto it = std::upper_bound(st.runs.begin(), st.runs.end(), index,
-                               [](uint64_t e, const Run &run) { return e < run.elem0; });
-    if (it == st.runs.begin())
-        return index;
-    const Run &run = *(it - 1);
-    return run.row0 + (run.len ? (index - run.elem0) / run.len : 0);
-}
-
-void free_state(void *p)
-{
-    delete static_cast<State *>(p);
 }
 
 // ---- the folders of `datasets` ---------------------------------------------------------
@@ -934,8 +973,11 @@ int open_common(struct la_reader *r, State &st, bool folder, const std::string &
     snprintf(r->info.column, sizeof r->info.column, "%s", st.column.c_str());
     r->info.has_column = 1;
     if (st.is_list && r->notes) {
-        r->notes->sample_of = list_sample_of;
-        r->notes->sample_ctx = &st;
+        if (!(st.map = la_sample_map_new()))
+            return la_reader_set_error(r, "out of memory");
+        r->notes->sample_of = la_sample_map_sample_of;
+        r->notes->sample_passed = la_sample_map_passed;
+        r->notes->sample_ctx = st.map;
         r->notes->samples_ordered = 1;
         r->notes->has_samples = 1;
     }
@@ -996,6 +1038,8 @@ int arrow_next_impl(struct la_reader *r, struct la_chunk *out)
     State &st = *static_cast<State *>(r->state);
     if (st.at >= st.n_out) {
         int rc = fill(r, st);
+        if (rc > 0 && st.map)
+            la_sample_map_publish(st.map);   /* the batch's rows, before its chunks go out */
         if (rc <= 0) {
             if (rc == 0 && r->notes && st.is_list)
                 r->notes->samples = st.rows;
@@ -1043,12 +1087,13 @@ void arrow_close(struct la_reader *r)
     if (st->pool)
         la_pool_close(st->pool);
     st->pool = NULL;
-    if (st->is_list && r->notes && r->notes->sample_ctx == st) {
-        r->notes->ctx = st;            /* the scan's sample_of reads it: it lives with the notes */
-        r->notes->free_ctx = free_state;
+    if (st->map && r->notes && r->notes->sample_ctx == st->map && !r->notes->ctx) {
+        r->notes->ctx = st->map;       /* the scan's sample_of reads it: it lives with the notes */
+        r->notes->free_ctx = la_sample_map_free;
     } else {
-        delete st;
+        la_sample_map_free(st->map);
     }
+    delete st;
     r->state = NULL;
 }
 

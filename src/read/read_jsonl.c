@@ -28,6 +28,7 @@
 #include "cells.h"    /* la_utf8_cut, LA_CELL_TEXT_MAX */
 #include "label_notes.h"
 #include "reader.h"
+#include "sample_map.h" /* the record of each element, for the scan's thread */
 #include "util.h"     /* la_parse_number */
 
 #include <stdarg.h>   /* va_list */
@@ -50,10 +51,6 @@
 enum kind { K_INT, K_FLOAT, K_BOOL, K_TEXT };
 enum capture { C_NONE, C_VALUE, C_LIST };   /* where the label's value is being read */
 enum { SAW_INT = 1, SAW_FLOAT = 2, SAW_BOOL = 4 };
-
-/* A run of records of one length: the map from elements to samples. */
-struct run { uint64_t elem0, row0, len; };
-struct runs { struct run *v; size_t n, cap; };
 
 union value { int64_t i; double f; };
 
@@ -103,7 +100,7 @@ struct jsonl {
     size_t text_used, text_cap;
     uint64_t head_index;          /* element index of vals[head] */
     unsigned saw, rec_saw;        /* SAW_* of the items handed out, of this record's */
-    struct runs *runs;
+    struct la_sample_map *map;    /* each record's first element, started as it begins */
     uint64_t elements;
     int oom;
     char why[200];                /* a reason to cancel the parse */
@@ -266,45 +263,12 @@ static int take(struct jsonl *t, struct la_chunk *out)
 
 // ---- records ---------------------------------------------------------------------
 
-static int add_run(struct jsonl *t, uint64_t len)
+/* A record starts: its first element goes into the map now, before a long
+ * record's items go out ahead of its end (push). @return 0, or -1 out of memory. */
+static int begin_record(struct jsonl *t)
 {
-    struct runs *s = t->runs;
-    if (s->n && s->v[s->n - 1].len == len)
-        return 0;
-    if (la_grow_n(&s->v, &s->cap, s->n + 1, sizeof *s->v, 16) != 0)
+    if (la_sample_map_start(t->map, t->elements) != 0)
         return t->oom = 1, -1;
-    s->v[s->n++] = (struct run){ t->elements, t->records, len };
-    return 0;
-}
-
-/* The sample of an element (la_sample_of): its record. */
-static uint64_t jsonl_sample_of(void *ctx, uint64_t index)
-{
-    const struct runs *s = ctx;
-    size_t lo = 0, hi = s->n;          /* the last run starting at or before index */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->v[mid].elem0 <= index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return index;
-    const struct run *run = &s->v[lo - 1];
-    return run->row0 + (run->len ? (index - run->elem0) / run->len : 0);
-}
-
-static void free_runs(void *p)
-{
-    struct runs *s = p;
-    if (s)
-        free(s->v);
-    free(s);
-}
-
-static void begin_record(struct jsonl *t)
-{
     t->in_record = 1;
     t->label_seen = t->early = 0;
     t->capture = C_NONE;
@@ -313,6 +277,7 @@ static void begin_record(struct jsonl *t)
     t->rec_saw = 0;
     t->rec_start = t->tail;
     t->rec_text = t->text_used;
+    return 0;
 }
 
 /* The record's label decided, its items handed out, its sample counted. */
@@ -331,8 +296,6 @@ static int end_record(struct jsonl *t)
         t->r->info.has_column = 1;
     }
     if (!t->label_seen && push_text(t, "", 0) != 0)   /* no label: csv's empty cell */
-        return 0;
-    if (add_run(t, t->rec_items) != 0)
         return 0;
     t->elements += t->rec_items;
     t->records++;
@@ -499,14 +462,14 @@ static int open_container(struct jsonl *t, int is_map)
         render(t, is_map ? "{" : "[", 1, 1);
     if (++t->depth > MAX_DEPTH)
         return set_why(t, "nested deeper than %d levels", MAX_DEPTH);
-    if (!t->field && t->depth == 1)
-        begin_record(t);
+    if (!t->field && t->depth == 1 && begin_record(t) != 0)
+        return 0;
     if (t->field && t->depth == 2 && t->field_key) {
         t->in_field = t->field_seen = 1;
         t->field_key = 0;
     }
-    if (t->field && t->depth == 3 && t->in_field)
-        begin_record(t);
+    if (t->field && t->depth == 3 && t->in_field && begin_record(t) != 0)
+        return 0;
     return 1;
 }
 
@@ -717,7 +680,7 @@ static int jsonl_open(struct la_reader *r)
 {
     struct jsonl *t = calloc(1, sizeof *t);
     r->state = t;
-    if (!t || !(t->buf = malloc(READ_LEN)) || !(t->runs = calloc(1, sizeof *t->runs)))
+    if (!t || !(t->buf = malloc(READ_LEN)) || !(t->map = la_sample_map_new()))
         return la_reader_set_error(r, "out of memory");
     const struct la_read_opts *o = la_read_opts_or_default(r->opts);
     t->r = r;
@@ -732,8 +695,9 @@ static int jsonl_open(struct la_reader *r)
     r->info.ndim = 1;
     r->info.line_records = !t->field;   /* --field's records may span or share lines */
     if (r->notes) {   /* a record of a list is one sample of its items */
-        r->notes->sample_of = jsonl_sample_of;
-        r->notes->sample_ctx = t->runs;
+        r->notes->sample_of = la_sample_map_sample_of;
+        r->notes->sample_passed = la_sample_map_passed;
+        r->notes->sample_ctx = t->map;
         r->notes->samples_ordered = 1;
         r->notes->has_samples = 1;
     }
@@ -757,6 +721,7 @@ static int jsonl_next(struct la_reader *r, struct la_chunk *out)
         if (!take(t, out))
             rc = 0;
     }
+    la_sample_map_publish(t->map);   /* the records of the items out, before they go */
     update_dtype(r, t);
     if (rc == 0 && r->notes)
         r->notes->samples = t->records;
@@ -775,11 +740,11 @@ static void jsonl_close(struct la_reader *r)
         free(t->kinds);
         free(t->text_at);
         free(t->texts);
-        if (r->notes && t->runs && r->notes->sample_ctx == t->runs) {
-            r->notes->ctx = t->runs;       /* the scan's sample_of reads it: it lives with the notes */
-            r->notes->free_ctx = free_runs;
+        if (r->notes && t->map && r->notes->sample_ctx == t->map && !r->notes->ctx) {
+            r->notes->ctx = t->map;        /* the scan's sample_of reads it: it lives with the notes */
+            r->notes->free_ctx = la_sample_map_free;
         } else {
-            free_runs(t->runs);
+            la_sample_map_free(t->map);
         }
     }
     free(t);

@@ -75,6 +75,23 @@ run --json -n 20 --max-report 50 "$a/pq-list.parquet"
 expect_json '.files[0].bad | map(select(.value == 25)) | .[0].sample' 50 "a list row's stray item: its row"
 run --json -n 20 "$a/ipc-list-stream.arrow"
 expect_json '.files[0].samples' 120 "a list column's samples are its rows"
+# rows of 0..300 items and one of 70000 across the reader's batches of 65536
+# items (cut between rows, the rest of an array kept for the next), a null
+# row and item: each bad entry's row as pyarrow reads it (gen_arrow_lists.py)
+lb="$a/pq-lists-batches.parquet"
+run --json -n 5 --max-report 100000 -j1 "$lb"
+jqf '.files[0] | [.count, .samples, .bad_samples] | map(tostring) | join(" ")' >"$d/lb"
+jqf '[.files[0].bad[].sample] | map(tostring) | join(",")' >>"$d/lb"
+cmp -s "$d/lb" "$a/pq-lists-batches.truth"
+ok $? "list rows across batches: elements, rows, bad rows and each bad entry's row as pyarrow's"
+cp "$d/out" "$d/lb-j1.json"
+same=0   # the scan looks rows up while the reader's thread adds them (once a segfault)
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    run --json -n 5 --max-report 100000 -j4 "$lb"
+    [ "$rc" -eq 1 ] && cmp -s "$d/out" "$d/lb-j1.json" && same=$((same + 1))
+done
+[ "$same" -eq 10 ]
+ok $? "list rows at -j4: $same of 10 runs give the -j1 report"
 
 # ---- --indices-out, --concat across Parquet shards, batching on rows
 run -n 10 --indices-out="$d/idx.tsv" "$a/pq-plain-v1.parquet"

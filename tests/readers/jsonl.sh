@@ -38,6 +38,31 @@ done <"$d/truth"
 run --json -n 4 "$j/pd-list.jsonl"
 expect_json '.files[0].bad[0].sample' 50 "a list record's stray item: its record is its sample"
 
+# ---- a record of more than 2^20 items goes out before it ends: its items
+# are still its record's (2 bad records of 5, the first holding two strays)
+awk 'BEGIN { print "{\"label\": [1, 2]}"; printf "{\"label\": [";
+             for (i = 0; i < 1100000; i++) printf "%d, ", (i == 5 || i == 600000) ? 7 : 0;
+             print "0]}"; print "{\"label\": [9]}"; print "{\"label\": [1]}"; print "{\"label\": [1]}" }' \
+    >"$d/long.jsonl"
+run --json -n 5 "$d/long.jsonl"
+expect_json '[.files[0].samples, .files[0].bad_samples, ([.files[0].bad[].sample] | map(tostring) | join(","))] | map(tostring) | join(" ")' \
+    "5 2 1,1,2" "a record of 2^20+ items: its strays in its own record, 2 bad records of 5"
+
+# ---- lists with many bad ids, the reader's thread ahead of the scan, ten
+# times at -j4 (the scan once read a map the reader was growing: a segfault)
+awk 'BEGIN { srand(41); for (r = 0; r < 30000; r++) { k = int(rand() * 20); s = "";
+             for (i = 0; i < k; i++) s = s (i ? ", " : "") int(rand() * 110);
+             print "{\"label\": [" s "]}" } }' >"$d/seg.jsonl"
+run -j1 --json --max-report 100000 --vocab-size 100 "$d/seg.jsonl"
+cp "$d/out" "$d/seg-j1.json"
+same=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    run -j4 --json --max-report 100000 --vocab-size 100 "$d/seg.jsonl"
+    [ "$rc" -eq 1 ] && cmp -s "$d/out" "$d/seg-j1.json" && same=$((same + 1))
+done
+[ "$same" -eq 10 ]
+ok $? "lists of many bad ids at -j4: $same of 10 runs as at -j1"
+
 # ---- the label key: -c, else the default names (label before y, as csv and Arrow)
 printf '{"category": "cat", "y": 4, "label": 1}\n{"category": "dog", "y": 4, "label": 0}\n' >"$d/names.jsonl"
 run -n 2 "$d/names.jsonl"
