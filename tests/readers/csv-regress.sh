@@ -44,7 +44,7 @@ for opt in --header --no-header; do
 done
 expect_json '.files[0].samples' 16 "--no-header: the first row is the 16th sample"
 printf '0,1\n0,3\n1,5\n' >"$d/two.csv"
-run --json "$d/two.csv"
+run --json -c 2 "$d/two.csv"      # (two columns of numbers: which is the label is asked)
 expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | .[0:20]' \
     'the first row "0,1" ' "two columns 0,1 over numbers: ambiguous too"
 printf ',0\n0,3\n1,5\n' >"$d/indexed.csv"
@@ -104,6 +104,21 @@ printf 'a.jpg,1,train\nb.jpg,2,val\n' >"$d/headerless.csv"
 run -n 3 "$d/headerless.csv"
 expect_err "headerless.csv: no column is named like labels, and the last one holds text: choose the label column with -c; columns of numbers: -c 2$" \
     "headerless: the columns of numbers by number"
+# issue 41 item 9: the last column of numbers beside another one: which is the label is a guess
+printf 'image,diag,fold\na.png,0,0\nb.png,10,1\nc.png,2,2\nd.png,1,3\n' >"$d/diag-fold.csv"
+run -n 5 "$d/diag-fold.csv"
+expect_status 3 "two columns of numbers, none named as labels: nothing is audited (fold would pass)"
+expect_err "diag-fold.csv: no column is named like labels, and 2 columns hold numbers: choose the label column with -c: diag (-c 2), fold (-c 3)$" \
+    "the refusal names both and asks for -c"
+run -n 5 -c diag "$d/diag-fold.csv"
+expect_status 1 "-c diag: the stray 10 is found"
+printf '0.5,1\n0.25,3\n' >"$d/headerless-2.csv"
+run -n 5 "$d/headerless-2.csv"
+expect_err "headerless-2.csv: no column is named like labels, and 2 columns hold numbers: choose the label column with -c: -c 1, -c 2$" \
+    "headerless: the same, by number"
+printf 'image,fold\na.png,0\nbb.png,1\n' >"$d/one-number.csv"
+run -n 5 "$d/one-number.csv"
+expect_status 0 "one column of numbers: it is the labels"
 printf 'path,label2\na.jpg,1\nb.jpg,x\nc.jpg,2\n' >"$d/mixed.csv"
 run -n 3 "$d/mixed.csv"
 expect_out '1 cell is not a number' "a last column of numbers and text is audited: its text is a finding"
