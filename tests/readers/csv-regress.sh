@@ -44,7 +44,7 @@ for opt in --header --no-header; do
 done
 expect_json '.files[0].samples' 16 "--no-header: the first row is the 16th sample"
 printf '0,1\n0,3\n1,5\n' >"$d/two.csv"
-run --json -c 2 "$d/two.csv"      # (two columns of numbers: which is the label is asked)
+run --json "$d/two.csv"
 expect_json '.files[0].findings[] | select(.code == "ambiguous-header") | .message | .[0:20]' \
     'the first row "0,1" ' "two columns 0,1 over numbers: ambiguous too"
 printf ',0\n0,3\n1,5\n' >"$d/indexed.csv"
@@ -114,8 +114,10 @@ run -n 5 -c diag "$d/diag-fold.csv"
 expect_status 1 "-c diag: the stray 10 is found"
 printf '0.5,1\n0.25,3\n' >"$d/headerless-2.csv"
 run -n 5 "$d/headerless-2.csv"
-expect_err "headerless-2.csv: no column is named like labels, and 2 columns hold numbers: choose the label column with -c: -c 1, -c 2$" \
-    "headerless: the same, by number"
+expect_status 0 "headerless: no names to go by, the last column (np.savetxt's layout)"
+printf ',diag\n0,1\n1,10\n' >"$d/index.csv"
+run -n 5 "$d/index.csv"
+expect_status 1 "pandas' unnamed index column is no candidate: diag is audited"
 printf 'image,fold\na.png,0\nbb.png,1\n' >"$d/one-number.csv"
 run -n 5 "$d/one-number.csv"
 expect_status 0 "one column of numbers: it is the labels"
