@@ -179,7 +179,7 @@ int la_py_int(const char *text, size_t len, int64_t *out)
             continue;
         if (*p < '0' || *p > '9')
             return -1;
-        v = v > (UINT64_C(1) << 62) ? v : v * 10 + (uint64_t)(*p - '0');   /* past 2^62: an id no head has */
+        v = v >= (UINT64_C(1) << 62) / 10 ? UINT64_C(1) << 62 : v * 10 + (uint64_t)(*p - '0');   /* 2^62: an id no head has */
         digits++;
     }
     if (!digits)
