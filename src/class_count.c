@@ -78,7 +78,8 @@ static void add_model(struct la_class_count *cc, const struct la_config *cfg)
         add_source(cc, 1, m->head.n, m->head.path, "model config.json ", m->head.key);
         add_problem(cc, m->head.path, m->head.problem);
     } else if (m->has_vocab_size) {
-        add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ", "vocab_size");
+        add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ",
+                   m->vocab_key ? m->vocab_key : "vocab_size");
     } else if (m->has_tokenizer) {
         add_source(cc, 1, m->tokenizer_vocab, m->tokenizer_path, "model ",
                    "tokenizer.json vocabulary");
@@ -394,6 +395,26 @@ static void diagnose_vocab(const struct la_class_count *cc, struct la_file_repor
     }
 }
 
+/* A composite config's own vocab_size against its text model's: the ids were
+ * checked against the text model's, where the embedding is built from; the
+ * stale number trains nothing wrong, so a warning. */
+static void diagnose_stale_vocab(const struct la_class_count *cc, struct la_file_report *r)
+{
+    const struct la_model *m = cc->model;
+    if (!m || !cc->vocab || !m->vocab_problem[0])
+        return;
+    const char *base = strrchr(m->head.path, '/');
+    struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH, "%.200s: %.300s",
+                                                 base ? base + 1 : m->head.path,
+                                                 m->vocab_problem);
+    if (f) {
+        f->severity = LA_SEV_WARNING;
+        f->prevents = NULL;
+        snprintf(f->hint, sizeof f->hint, "make the top-level vocab_size agree with the text "
+                 "model's, or drop it: code that reads config.vocab_size gets the stale one");
+    }
+}
+
 void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
                            const struct la_config *cfg)
 {
@@ -406,6 +427,7 @@ void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
         diagnose_problems(cc, r);
         diagnose_disagreement(cc, r);
         diagnose_vocab(cc, r);
+        diagnose_stale_vocab(cc, r);
     }
     la_class_count_free(r->classes);
     r->classes = cc;

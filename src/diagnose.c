@@ -419,6 +419,9 @@ static int dominant_outlier(const struct la_stats *s, int64_t *value, uint64_t *
         if (s->outlier_above[k] > best)
             best = s->outlier_above[k], *value = s->above_base + k;
     }
+    for (int k = 0; k < LA_SENTINELS; k++)   /* 65535 far above N (uint16 tokens) */
+        if (s->sentinel_above[k] > best)
+            best = s->sentinel_above[k], *value = la_sentinels[k];
     *count = best;
     return total > 0 && best * 2 > total;
 }

@@ -479,6 +479,12 @@ static void rebuild_counts(struct la_stats *t, const cJSON *e, int is_float)
             if (k < LA_OUTLIER_BINS && cJSON_IsNumber(c))
                 (side ? t->outlier_above : t->outlier_below)[k] = num_u64(c);
         }
+    cJSON_ArrayForEach(pair, get(tally, "sentinels_above")) {
+        const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+        for (int k = 0; k < LA_SENTINELS && cJSON_IsNumber(v) && cJSON_IsNumber(c); k++)
+            if (v->valuedouble == (double)la_sentinels[k])
+                t->sentinel_above[k] = (uint64_t)c->valuedouble;
+    }
 }
 
 static int rebuild_hist(struct la_stats *t, const cJSON *e)

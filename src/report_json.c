@@ -473,6 +473,9 @@ static int has_tally(const struct la_stats *s)
     for (int k = 0; k < LA_OUTLIER_BINS; k++)
         if (s->outlier_below[k] || s->outlier_above[k])
             return 1;
+    for (int k = 0; k < LA_SENTINELS; k++)
+        if (s->sentinel_above[k])
+            return 1;
     return s->hist_len && s->hist_beyond;   /* without a histogram, nothing is beyond it */
 }
 
@@ -497,6 +500,17 @@ static cJSON *tally_object(const struct la_stats *s)
     cJSON_AddItemToObject(t, "hist_beyond", json_u64(s->hist_len ? s->hist_beyond : 0));
     cJSON_AddItemToObject(t, "outliers_below", outlier_pairs(s->outlier_below));
     cJSON_AddItemToObject(t, "outliers_above", outlier_pairs(s->outlier_above));
+    cJSON *sentinels = NULL;                 /* [value, count] of 65535 ... beyond the bins */
+    for (int k = 0; k < LA_SENTINELS; k++) {
+        if (!s->sentinel_above[k])
+            continue;
+        if (!sentinels)
+            sentinels = cJSON_AddArrayToObject(t, "sentinels_above");
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, json_u64((uint64_t)la_sentinels[k]));
+        cJSON_AddItemToArray(pair, json_u64(s->sentinel_above[k]));
+        cJSON_AddItemToArray(sentinels, pair);
+    }
     if (s->ambiguous_headers)
         cJSON_AddItemToObject(t, "ambiguous_headers", json_u64(s->ambiguous_headers));
     return t;

@@ -1033,6 +1033,7 @@ static void reset_part(struct la_stats *ps)
     ps->hist_beyond = ps->hist_hi = 0;
     memset(ps->outlier_below, 0, sizeof ps->outlier_below);
     memset(ps->outlier_above, 0, sizeof ps->outlier_above);
+    memset(ps->sentinel_above, 0, sizeof ps->sentinel_above);
     ps->n_bad = ps->n_groups = 0;
     ps->bad_total = ps->bad_samples = 0;
     ps->has_last_bad = 0;

@@ -259,9 +259,35 @@ static void note_unordered_sample(struct la_stats *s, const struct la_bad *b)
     note_unordered_group(s, b, first_time);
 }
 
+const int64_t la_sentinels[LA_SENTINELS] = { 127, 255, 32767, 65535 };
+
+/* A "no label" value above the range and beyond the outlier bins: counted
+ * here, where every such entry passes on either backend (the bins' fast
+ * path keeps only values within their reach). */
+static void count_sentinel(struct la_stats *s, int verdict, struct la_num v)
+{
+    int64_t x;
+    if (verdict != LA_V_ABOVE)
+        return;
+    if (v.kind == LA_NUM_I64)
+        x = v.v.i;
+    else if (v.kind == LA_NUM_U64 && v.v.u <= 65535)
+        x = (int64_t)v.v.u;
+    else if (v.kind == LA_NUM_F64 && v.v.f >= 0 && v.v.f <= 65535 && v.v.f == (int64_t)v.v.f)
+        x = (int64_t)v.v.f;
+    else
+        return;
+    if (x - s->above_base < LA_OUTLIER_BINS)
+        return;                          /* in a bin already */
+    for (int k = 0; k < LA_SENTINELS; k++)
+        if (x == la_sentinels[k])
+            s->sentinel_above[k]++;
+}
+
 void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
                       struct la_num value, const char *text)
 {
+    count_sentinel(s, verdict, value);
     uint64_t sample = s->sample_of ? s->sample_of(s->sample_ctx, index) : index / s->sample_stride;
     struct la_bad b = { index, sample, verdict, value, (char *)text };   /* text: borrowed */
     s->bad_total++;
@@ -347,6 +373,8 @@ void la_stats_merge(struct la_stats *dst, const struct la_stats *src)
         dst->outlier_below[k] += src->outlier_below[k];
         dst->outlier_above[k] += src->outlier_above[k];
     }
+    for (int k = 0; k < LA_SENTINELS; k++)
+        dst->sentinel_above[k] += src->sentinel_above[k];
     merge_bad(dst, src);
 }
 

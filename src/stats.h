@@ -43,6 +43,10 @@ struct la_bad_group {
  * mergeable: below[k] counts the value -1-k, above[k] the value above_base+k.
  * They find a dominant "ignore" value such as 255 or -1. */
 #define LA_OUTLIER_BINS 256
+/* The "no label" values past the bins' reach (ignore-like-value): 127, 255,
+ * 32767, 65535 (la_sentinels), counted where N lies farther below them. */
+#define LA_SENTINELS 4
+extern const int64_t la_sentinels[LA_SENTINELS];
 
 /* Histogram cap from the SPEC: N above this gives "histogram": null. */
 #define LA_HIST_MAX (1u << 20)
@@ -87,6 +91,7 @@ struct la_stats {
     uint64_t hist_hi;         /* 1 + the highest bin counted (0: none) */
     uint64_t outlier_below[LA_OUTLIER_BINS];
     uint64_t outlier_above[LA_OUTLIER_BINS];
+    uint64_t sentinel_above[LA_SENTINELS]; /* la_sentinels[k] above range, beyond the bins */
     uint64_t ambiguous_headers; /* csv files whose guessed header may as well be a row
                                    (ambiguous-header): 1 for such a file, summed in a dataset */
     struct la_bad *bad;

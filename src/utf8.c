@@ -77,6 +77,25 @@ static const char *special_escape(unsigned char c, enum la_escape_for how)
     return NULL;
 }
 
+static unsigned codepoint(const unsigned char *p, size_t len)
+{
+    unsigned c = len == 2 ? p[0] & 0x1fu : len == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
+    for (size_t k = 1; k < len; k++)
+        c = c << 6 | (p[k] & 0x3fu);
+    return c;
+}
+
+/* The controls that reorder what a terminal shows (U+202A-U+202E, U+2066-U+2069,
+ * U+200E/F, U+061C): a class name holding U+202E shows its text backwards, and
+ * what follows it on the line too ("Trojan Source"). Escaped as the C0
+ * controls are: shown, never obeyed. */
+static int is_bidi_control(const unsigned char *p, size_t len)
+{
+    unsigned c = codepoint(p, len);
+    return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e ||
+           c == 0x200f || c == 0x061c;
+}
+
 static size_t put(char out[8], const void *bytes, size_t len)
 {
     memcpy(out, bytes, len);
@@ -94,6 +113,9 @@ static size_t escape_next(const unsigned char *p, size_t n, enum la_escape_for h
         return (size_t)snprintf(out, 8, "\\x%02x", p[0]);
     if (len == 0)
         return how == LA_ESC_TSV ? put(out, p, 1) : put(out, "\xef\xbf\xbd", 3);
+    if (len > 1 && is_bidi_control(p, len) && how != LA_ESC_JSON && how != LA_ESC_TSV &&
+        how != LA_ESC_XML)
+        return (size_t)snprintf(out, 8, "\\u%04x", codepoint(p, len));
     if (len > 1)
         return put(out, p, len);
     const char *special = special_escape(p[0], how);

@@ -20,7 +20,8 @@ char *la_utf8_clean(const char *s);
 /* Where escaped text goes. */
 enum la_escape_for {
     /* the text report, messages on standard error: controls and bytes that
-     * are not UTF-8 as \xNN (a terminal shows them, never obeys them) */
+     * are not UTF-8 as \xNN, bidi controls (U+202E ...) as \uNNNN (a
+     * terminal shows them, never obeys them; so do the GitHub escapes) */
     LA_ESC_TERMINAL,
     /* --indices-out's TSV fields: \\ \t \n \r, other controls \xNN; other
      * bytes kept as they are (a path is bytes, and the TSV gives them back) */

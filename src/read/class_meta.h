@@ -37,13 +37,15 @@ struct la_model {
     int is_head;                  /* a classification head (architectures, or num_labels / id2label given) */
     char architecture[128];       /* architectures[0], or "" */
     int has_vocab_size;
-    uint64_t vocab_size;          /* config.json vocab_size (text_config's too) */
+    uint64_t vocab_size;          /* config.json vocab_size (its text model's, when composite) */
+    const char *vocab_key;        /* "vocab_size", "text_config.vocab_size", ... (static) */
     int has_tokenizer;
     char tokenizer_path[4096];
     uint64_t tokenizer_vocab;     /* highest id of model.vocab and added_tokens, + 1 */
     uint64_t tokenizer_base;      /* model.vocab's own: highest id + 1 */
     uint64_t tokenizer_added;     /* added_tokens entries */
     char tokenizer_note[256];     /* why tokenizer.json beside it was not read, or "" */
+    char vocab_problem[512];      /* "" or a composite config's vocab_size against its text model's */
 };
 
 /** la_class_meta_free() : the names; the struct itself is the caller's. */
@@ -77,6 +79,12 @@ int la_data_yaml_parse(const unsigned char *text, size_t len, struct la_class_me
                        char *err, size_t errlen);
 int la_nnunet_parse(const char *text, size_t len, struct la_class_meta *m, char *err,
                     size_t errlen);
+
+/** la_py_int() : text as Python's int() reads a str: blanks around, a sign,
+ *  decimal digits with single underscores between them ("1_0" is 10, "01" is
+ *  1). @return 0, -1 where int() raises ValueError, -2 text of other bytes
+ *  than ASCII (int() reads other scripts' digits and spaces; refused here). */
+int la_py_int(const char *text, size_t len, int64_t *out);
 
 /** la_read_small_file() : a whole file of at most cap bytes, NUL-terminated,
  *  malloc'd. @return 0, or -1 with err ("too big", the errno text). */

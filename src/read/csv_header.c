@@ -232,30 +232,52 @@ static int column_kind(const struct la_csv *s, size_t first, size_t i)
     return numbers && !texts ? 1 : texts && !numbers ? -1 : 0;
 }
 
-/* The last column, taken for want of a label column by name, holds text
- * while another holds numbers (filename,class_idx,split): auditing the text
- * would report every row and miss the labels. Refuse, naming the candidates.
- * @return 0, or -1 with the error set. */
+/* Whether the first row names its columns: a cell of text (pandas' 0,1,...
+ * and a row of numbers taken for a header name none). */
+static int row0_has_names(const struct la_csv *s)
+{
+    for (size_t i = 0; i < s->kept.cells[0]; i++)
+        if (*row0_cell(s, i) && !is_number(row0_cell(s, i)))
+            return 1;
+    return 0;
+}
+
+/* The last column is taken for want of a label column by name. When it holds
+ * text while another holds numbers (filename,class_idx,split), auditing the
+ * text would report every row and miss the labels; when it holds numbers and
+ * so does another named one (image,diag,fold), which is the label is a
+ * guess, and a wrong one passes with exit 0 while the stray class in the
+ * other goes unseen. Refuse both, naming the candidates. A file without
+ * names (no header, pandas' 0,1,... header, its unnamed index column) keeps
+ * the last column, as np.savetxt and to_csv lay labels out. @return 0, or -1 with the
+ * error set. */
 static int check_fallback_column(struct la_csv *s, int header)
 {
     size_t first = header ? 1 : 0, shift = s->width - s->kept.cells[0];
-    if (column_kind(s, first, s->col) >= 0)
-        return 0;
+    int last_kind = column_kind(s, first, s->col);
+    if (last_kind == 0 || (last_kind > 0 && (!header || !row0_has_names(s))))
+        return 0;     /* no names to go by: np.savetxt's and pandas' layouts keep the last */
     char list[320];
     size_t used = 0, found = 0;
     list[0] = '\0';
     for (size_t i = 0; i < s->width && used + 64 < sizeof list; i++) {
-        if (i == s->col || column_kind(s, first, i) <= 0)
-            continue;
         const char *name = header && i >= shift ? row0_cell(s, i - shift) : "";
+        if ((last_kind < 0 && i == s->col) || column_kind(s, first, i) <= 0 ||
+            (last_kind > 0 && !*name))
+            continue;                    /* (an unnamed column: pandas' index) */
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s%s-c %zu%s",
                                  found++ ? ", " : "", 24, name, *name ? " (" : "", i + 1,
                                  *name ? ")" : "");
     }
+    if (last_kind > 0 && found < 2)
+        return 0;                        /* the only column of numbers: the labels */
     if (!found)
         return 0;
     char last[48];                       /* (the error is made one line when it is set) */
     snprintf(last, sizeof last, "%s", header && s->col >= shift ? row0_cell(s, s->col - shift) : "");
+    if (last_kind > 0)
+        return FAIL(s, "no column is named like labels, and %zu columns hold numbers: "
+                    "choose the label column with -c: %s", found, list);
     return FAIL(s, "no column is named like labels, and the last one%s%s%s holds text: "
                 "choose the label column with -c; columns of numbers: %s",
                 *last ? ", '" : "", last, *last ? "'," : "", list);

@@ -2,23 +2,31 @@
  * head and the rows of its embedding (class_meta.h).
  *
  * As transformers' PretrainedConfig reads them (checked with transformers
- * 5.24's AutoConfig): `num_labels` wins over `id2label` when both are given
- * and disagree (the names are then dropped: it makes LABEL_0 ...); without
- * num_labels the head has len(id2label) outputs, whatever its ids; an
- * id2label key that is not an integer is a ValueError, a num_labels that is
- * not an integer a TypeError; a negative one gives an empty head, and one of
- * 2^63 makes it build a dict of that many entries (it hangs). Those are
- * refused here with the reason. Without either, a config whose architectures
- * name a classification head has transformers' default of 2 labels; any
- * other is a language model, and its vocab_size (or text_config's) is the
- * count. config.json is small: read whole with cJSON, up to CONFIG_MAX. */
+ * 5.25's AutoConfig: tests/gen/gen_class_verdicts.py): `num_labels` wins over
+ * `id2label` when both are given and disagree (the names are then dropped:
+ * it makes LABEL_0 ... with range(num_labels)); without num_labels the head
+ * has len(id2label) outputs, its keys read by Python's int() ("1_0" is 10,
+ * " 1 " is 1, and "01" and "1" are one id). range() takes an int or a bool
+ * (true is 1), so a num_labels of 3.0 passes only where id2label already has
+ * 3 entries (no range is built), and null, a string or 2.5 is a TypeError;
+ * an id2label key int() refuses is a ValueError; a negative num_labels or
+ * an empty id2label gives an empty head, and one of 2^63 makes it build a
+ * dict of that many entries (it hangs). Those are refused here with the
+ * reason. A config that names none of them has transformers' default of 2
+ * labels, unless it is a language model: its architectures name one
+ * (*ForCausalLM, *LMHeadModel, ...: an id2label left in it is not its head)
+ * or it has a vocab_size and no head. A language model's count is the rows
+ * of its embedding: the vocab_size of its text model (text_config, decoder,
+ * as get_text_config() finds it) when it is composite, which is where the
+ * embedding is built from, else its own. config.json is small: read whole
+ * with cJSON, up to CONFIG_MAX. */
 #include "class_meta.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>    /* errno */
 #include <math.h>     /* floor */
 #include <stdio.h>    /* snprintf */
-#include <stdlib.h>   /* free, strtoll */
+#include <stdlib.h>   /* free */
 #include <string.h>   /* strlen, strcmp */
 #include <sys/stat.h> /* stat */
 
@@ -98,6 +106,17 @@ static int whole_in(const cJSON *v, double lo, double hi)
            v->valuedouble >= lo && v->valuedouble <= hi;
 }
 
+/* The last member named key, as Python's json keeps the last of duplicates
+ * (cJSON's lookup finds the first). */
+static const cJSON *last_item(const cJSON *obj, const char *key)
+{
+    const cJSON *found = NULL;
+    for (const cJSON *e = obj->child; e; e = e->next)
+        if (e->string && strcmp(e->string, key) == 0)
+            found = e;
+    return found;
+}
+
 static const char *json_kind(const cJSON *v)
 {
     return cJSON_IsString(v) ? "a string" : cJSON_IsNumber(v) ? "a number"
@@ -105,9 +124,18 @@ static const char *json_kind(const cJSON *v)
          : cJSON_IsArray(v) ? "an array" : "an object";
 }
 
-/* num_labels: a positive whole number of at most HEAD_MAX. */
+/* num_labels: a positive whole number of at most HEAD_MAX; true is 1, as
+ * range(True) is. A JSON number with a fraction or an exponent (3.0) is a
+ * Python float: range() refuses it, unless id2label has as many entries and
+ * no range is built (ids_count, -1 without id2label; checked by the caller). */
 static int read_num_labels(const cJSON *v, struct la_model *m, char *err, size_t errlen)
 {
+    if (cJSON_IsTrue(v)) {
+        m->head.has_n = 1;
+        m->head.n = 1;
+        m->head.key = "num_labels";
+        return 0;
+    }
     if (!cJSON_IsNumber(v)) {
         snprintf(err, errlen, "num_labels is %s, not a number (transformers: TypeError)",
                  json_kind(v));
@@ -126,17 +154,53 @@ static int read_num_labels(const cJSON *v, struct la_model *m, char *err, size_t
     return 0;
 }
 
-/* An id2label key: a decimal integer, as Python's int() reads it. */
+static int py_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+int la_py_int(const char *text, size_t len, int64_t *out)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+    for (const unsigned char *q = p; q < end; q++)
+        if (*q >= 0x80)
+            return -2;
+    while (p < end && py_space(*p))
+        p++;
+    while (end > p && py_space(end[-1]))
+        end--;
+    int neg = p < end && *p == '-';
+    if (p < end && (*p == '-' || *p == '+'))
+        p++;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; p < end; p++) {
+        if (*p == '_' && digits && p + 1 < end && p[1] >= '0' && p[1] <= '9' && p[-1] != '_')
+            continue;
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v >= (UINT64_C(1) << 62) / 10 ? UINT64_C(1) << 62 : v * 10 + (uint64_t)(*p - '0');   /* 2^62: an id no head has */
+        digits++;
+    }
+    if (!digits)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
 static int label_id(const char *key, int64_t *id)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(key, &end, 10);
-    while (*end == ' ' || *end == '\t' || *end == '\n')
-        end++;
-    if (end == key || *end || errno)
-        return -1;
-    *id = v;
+    return la_py_int(key, strlen(key), id);
+}
+
+/* Whether a key before e reads as the same id (Python's dict keeps one). */
+static int id_seen_before(const cJSON *map, const cJSON *e, int64_t id)
+{
+    for (const cJSON *o = map->child; o != e; o = o->next) {
+        int64_t other;
+        if (label_id(o->string, &other) == 0 && other == id)
+            return 1;
+    }
     return 0;
 }
 
@@ -150,14 +214,18 @@ static int read_id2label(const cJSON *map, struct la_model *m, char *err, size_t
     struct la_class_meta names = { 0 };
     uint64_t count = 0;
     int64_t top = -1;
-    for (const cJSON *e = map->child; e; e = e->next, count++) {
+    for (const cJSON *e = map->child; e; e = e->next) {
         int64_t id;
-        if (label_id(e->string, &id) != 0) {
-            snprintf(err, errlen, "id2label key \"%.64s\" is not an integer (transformers: "
-                     "ValueError: invalid literal for int())", e->string);
+        int rc = label_id(e->string, &id);
+        if (rc != 0) {
+            snprintf(err, errlen, "id2label key \"%.64s\" is not an integer (%s)", e->string,
+                     rc == -1 ? "transformers: ValueError: invalid literal for int()"
+                     : "labelaudit reads ASCII digits only");
             la_class_meta_free(&names);
             return -1;
         }
+        if (!id_seen_before(map, e, id))
+            count++;                    /* {int(k): v}: "01" and "1" are one entry */
         top = id > top ? id : top;
         const char *name = cJSON_IsString(e) ? e->valuestring : NULL;
         if (id >= 0 && name && la_class_meta_set_name(&names, (uint64_t)id, name, strlen(name)) != 0) {
@@ -165,6 +233,11 @@ static int read_id2label(const cJSON *map, struct la_model *m, char *err, size_t
             la_class_meta_free(&names);
             return -1;
         }
+    }
+    if (!count) {
+        snprintf(err, errlen, "id2label is empty: a head of no outputs (transformers: "
+                 "num_labels 0)");
+        return -1;
     }
     if (m->head.has_n && count != m->head.n) {
         snprintf(m->head.problem, sizeof m->head.problem, "num_labels %llu but id2label has "
@@ -206,13 +279,46 @@ static int names_a_head(const char *arch)
     return 0;
 }
 
+/* Whether architectures[0] is a language model: its outputs are the
+ * vocabulary, whatever id2label a fine-tuning script left in its config. */
+static int names_a_language_model(const char *arch)
+{
+    static const char *const lms[] = {
+        "ForCausalLM", "LMHeadModel", "ForMaskedLM", "ForConditionalGeneration",
+        "ForSeq2SeqLM", "ForPreTraining",
+    };
+    size_t n = strlen(arch);
+    for (size_t i = 0; i < sizeof lms / sizeof *lms; i++) {
+        size_t k = strlen(lms[i]);
+        if (n >= k && strcmp(arch + n - k, lms[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The vocab_size of a composite config's text model, where transformers'
+ * get_text_config(decoder=True) looks: the embedding is built from it. */
+static const cJSON *text_vocab_size(const cJSON *root, const char **where)
+{
+    static const char *const subs[] = { "text_config", "decoder", "generator" };
+    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++) {
+        const cJSON *sub = last_item(root, subs[i]);
+        const cJSON *v = cJSON_IsObject(sub) ? last_item(sub, "vocab_size") : NULL;
+        if (v && !cJSON_IsNull(v)) {
+            *where = subs[i];
+            return v;
+        }
+    }
+    return NULL;
+}
+
 static int read_vocab_size(const cJSON *root, struct la_model *m, char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vocab_size");
-    if (!v || cJSON_IsNull(v)) {
-        const cJSON *text = cJSON_GetObjectItemCaseSensitive(root, "text_config");
-        v = cJSON_IsObject(text) ? cJSON_GetObjectItemCaseSensitive(text, "vocab_size") : NULL;
-    }
+    const char *where = NULL;
+    const cJSON *top = last_item(root, "vocab_size");
+    const cJSON *v = text_vocab_size(root, &where);
+    if (!v)
+        v = top;
     if (!v || cJSON_IsNull(v))
         return 0;
     if (!whole_in(v, 1, (double)LA_META_MAX_COUNT)) {
@@ -224,8 +330,79 @@ static int read_vocab_size(const cJSON *root, struct la_model *m, char *err, siz
                      json_kind(v));
         return -1;
     }
+    static const char *const keys[] = { "text_config.vocab_size", "decoder.vocab_size",
+                                        "generator.vocab_size" };
     m->has_vocab_size = 1;
     m->vocab_size = (uint64_t)v->valuedouble;
+    m->vocab_key = "vocab_size";
+    for (size_t i = 0; where && i < sizeof keys / sizeof *keys; i++)
+        if (strncmp(keys[i], where, strlen(where)) == 0 && keys[i][strlen(where)] == '.')
+            m->vocab_key = keys[i];
+    if (v != top && cJSON_IsNumber(top) && top->valuedouble != v->valuedouble)
+        snprintf(m->vocab_problem, sizeof m->vocab_problem, "vocab_size %.17g but %s."
+                 "vocab_size %llu: the embedding is built from %s, so ids are checked "
+                 "against %llu", top->valuedouble, where, (unsigned long long)m->vocab_size,
+                 where, (unsigned long long)m->vocab_size);
+    return 0;
+}
+
+static size_t skip_blanks(const char *t, size_t n, size_t i)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Whether the last value of key in the top object of the JSON text t is a
+ * number written with a '.' or an exponent: Python's json makes it a float
+ * (3.0), which cJSON's double does not tell from 3. */
+static int top_is_float(const char *t, size_t n, const char *key)
+{
+    size_t klen = strlen(key);
+    int depth = 0, is_float = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '{' || t[i] == '[')
+            depth++;
+        else if (t[i] == '}' || t[i] == ']')
+            depth--;
+        if (t[i] != '"')
+            continue;
+        size_t j = i + 1;
+        while (j < n && t[j] != '"')
+            j += t[j] == '\\' ? 2 : 1;
+        size_t k = skip_blanks(t, n, j + 1);
+        if (depth == 1 && k < n && t[k] == ':' && j - i - 1 == klen &&
+            memcmp(t + i + 1, key, klen) == 0) {
+            is_float = 0;
+            for (k = skip_blanks(t, n, k + 1); k < n && strchr("+-0123456789.eE", t[k]); k++)
+                is_float |= t[k] == '.' || t[k] == 'e' || t[k] == 'E';
+        }
+        i = j;
+    }
+    return is_float;
+}
+
+/* What range(num_labels) refuses (transformers: TypeError): null, and a float
+ * (3.0) unless id2label has as many entries, when no range is built. */
+static int check_num_labels(const cJSON *nl, const cJSON *ids, int is_float, char *err,
+                            size_t errlen)
+{
+    if (cJSON_IsNull(nl)) {
+        snprintf(err, errlen, "num_labels is null, not a number (transformers: TypeError: "
+                 "'NoneType' object cannot be interpreted as an integer)");
+        return -1;
+    }
+    if (cJSON_IsFalse(nl)) {
+        snprintf(err, errlen, "num_labels is false, which is 0: a head of no outputs");
+        return -1;
+    }
+    if (is_float && cJSON_IsNumber(nl) &&
+        !(cJSON_IsObject(ids) && (double)cJSON_GetArraySize(ids) == nl->valuedouble)) {
+        snprintf(err, errlen, "num_labels %.17g%s is a float, not an integer (transformers: "
+                 "TypeError: 'float' object cannot be interpreted as an integer)",
+                 nl->valuedouble, nl->valuedouble == floor(nl->valuedouble) ? ".0" : "");
+        return -1;
+    }
     return 0;
 }
 
@@ -238,30 +415,39 @@ static int parse_config(const char *text, size_t len, struct la_model *m, char *
         cJSON_Delete(root);
         return -1;
     }
-    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "architectures");
+    const cJSON *arch = last_item(root, "architectures");
     if (cJSON_IsArray(arch) && cJSON_IsString(arch->child))
         snprintf(m->architecture, sizeof m->architecture, "%s", arch->child->valuestring);
-    const cJSON *nl = cJSON_GetObjectItemCaseSensitive(root, "num_labels");
-    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "id2label");
-    int rc = 0;
-    if (nl && !cJSON_IsNull(nl))
+    const cJSON *nl = last_item(root, "num_labels");
+    const cJSON *ids = last_item(root, "id2label");
+    if (cJSON_IsNull(ids))
+        ids = NULL;
+    int rc = nl ? check_num_labels(nl, ids, top_is_float(text, len, "num_labels"), err, errlen)
+                : 0;
+    if (rc == 0 && nl)
         rc = read_num_labels(nl, m, err, errlen);
-    if (rc == 0 && ids && !cJSON_IsNull(ids))
+    if (rc == 0 && ids)
         rc = read_id2label(ids, m, err, errlen);
     if (rc == 0)
         rc = read_vocab_size(root, m, err, errlen);
     cJSON_Delete(root);
     if (rc != 0)
         return -1;
-    m->is_head = m->head.has_n || names_a_head(m->architecture);
+    if (names_a_language_model(m->architecture)) {
+        if (!m->has_vocab_size) {
+            snprintf(err, errlen, "%s is a language model, but the config has no vocab_size: "
+                     "no count of its embedding's rows", m->architecture);
+            return -1;
+        }
+        m->head.problem[0] = '\0';   /* a leftover id2label: not what the model outputs */
+        m->is_head = 0;
+        return 0;
+    }
+    m->is_head = m->head.has_n || names_a_head(m->architecture) || !m->has_vocab_size;
     if (m->is_head && !m->head.has_n) {   /* PretrainedConfig's default */
         m->head.has_n = 1;
         m->head.n = 2;
         m->head.key = "num_labels (transformers' default)";
-    }
-    if (!m->is_head && !m->has_vocab_size) {
-        snprintf(err, errlen, "neither num_labels, id2label nor vocab_size: no class count");
-        return -1;
     }
     return 0;
 }

@@ -3,7 +3,10 @@
  *
  * nnU-Net v2 maps names to values ("background": 0, "edema": 1), a region
  * to a list of values ("whole tumor": [1, 2, 3]); v1 maps values, as text,
- * to names ("0": "background"). nnU-Net's verify_dataset_integrity wants the
+ * to names ("0": "background"). The masks hold every value named, a
+ * region's too (LabelManager.all_labels: BraTS' regions of 1, 2 and 3 are
+ * masks of 0..3, though no entry names 1 or 2 alone). nnU-Net's
+ * verify_dataset_integrity wants the
  * values to start at 0, the background, and run on without a gap ("Labels
  * must be in consecutive order (0, 1, 2, ...)"): the class count is the
  * highest value + 1, and a set that breaks the rule is kept as the file's
@@ -45,7 +48,7 @@ static int text_value(const char *s, uint64_t *out)
 static int read_entry(const cJSON *e, struct la_class_meta *m, unsigned char *seen, char *err,
                       size_t errlen)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (cJSON_IsString(e) && text_value(e->string, &v)) {          /* v1 */
         seen[v] = 1;
         return la_class_meta_set_name(m, v, e->valuestring, strlen(e->valuestring));
@@ -55,12 +58,16 @@ static int read_entry(const cJSON *e, struct la_class_meta *m, unsigned char *se
         return la_class_meta_set_name(m, v, e->string, strlen(e->string));
     }
     if (cJSON_IsArray(e) && cJSON_GetArraySize(e) > 0) {           /* a region */
-        for (const cJSON *x = e->child; x; x = x->next)
+        for (const cJSON *x = e->child; x; x = x->next) {
             if (!label_value(x, &v)) {
                 snprintf(err, errlen, "labels \"%.64s\": a region of values that are not "
                          "label values (0 to %d)", e->string, MAX_LABEL);
                 return -2;
             }
+            seen[v] = 1;      /* LabelManager.all_labels: a region's values are mask values */
+        }
+        if (cJSON_GetArraySize(e) == 1)          /* "enhancing tumor": [3] names value 3 */
+            return la_class_meta_set_name(m, v, e->string, strlen(e->string));
         return 0;
     }
     snprintf(err, errlen, "labels \"%.64s\" is not a label value (0 to %d) or a region",

@@ -118,4 +118,7 @@ for f in $formats; do
 done
 [ "$n" -ge 10 ] && [ -z "$unnamed" ]
 ok $? "DESCRIPTION names the $n formats of --version${unnamed:+ (not:$unnamed)}"
+# a build with Arrow reads Parquet and Arrow files (issue 41 item 23)
+! grep -q 'no build has an Arrow reader' "$man"
+ok $? "the page does not say that no build reads Parquet"
 finish

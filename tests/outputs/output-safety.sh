@@ -3,7 +3,8 @@
 # (/dev/stdout, -, /dev/fd/N) is written through, never replaced; an output that is one of the inputs is refused, and so are two
 # outputs on one file; an output inside a directory input is skipped; a fatal signal
 # removes the temporary file; an existing file keeps its mode; a PATH with a
-# tab or newline stays one TSV line; control bytes in file names are escaped.
+# tab or newline stays one TSV line; control bytes in file names are escaped,
+# and so are bidi controls in class names.
 . "$srcdir/tests/setup.sh"
 
 printf '0\n1\n11\n12\n' >"$d/y.txt"
@@ -240,4 +241,14 @@ run -n 10 "$red" "$d/o/${esc}]0;title${esc}\\gone.txt"
 ok $? "no escape byte of a file name reaches the report or standard error"
 expect_out '\\x1b\[31mred.txt: text' "the report shows it escaped"
 expect_err '\\x1b\]0;title\\x1b\\gone.txt: cannot open' "a message shows it escaped"
+# ---- 12. bidi controls in class names, on the terminal (issue 41 item 23) -----------
+# U+202E shows the rest of the line backwards: shown as \u202e, as a C0 control is
+printf '{"model_type":"bert","id2label":{"0":"cat","1":"\342\200\256god","2":"a\342\201\246b"}}' >"$d/bidi.json"
+printf '0\n1\n2\n3\n' >"$d/l3.txt"
+run --histogram --model "$d/bidi.json" "$d/l3.txt"
+rlo=$(printf '\342\200\256') lri=$(printf '\342\201\246')
+! grep -q "$rlo" "$d/out" && ! grep -q "$lri" "$d/out"
+ok $? "no bidi control of a class name reaches the text report"
+expect_out '\\u202egod$' "U+202E shown escaped"
+expect_out 'a\\u2066b$' "U+2066 shown escaped"
 finish

@@ -134,4 +134,52 @@ run --model "$d/tok" "$s/clean-10.csv"
 expect_status 3 "a tokenizer.json of 1 GiB: refused before reading"
 expect_err "1024.0 MiB, more than the 256 MiB" "its reason"
 rm -f "$d/tok/tokenizer.json"
+echo "# --- issue 41: files at the edges of their formats, held to what the libraries read"
+# tests/data/class-meta and its verdicts.txt: tests/gen/gen_class_verdicts.py
+# (transformers' AutoConfig, Ultralytics' check_det_dataset, nnU-Net's LabelManager)
+cm="$data/class-meta"
+verdict() { awk -v f="$1" -v k="$2" '$1 == f && $2 == k { print $3 }' "$cm/verdicts.txt"; }
+printf '1\n5\n99\n250\n500\n' >"$d/tokens.txt"
+for f in "$cm"/config-*.json; do
+    name=${f##*/}
+    heads=$(verdict "$name" num_labels) vocab=$(verdict "$name" vocab)
+    if [ -n "$vocab" ]; then   # a language model: its embedding's rows count the ids
+        run --json --model "$f" "$d/tokens.txt"
+        expect_json '.files[0].num_classes' "$vocab" "$name: N is the embedding's rows, as transformers builds it"
+        continue
+    fi
+    run --json --model "$f" "$s/clean-10.csv"
+    case $heads in
+    refused:*|0) expect_status 3 "$name: refused (transformers: $heads)" ;;
+    *) expect_json '.files[0].num_classes' "$heads" "$name: N is transformers' num_labels" ;;
+    esac
+done
+run --json --model "$cm/config-key-1_0.json" "$s/clean-10.csv"
+expect_json '.files[0].findings[] | select(.code == "class-count-mismatch") | .message | test("ids run to '"$(verdict config-key-1_0.json top_id)"'")' true \
+    "id2label key \"1_0\" is id 10, as Python's int() reads it"
+run --json --model "$cm/config-llava-stale-vocab.json" "$d/tokens.txt"
+expect_json '.files[0].findings[] | select(.code == "class-count-mismatch") | "\(.severity) \(.message)" | test("^warning .*vocab_size 1000 but text_config.vocab_size 300")' true \
+    "a composite config's stale vocab_size: a warning naming both"
+expect_json '.files[0].invalid.above' 1 "token 500 is past text_config's 300 rows"
+run --json --model "$cm/config-causal-lm-ids.json" "$d/tokens.txt"
+expect_json '[.files[0].findings[] | select(.code == "class-count-mismatch")] | length' 0 \
+    "a causal LM's leftover id2label: no head to weigh"
+if [ -n "$yaml_built" ]; then
+    for f in "$cm"/yaml-*.yaml; do
+        name=${f##*/} nc=$(verdict "${f##*/}" nc)
+        run --json --format=yolo --data-yaml "$f" "$s/yolo-nc3/labels/train"
+        case $nc in
+        refused:*) expect_status 3 "$name: refused (Ultralytics: ${nc#refused:})" ;;
+        *) expect_json '.files[0].num_classes' "$nc" "$name: N is Ultralytics' nc (PyYAML's YAML 1.1)" ;;
+        esac
+    done
+    run --format=yolo --data-yaml "$cm/yaml-two-documents.yaml" "$s/yolo-nc3/labels/train"
+    expect_err "a second YAML document" "two documents: the reason"
+else
+    echo "ok $((n_tests += 1)) # SKIP built without libyaml"
+fi
+run --json "$cm/nnunet-brats/labelsTr"
+expect_json '.files[0].num_classes' "$(verdict nnunet-brats labels)" \
+    "region-based nnU-Net (BraTS): N is LabelManager's all_labels, 0..3"
+expect_status 0 "the mask's values up to $(verdict nnunet-brats mask_max): no error"
 finish

@@ -95,6 +95,19 @@ expect_json '[.files[0].ignored, .files[0].invalid.below, .files[0].all_ignored]
     "token ids without --ignore-index: -100 is an id like any other, below 0"
 expect_json '[.files[0].findings[] | select(.code == "ignore-like-value") | .message | test("-100 is the loss.s ignore index, which the embedding does not skip")] | tojson' \
     "[true]" "ignore-like-value: -100 in ids is the loss's index, not the embedding's"
+# issue 41 item 14: 65535 and 32767 far above N are "no label" values too (the man page's list)
+printf '\001\000\002\000\377\377\377\377' >"$d/pad65535.bin"
+run --json --format=raw --dtype uint16 --vocab-size 50304 "$d/pad65535.bin"
+expect_json '[.files[0].findings[] | select(.code == "ignore-like-value") | .message | split("; ")[0]] | join("")' \
+    "2 of the 2 out-of-range values are 65535" "uint16 65535 pads, 15231 past the vocabulary: ignore-like-value"
+cp "$d/out" "$d/pad65535.json"
+run --json --merge "$d/pad65535.json" "$d/pad65535.json"
+expect_json '[.files[0].findings[] | select(.code == "ignore-like-value") | .message | split("; ")[0]] | join("")' \
+    "4 of the 4 out-of-range values are 65535" "--merge of the reports: the same"
+printf '\001\000\377\177\377\177\377\177\100\234' >"$d/pad32767.bin"
+run --json -j2 --format=raw --dtype uint16 --vocab-size 1000 "$d/pad32767.bin"
+expect_json '[.files[0].findings[] | select(.code == "ignore-like-value") | .message | split("; ")[0]] | join("")' \
+    "3 of the 4 out-of-range values are 32767" "32767 (int16's max) beside a stray 40000: ignore-like-value"
 run --json --format=raw --dtype int32 -n 50 "$t/ignored.bin"
 expect_json '.files[0].all_ignored' null "one label a sample: nothing to count"
 run --json --format=raw --dtype uint16 --vocab-size $V --seq-len 64 --ignore-index -100 "$t/train.bin"

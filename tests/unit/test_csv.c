@@ -430,8 +430,9 @@ static void test_header_guess(void)
     check("a first row '1' over numbers is a label", "1\n0\n2\n", AUTO, "I0[1 0 2]", "-");
     check("an empty first label cell does not make a header",
           "img0.jpg,\nimg1.jpg,3\nimg2.jpg,4\n", AUTO, "U0[] I1[3 4]", "-");
-    check("text over numbers in every column is a header", "a,b\n1,2\n3,4\n", AUTO,
-          "I0[2 4]", "b");
+    /* (-c 2: two named columns of numbers are refused without it, issue 41) */
+    check("text over numbers in every column is a header", "a,b\n1,2\n3,4\n",
+          (struct opts){ "2", LA_AUTO, 0, 0, 0 }, "I0[2 4]", "b");
     check("a text cell of another length over paths is a header",
           "path,cls\nimg0.jpg,1\nimg1.jpg,2\n", AUTO, "I0[1 2]", "cls");
     check("rows of another width do not vote", "path,cls\nimg0.jpg,1\nimg1.jpg,2,9\n", AUTO,
