@@ -130,3 +130,16 @@ size_t la_pread_full(int fd, void *buf, size_t n, uint64_t off)
     }
     return got;
 }
+
+size_t la_last_at_most(const uint64_t *a, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;   /* a[lo] <= x < a[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -31,6 +31,11 @@ int la_strtoi64(const char *s, int64_t *out);
  *  *cap (from at least min) so that appending stays linear. bufp is the address
  *  of the caller's pointer, of any object type; the pointer may be NULL.
  *  @return 0, or -1 when out of memory (then the buffer and *cap are unchanged). */
+/** la_last_at_most() : the last i of [0, n) with a[i] <= x, a ascending and
+ *  a[0] <= x (0 where n is 0): the run, shard or sample that starts at or
+ *  before x, an empty one giving way to the next of the same start. */
+size_t la_last_at_most(const uint64_t *a, size_t n, uint64_t x);
+
 int la_grow(void *bufp, size_t *cap, size_t need, size_t min);
 
 /** la_grow_n() : la_grow() counted in elements of size bytes: room for at

@@ -9,6 +9,7 @@
 #include "reader.h"
 #include "label_notes.h"
 #include "megatron_idx.h"
+#include "util.h"         /* la_last_at_most */
 
 #include <errno.h>    /* errno */
 #include <fcntl.h>    /* open */
@@ -107,16 +108,9 @@ static void free_places(void *ctx)
 static uint64_t sequence_of(void *ctx, uint64_t index)
 {
     const struct megatron_places *p = ctx;
-    uint64_t lo = 0, hi = p->n;             /* start[lo] <= index < start[hi] */
     if (p->n == 0 || index >= p->start[p->n])
         return LA_NO_SAMPLE;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (p->start[mid] <= index)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint64_t lo = la_last_at_most(p->start, p->n, index);
     while (lo + 1 < p->n && p->start[lo + 1] == p->start[lo] && p->start[lo + 1] <= index)
         lo++;                               /* past empty sequences */
     return lo;

@@ -12,7 +12,7 @@
 #include "shards.h"
 #include "reader.h"
 #include "label_notes.h"
-#include "util.h"     /* la_grow_n */
+#include "util.h"     /* la_grow_n, la_last_at_most */
 
 #include <errno.h>    /* errno */
 #include <pthread.h>  /* pthread_mutex_t */
@@ -176,15 +176,7 @@ void la_shards_free_list(struct la_shard *shards, size_t n)
  * (an empty sample shares its first index with the next one). */
 static uint64_t sample_of_locked(const struct la_shards *s, uint64_t index)
 {
-    size_t lo = 0, hi = s->n_first;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->first[mid] <= index)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return la_last_at_most(s->first, s->n_first, index);
 }
 
 static uint64_t shards_sample_of(void *ctx, uint64_t index)
@@ -209,15 +201,7 @@ static int add_sample(struct la_shards *s)
 /* The shard holding dataset sample `sample`: the last whose first is <= it. */
 static size_t shard_of(const struct la_shards *s, uint64_t sample)
 {
-    size_t lo = 0, hi = s->n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->shard_first[mid] <= sample)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return la_last_at_most(s->shard_first, s->n, sample);
 }
 
 /* Where the scan's bad entries lie: shard, its sample, the position in it. */
@@ -225,14 +209,7 @@ static size_t shard_of(const struct la_shards *s, uint64_t sample)
 static int blocks_locate(struct la_notes *n, struct la_shards *s, uint64_t index)
 {
     uint64_t block = index / s->block, pos = index % s->block;
-    size_t lo = 0, hi = s->n;   /* the last shard whose first block is <= it */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->shard_block0[mid] <= block)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    size_t lo = la_last_at_most(s->shard_block0, s->n, block);   /* its shard */
     uint64_t in_shard = block - s->shard_block0[lo];
     char where[LA_NOTE_LEN];
     snprintf(where, sizeof where, "%s block %llu position %llu", s->shards[lo].name,
