@@ -101,7 +101,8 @@ static int keep_exact(const cJSON *root, const char *text, size_t len)
     uint64_t ordinal = 0;
     size_t next = first;
     pair_numbers(root, &ordinal, &next);
-    qsort(g_exact, g_n_exact, sizeof *g_exact, by_item);   /* unpaired ones (NULL) first */
+    if (g_n_exact)   /* (qsort of no array is undefined: g_exact is NULL then) */
+        qsort(g_exact, g_n_exact, sizeof *g_exact, by_item);   /* unpaired ones (NULL) first */
     return 0;
 }
 
