@@ -49,6 +49,8 @@ struct mat_state {
     unsigned char *all;           /* a matrix, column-major, whole */
     uint64_t cidx[LA_MAX_DIMS];   /* gathering: the next C-order multi-index */
     int var_k;                    /* the variable's place among libmatio's */
+    int own;                      /* its header read here, not by libmatio (own_describe) */
+    int matio_gone;               /* libmatio stopped before the last variable (next_named) */
     struct mat_z *z;              /* a compressed variable inflated here (open_stream) */
     /* a v7.3 vector read by the HDF5 reader (see v73_open): inner.state != NULL */
     unsigned char *bools;         /* a logical vector's values, normalized */
@@ -375,7 +377,17 @@ struct mat_v5_var {
     char name[64];
 };
 #define MAT_MI_INT8 1
+#define MAT_MI_INT32 5
+#define MAT_MI_UINT32 6
 #define MAT_MI_UTF8 16
+
+/* A variable's header as read here (z_head), where libmatio reads none. */
+struct mat_head {
+    uint32_t cls;                 /* MATLAB's class number: libmatio's enum matio_classes */
+    int complex, logical, rank;
+    uint64_t dims[LA_MAX_DIMS];
+    char name[64];
+};
 
 /* The first bytes of a matrix element's body (inflated for a compressed
  * one, whose own miMATRIX tag is passed over). @return their count, or 0. */
@@ -429,15 +441,66 @@ static int mat_v5_nth(int fd, int k, struct mat_v5_var *v)
     return 0;
 }
 
-/* libmatio's next variable, named from the file where libmatio leaves the
- * name NULL (miUTF8). */
-static matvar_t *next_named(struct mat_state *st, int fd, int k)
+/* The header of the variable at `where`, read here (see z_head, below).
+ * @return 0, or -1 with r->err naming the variable and the byte. */
+static int read_head(struct la_reader *r, int fd, const struct mat_v5_var *where,
+                     struct mat_head *h);
+
+/* v's class, dimensions and name, read from its element `where` in place of
+ * libmatio's: libmatio 1.5 reads dimensions stored as miINT32 only and stops
+ * before the name on miUINT32 ones (MATLAB and scipy read both: scipy's
+ * miuint32_for_miint32.mat), leaving rank 0. @return 0, or -1 with r->err
+ * naming the variable and the byte where its header is wrong. */
+static int own_describe(struct la_reader *r, int fd, const struct mat_v5_var *where,
+                        matvar_t *v)
 {
-    matvar_t *v = Mat_VarReadNextInfo(st->mat);
+    struct mat_head h;
+    if (read_head(r, fd, where, &h) != 0)
+        return -1;
+    size_t *dims = malloc((size_t)h.rank * sizeof *dims);
+    char *name = strdup(h.name);
+    if (!dims || !name) {
+        free(dims);
+        free(name);
+        return la_reader_set_error(r, "out of memory");
+    }
+    for (int k = 0; k < h.rank; k++)
+        dims[k] = (size_t)h.dims[k];
+    free(v->dims);                         /* Mat_VarFree frees what is put here */
+    free(v->name);
+    v->dims = dims;
+    v->name = name;
+    v->rank = h.rank;
+    v->class_type = (enum matio_classes)h.cls;
+    v->isComplex = h.complex;
+    v->isLogical = h.logical;
+    return 0;
+}
+
+/* libmatio's next variable into *out, named from the file where libmatio
+ * leaves the name NULL (miUTF8), described from the file (*own) where
+ * libmatio read no dimensions. libmatio either returns such a variable with
+ * rank 0 (scipy's miuint32_for_miint32.mat) or stops there (NULL: a
+ * compressed one, tests/data/containers/mat-uint32-dims-v7.mat); the walk still finds the k-th variable, and every variable
+ * from there on is described here (st->matio_gone): libmatio's place in
+ * the file is unknown. @return 1, 0 after the last, or -1 with r->err. */
+static int next_named(struct la_reader *r, struct mat_state *st, int fd, int k, matvar_t **out,
+                      int *own)
+{
+    matvar_t *v = *out = st->matio_gone ? NULL : Mat_VarReadNextInfo(st->mat);
     struct mat_v5_var where;
-    if (v && !v->name && mat_v5_nth(fd, k, &where) && where.name[0])
+    int found = Mat_GetVersion(st->mat) == MAT_FT_MAT5 && mat_v5_nth(fd, k, &where);
+    *own = 0;
+    if (!v && !found)
+        return 0;
+    if (!v && !(st->matio_gone = 1, v = *out = Mat_VarCalloc()))
+        return la_reader_set_error(r, "out of memory");
+    if (found && !v->name && where.name[0])
         v->name = strdup(where.name);      /* Mat_VarFree frees it */
-    return v;
+    if ((v->rank > 0 && v->dims && !st->matio_gone) || !found)
+        return 1;
+    *own = 1;
+    return own_describe(r, fd, &where, v) == 0 ? 1 : -1;
 }
 
 // ---- choosing the variable -------------------------------------------------
@@ -472,22 +535,35 @@ static int consider(matvar_t *v, const char *want, int *numerics, matvar_t **fir
 static int choose_variable(struct la_reader *r, struct mat_state *st)
 {
     const char *want = array_name(r);
-    int fd = la_source_plain_fd(r->src), numerics = 0, k = 0, kfirst = -1, kbest = -1;
+    int fd = la_source_plain_fd(r->src), numerics = 0, k = 0, kfirst = -1, kbest = -1, got, own;
+    int ownfirst = 0, ownbest = 0;
     size_t rank = 4;
     matvar_t *v, *first = NULL, *best = NULL;
-    for (Mat_Rewind(st->mat); (v = next_named(st, fd, k)) != NULL; k++) {
+    for (Mat_Rewind(st->mat); (got = next_named(r, st, fd, k, &v, &own)) > 0; k++) {
         matvar_t *was_best = best, *was_first = first;
         if (!consider(v, want, &numerics, &first, &best, &rank)) {
             Mat_VarFree(v);
             continue;
         }
         kfirst = first != was_first ? k : kfirst;
+        ownfirst = first != was_first ? own : ownfirst;
         kbest = best != was_best ? k : kbest;
+        ownbest = best != was_best ? own : ownbest;
         if (want) {
             st->var = v;
             st->var_k = k;
+            st->own = own;
             return 0;
         }
+    }
+    if (got < 0) {                 /* a variable whose header is damaged: named in r->err */
+        if (v)
+            Mat_VarFree(v);
+        if (best && best != first)
+            Mat_VarFree(best);
+        if (first)
+            Mat_VarFree(first);
+        return -1;
     }
     if (want)
         return la_reader_set_error(r, "no variable '%.100s' in the file", want);
@@ -501,6 +577,7 @@ static int choose_variable(struct la_reader *r, struct mat_state *st)
     if (pick) {
         st->var = pick;
         st->var_k = pick == first ? kfirst : kbest;
+        st->own = pick == first ? ownfirst : ownbest;
         return 0;
     }
     if (numerics == 0)
@@ -520,11 +597,19 @@ static int choose_variable(struct la_reader *r, struct mat_state *st)
  * stored in (MATLAB stores a double array of small integers as miUINT8) to
  * the array's class, as MATLAB and scipy's mat_dtype do: integers saturate,
  * floats round to the nearest (NaN to 0). Class, shape and name are
- * libmatio's; the walk (mat_v5_nth) says where the element lies. */
+ * libmatio's; the walk (mat_v5_nth) says where the element lies.
+ *
+ * Raw mode (z->raw) reads an uncompressed miMATRIX element the same way,
+ * its bytes copied from the file instead of inflated: for a variable
+ * libmatio cannot describe (see own_describe), whose class, dimensions and
+ * name are then read here too (z_head). Every length is checked against
+ * the element, which mat_v5_sizes_ok checked against the file. */
 struct mat_z {
     z_stream zs;
     int fd, swap, ended;
-    uint64_t pos, left;           /* the compressed bytes not read yet */
+    int raw;                      /* an uncompressed element: its bytes copied, not inflated */
+    uint64_t pos, left;           /* the element's bytes not read yet, from file offset pos */
+    uint64_t tag_at;              /* the last subelement tag's byte (raw: in the file; else inflated) */
     uint32_t type;                /* the values' miTYPE */
     unsigned tsize;
     uint64_t values;              /* values not inflated yet */
@@ -569,6 +654,16 @@ static int z_step(struct mat_z *z)
 static int z_read(struct mat_z *z, void *out, size_t len)
 {
     unsigned char sink[4096];
+    if (z->raw) {                                  /* the file's bytes, within the element */
+        if (len > z->left)
+            return z->why = "it claims more bytes than its element holds", -1;
+        if (out && la_pread_full(z->fd, out, len, z->pos) != len)
+            return z->why = "the file ends inside it", -1;
+        z->pos += len;
+        z->left -= len;
+        z->inflated += len;
+        return 0;
+    }
     while (len > 0) {
         size_t step = out ? len : len < sizeof sink ? len : sizeof sink;
         step = step < ((size_t)1 << 30) ? step : (size_t)1 << 30;
@@ -592,6 +687,7 @@ static int z_read(struct mat_z *z, void *out, size_t len)
 static int z_finish(struct mat_z *z)
 {
     unsigned char sink[4096];
+    z->ended |= z->raw;                            /* no checksum: nothing to read */
     while (!z->ended) {
         z->zs.next_out = sink;
         z->zs.avail_out = sizeof sink;
@@ -607,6 +703,7 @@ static int z_finish(struct mat_z *z)
 static int z_tag(struct mat_z *z, uint32_t *type, uint32_t *n)
 {
     unsigned char t[8];
+    z->tag_at = z->raw ? z->pos : z->inflated;
     if (z_read(z, t, 8) != 0)
         return -1;
     uint32_t w = mat_u32(t, z->swap);
@@ -620,23 +717,90 @@ static int z_tag(struct mat_z *z, uint32_t *type, uint32_t *n)
     return 0;
 }
 
-/* Past the array flags, dimensions and name, to the real part's values. */
-static int z_open(struct mat_z *z, const struct mat_v5_var *v, int swap, uint64_t count)
+/* To the array flags of the element v: inflating a compressed one and
+ * passing its miMATRIX tag, or (raw) at its body. @return 0, or -1 and z->why. */
+static int z_begin(struct mat_z *z, const struct mat_v5_var *v, int swap)
 {
     uint32_t type, n;
     z->swap = swap;
+    z->raw = v->type == MAT_MI_MATRIX;
     z->pos = v->at + 8;
     z->left = v->n;
+    z->tag_at = z->raw ? z->pos : 0;
+    if (z->raw)
+        return 0;
     if (inflateInit(&z->zs) != Z_OK)
         return z->why = "out of memory", -1;
     if (z_tag(z, &type, &n) != 0)
         return -1;
     if (type != MAT_MI_MATRIX)
         return z->why = "it holds no array", -1;
-    for (int k = 0; k < 3; k++)
-        if (z_tag(z, &type, &n) != 0 || (!z->is_small && z_read(z, NULL, ((size_t)n + 7) & ~(size_t)7)))
-            return -1;
-    if (z_tag(z, &z->type, &n) != 0)
+    return 0;
+}
+
+/* A subelement's n bytes (from the tag of a small one), at most cap of them
+ * into out, the rest and the padding passed over. @return 0, or -1. */
+static int z_sub_bytes(struct mat_z *z, uint32_t n, unsigned char *out, size_t cap)
+{
+    size_t keep = n < cap ? n : cap;
+    if (z->is_small) {
+        memcpy(out, z->small, keep);
+        return 0;
+    }
+    return z_read(z, out, keep) != 0 || z_read(z, NULL, (((size_t)n + 7) & ~(size_t)7) - keep) ? -1 : 0;
+}
+
+/* The array flags, dimensions and name, as scipy's loadmat reads them (the
+ * dimensions as miINT32 or miUINT32, the name as miINT8 or miUTF8).
+ * @return 0, or -1 and z->why, z->tag_at the subelement that is wrong. */
+static int z_head(struct mat_z *z, struct mat_head *h)
+{
+    unsigned char b[4 * LA_MAX_DIMS];
+    uint32_t type, n;
+    memset(h, 0, sizeof *h);
+    if (z_tag(z, &type, &n) != 0)
+        return -1;
+    if (n != 8)                                    /* of any type: scipy reads 8 bytes */
+        return z->why = "its array flags are not 8 bytes", -1;
+    if (z_sub_bytes(z, n, b, 8) != 0)
+        return -1;
+    uint32_t flags = mat_u32(b, z->swap);
+    h->cls = flags & 0xff;
+    h->complex = (flags & 0x800) != 0;
+    h->logical = (flags & 0x200) != 0;
+    if (z_tag(z, &type, &n) != 0)
+        return -1;
+    if ((type != MAT_MI_INT32 && type != MAT_MI_UINT32) || n % 4 || n == 0 || n / 4 > LA_MAX_DIMS)
+        return z->why = "its dimensions are not 1 to 8 32-bit integers", -1;
+    if (z_sub_bytes(z, n, b, sizeof b) != 0)
+        return -1;
+    h->rank = (int)(n / 4);
+    for (int k = 0; k < h->rank; k++) {
+        uint32_t d = mat_u32(b + 4 * k, z->swap);
+        if (type == MAT_MI_INT32 && d > INT32_MAX)
+            return z->why = "a dimension is negative", -1;
+        h->dims[k] = d;
+    }
+    if (z_tag(z, &type, &n) != 0)
+        return -1;
+    if (type != MAT_MI_INT8 && type != MAT_MI_UTF8)
+        return z->why = "its name is not miINT8 or miUTF8 text", -1;
+    if (n >= sizeof h->name)
+        return z->why = "its name is over 63 bytes", -1;
+    if (z_sub_bytes(z, n, (unsigned char *)h->name, n) != 0)
+        return -1;
+    h->name[n] = '\0';
+    if (strlen(h->name) != n)
+        return z->why = "its name holds a NUL byte", -1;
+    return 0;
+}
+
+/* Past the array flags, dimensions and name, to the real part's values. */
+static int z_open(struct mat_z *z, const struct mat_v5_var *v, int swap, uint64_t count)
+{
+    uint32_t n;
+    struct mat_head h;
+    if (z_begin(z, v, swap) != 0 || z_head(z, &h) != 0 || z_tag(z, &z->type, &n) != 0)
         return -1;
     z->tsize = mi_size(z->type);
     if (z->tsize == 0 || n % z->tsize != 0 || n / z->tsize != count)
@@ -754,9 +918,36 @@ static void z_close(struct mat_z *z)
     free(z);
 }
 
+static int read_head(struct la_reader *r, int fd, const struct mat_v5_var *where,
+                     struct mat_head *h)
+{
+    struct mat_z *z = calloc(1, sizeof *z);
+    uint64_t size;
+    int swap = 0;
+    if (!z)
+        return la_reader_set_error(r, "out of memory");
+    z->fd = fd;
+    mat_v5_header(fd, &swap, &size);
+    int bad = z_begin(z, where, swap) != 0 || z_head(z, h) != 0;
+    const char *name = where->name[0] ? where->name : "?";
+    if (bad && z->raw)
+        la_reader_set_error(r, "variable '%.100s' (byte %llu): %s (damaged file)", name,
+                            (unsigned long long)z->tag_at, z->why);
+    else if (bad)
+        la_reader_set_error(r, "variable '%.100s' (compressed, at byte %llu; byte %llu inflated): "
+                            "%s (damaged file)", name, (unsigned long long)where->at,
+                            (unsigned long long)z->tag_at, z->why);
+    z_close(z);
+    return bad ? -1 : 0;
+}
+
 /* A compressed variable's values are damaged: exit 3, naming it. */
 static int damaged(struct la_reader *r, const struct mat_state *st)
 {
+    if (st->z->raw)
+        return la_reader_set_error(r, "variable '%.100s' (byte %llu): its data is damaged (%s)",
+                                   st->var->name ? st->var->name : "?",
+                                   (unsigned long long)st->z->tag_at, st->z->why);
     return la_reader_set_error(r, "variable '%.100s': its compressed data is damaged (%s)",
                                st->var->name ? st->var->name : "?", st->z->why);
 }
@@ -768,14 +959,15 @@ static int stream_values(struct la_reader *r, struct mat_state *st, void *out, s
     if (z_values(st->z, out, st->dtype, n) != 0)
         return damaged(r, st);
     if (st->z->values == 0)
-        la_verbose(la_source_path(r->src), "mat: variable '%s': %llu bytes inflated, for %llu "
+        la_verbose(la_source_path(r->src), "mat: variable '%s': %llu bytes %s, for %llu "
                    "bytes of values stored as miTYPE %u", st->var->name,
-                   (unsigned long long)st->z->inflated,
+                   (unsigned long long)st->z->inflated, st->z->raw ? "read" : "inflated",
                    (unsigned long long)(st->count * st->z->tsize), (unsigned)st->z->type);
     return 0;
 }
 
-/* A compressed variable of a v5 file is inflated here (see struct mat_z);
+/* A compressed variable of a v5 file is inflated here (see struct mat_z),
+ * and one whose header libmatio could not read (st->own) is read here raw;
  * any other is read by libmatio. @return 0, or -1. */
 static int open_stream(struct la_reader *r, struct mat_state *st)
 {
@@ -783,7 +975,7 @@ static int open_stream(struct la_reader *r, struct mat_state *st)
     int fd = la_source_plain_fd(r->src), swap;
     uint64_t size;
     if (Mat_GetVersion(st->mat) != MAT_FT_MAT5 || !mat_v5_header(fd, &swap, &size)
-        || !mat_v5_nth(fd, st->var_k, &where) || where.type != MAT_MI_COMPRESSED
+        || !mat_v5_nth(fd, st->var_k, &where) || (where.type != MAT_MI_COMPRESSED && !st->own)
         || strcmp(where.name, st->var->name ? st->var->name : ""))
         return 0;
     if (!(st->z = calloc(1, sizeof *st->z)))
@@ -791,8 +983,9 @@ static int open_stream(struct la_reader *r, struct mat_state *st)
     st->z->fd = fd;
     if (z_open(st->z, &where, swap, st->count) != 0 || (st->count == 0 && z_finish(st->z) != 0))
         return damaged(r, st);
-    la_verbose(la_source_path(r->src), "mat: compressed variable '%s' inflated in one pass",
-               st->var->name);
+    la_verbose(la_source_path(r->src), st->z->raw ? "mat: variable '%s': its header and values read "
+               "here (libmatio read no dimensions)"
+               : "mat: compressed variable '%s' inflated in one pass", st->var->name);
     return 0;
 }
 

@@ -455,6 +455,26 @@ if built mat; then
     expect_status 3 "a variable with a wrong Adler-32, not the one read: refused, as scipy does"
     expect_err "variable 'dates': its compressed data is damaged (incorrect data check)" \
         "... naming the damaged variable"
+    # scipy's miuint32_for_miint32.mat: dimensions tagged miUINT32, which
+    # libmatio does not read; scipy's loadmat reads an_array, 1x10 int64 0..9
+    f="$c/scipy-miuint32_for_miint32.mat"
+    expect_values "1 2 3 4 5 6 7 8 9" "scipy's miuint32_for_miint32.mat: its values (all but 0)" "$f"
+    run --json -n 10 "$f"
+    expect_status 0 "miUINT32 dimensions: read, as scipy reads them"
+    expect_json '[.files[0].dtype, .files[0].count, .files[0].min, .files[0].max] | map(tostring) | join(" ")' \
+        "int64 10 0 9" "... int64, 10 values, 0..9 (scipy's loadmat)"
+    # make_mat.py's: libmatio reads no dimensions of y, and (compressed)
+    # stops there; z after it is read too (values as scipy's loadmat reads)
+    for z in "" -v7; do
+        expect_values "$(seq 0 299 | awk '$1 % 7 {print $1 % 7}' | tr '\n' ' ' | sed 's/ $//')" \
+            "miUINT32 dimensions$z: y, 300 int64" "$c/mat-uint32-dims$z.mat" --array y
+        expect_values "4 5 6" "miUINT32 dimensions$z: z, the variable after y" \
+            "$c/mat-uint32-dims$z.mat" --array z
+    done
+    run -n 10 "$c/mat-double-dims.mat"
+    expect_status 3 "dimensions tagged miDOUBLE: refused, as scipy refuses them"
+    expect_err "variable 'y' (byte 152): its dimensions are not 1 to 8 32-bit integers (damaged file)" \
+        "... naming the variable and the byte"
 else
     ok 0 "# SKIP built without libmatio"
 fi

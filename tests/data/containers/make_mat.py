@@ -54,11 +54,11 @@ def element(mi, payload):
     return struct.pack("<II", mi, len(payload)) + payload + b"\0" * (-len(payload) % 8)
 
 
-def variable(name, cls, values, stored, name_type="int8", compress=False):
+def variable(name, cls, values, stored, name_type="int8", compress=False, dims_type="int32"):
     """A numeric variable of class cls whose values (a 2-D array) are stored
-    column-major as type `stored`."""
+    column-major as type `stored`, its dimensions as dims_type."""
     body = (element(MI["uint32"], struct.pack("<II", CLASS[cls], 0))
-            + element(MI["int32"], struct.pack("<2i", *values.shape))
+            + element(MI[dims_type], struct.pack("<2i", *values.shape))
             + element(MI[name_type], name.encode("utf-8"))
             + element(MI[stored], values.astype(stored).tobytes(order="F")))
     matrix = struct.pack("<II", MI["matrix"], len(body)) + body
@@ -86,6 +86,26 @@ for suffix, z in (("", False), ("-v7", True)):
     write_v5("mat-utf8-name%s.mat" % suffix,
              variable("y", "int32", np.array([[1, 2, 3, 4, 5]]), "int32", name_type="utf8",
                       compress=z))
+
+# dimensions tagged miUINT32 (as scipy's own miuint32_for_miint32.mat has
+# them), which scipy's loadmat reads and libmatio 1.5 does not: a 1x300
+# int64 'y' (libmatio reads no dimensions; compressed, it stops the file
+# there) and an int32 'z' after it; and
+# dimensions tagged miDOUBLE, which scipy refuses ("Expecting miINT32")
+from scipy.io import loadmat   # noqa: E402
+y300 = (np.arange(300) % 7).reshape(1, 300)
+for suffix, z in (("", False), ("-v7", True)):
+    write_v5("mat-uint32-dims%s.mat" % suffix,
+             variable("y", "int64", y300, "int64", compress=z, dims_type="uint32"),
+             variable("z", "int32", np.array([[4, 5, 6]]), "int32", compress=z))
+    got = loadmat(path("mat-uint32-dims%s.mat" % suffix))
+    assert got["y"].dtype == np.int64 and (got["y"] == y300).all() and got["z"].tolist() == [[4, 5, 6]]
+write_v5("mat-double-dims.mat", variable("y", "int64", y300, "int64", dims_type="double"))
+try:
+    loadmat(path("mat-double-dims.mat"))
+    raise SystemExit("scipy read mat-double-dims.mat")
+except TypeError:
+    pass
 
 # v7.3 (HDF5 inside): SciPy cannot write it; make_mat73.c does, through libmatio
 
