@@ -333,6 +333,9 @@ static void read_nc(struct yaml_walk *w, struct top *t)
         if (y.bad)
             snprintf(t->nc_err, sizeof t->nc_err, "line %lu: nc is not a number (PyYAML: "
                      "ValueError)", line_of(w));
+        else if (y.i >= (int64_t)LA_META_MAX_COUNT)   /* (a huge one saturates here) */
+            snprintf(t->nc_err, sizeof t->nc_err, "line %lu: nc is past 2^40, not a class "
+                     "count", line_of(w));
         t->nc = y.i;
         return;
     }
