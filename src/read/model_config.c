@@ -261,6 +261,18 @@ static int read_id2label(const cJSON *map, struct la_model *m, char *err, size_t
     return 0;
 }
 
+/* Whether name ends in one of the n suffixes (exactly, case and all). */
+static int ends_in_any(const char *name, const char *const *suffixes, size_t n)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (len >= k && strcmp(name + len - k, suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether architectures[0] is a model with a classification head. */
 static int names_a_head(const char *arch)
 {
@@ -270,13 +282,7 @@ static int names_a_head(const char *arch)
         "ForMultipleChoice", "ForObjectDetection", "ForAudioFrameClassification",
         "ImageClassification",
     };
-    size_t n = strlen(arch);
-    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
-        size_t k = strlen(heads[i]);
-        if (n >= k && strcmp(arch + n - k, heads[i]) == 0)
-            return 1;
-    }
-    return 0;
+    return ends_in_any(arch, heads, sizeof heads / sizeof *heads);
 }
 
 /* Whether architectures[0] is a language model: its outputs are the
@@ -287,13 +293,7 @@ static int names_a_language_model(const char *arch)
         "ForCausalLM", "LMHeadModel", "ForMaskedLM", "ForConditionalGeneration",
         "ForSeq2SeqLM", "ForPreTraining",
     };
-    size_t n = strlen(arch);
-    for (size_t i = 0; i < sizeof lms / sizeof *lms; i++) {
-        size_t k = strlen(lms[i]);
-        if (n >= k && strcmp(arch + n - k, lms[i]) == 0)
-            return 1;
-    }
-    return 0;
+    return ends_in_any(arch, lms, sizeof lms / sizeof *lms);
 }
 
 /* The vocab_size of a composite config's text model, where transformers'
