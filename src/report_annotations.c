@@ -29,6 +29,7 @@
 #include "atomic_file.h"
 #include "ci_notes.h"
 #include "ci_path.h"
+#include "label_notes.h" /* la_notes_where */
 #include "line_map.h"
 #include "msg.h"
 #include "utf8.h"
@@ -91,12 +92,26 @@ static void describe_position(const struct la_file_report *r, const struct la_ba
                               uint64_t line, char *buf, size_t len)
 {
     unsigned long long index = b->index;
-    if (r->info.ndim >= 2)
+    const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
+    if (r->dataset && r->info.ndim < 2) {   /* a folder of CSVs, --concat: the file, its row */
+        const struct la_source_info *src = la_dataset_source_of_index(r->dataset, b->index);
+        char path[4096];
+        la_ci_path(src->path, path, sizeof path);
+        snprintf(buf, len, "%s %s %llu%s%s", path,
+                 la_format_has(src->format, LA_FMTF_TEXT) ? "row" : "index",
+                 (unsigned long long)(b->index - src->first_index), where && where[0] ? ", " : "",
+                 where ? where : "");
+    } else if (where && where[0])
+        snprintf(buf, len, "index %llu, %s", index, where);
+    else if (r->info.ndim >= 2)
         snprintf(buf, len, "sample %llu, index %llu", (unsigned long long)b->sample, index);
     else if (r->info.line_records && line)
         la_line_record(b, line, buf, len);
     else if (is_table(r) && line)
         snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
+    else if (!is_table(r) && b->sample != b->index && b->sample != LA_NO_SAMPLE)
+        snprintf(buf, len, "index %llu (sample %llu)", index,   /* a token list's row */
+                 (unsigned long long)b->sample);
     else
         snprintf(buf, len, "%s %llu", is_table(r) ? "row" : "index", index);
 }
@@ -278,7 +293,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
             which[n++] = i;
     uint64_t *lines = lines_of(r, cfg, which, n);
     for (size_t i = 0; lines && i < n && used < len; i++) {
-        char pos[96], val[96];
+        char pos[4400], val[96];
         describe_position(r, &r->stats.bad[which[i]], lines[i], pos, sizeof pos);
         format_value(r, &r->stats.bad[which[i]], val, sizeof val);
         used += (size_t)snprintf(buf + used, len - used, "%s%s%s: %s", i ? "\n" : "", indent,
