@@ -96,7 +96,7 @@ fi
 mask_targets="$mask_targets model_config"
 grep -q "define HAVE_YAJL 1" "$OUT/include/config.h" && mask_targets="$mask_targets tokenizer"
 if grep -q "define HAVE_YAML 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets data_yaml"
+    mask_targets="$mask_targets data_yaml config_file"
     codec_libs="$codec_libs -lyaml"
 fi
 [ $# -gt 0 ] || targets="$targets$mask_targets"
