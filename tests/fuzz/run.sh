@@ -37,7 +37,7 @@ mkdir -p "$OUT/obj" "$OUT/bin" "$OUT/corpus" "$OUT/include"
 if [ -n "${BUILDDIR:-}" ] && [ -f "$BUILDDIR/config.h" ]; then
     cp "$BUILDDIR/config.h" "$OUT/include/config.h"
 else
-    printf '#define PACKAGE_VERSION "0.0-fuzz"\n' > "$OUT/include/config.h"
+    printf '#define PACKAGE_VERSION "0.0-fuzz"\n#define PACKAGE_URL "https://example.invalid/fuzz"\n' > "$OUT/include/config.h"
 fi
 cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/cjson")
 cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
