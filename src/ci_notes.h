@@ -21,6 +21,7 @@ struct la_ci_note {
     int is_entry;             /* one bad entry: index and sample say where */
     uint64_t index, sample;   /* sample LA_NO_SAMPLE: counted in none */
     int flat;                 /* one label per sample: the index is the sample's */
+    const char *place;        /* a mask's bad sample: its first bad pixel ("x 44, y 1"), or NULL */
     const char *hint;         /* a finding's fix, or "" */
     const char *prevents;     /* a finding's PyTorch error, or NULL */
     char message[LA_CI_NOTE_LEN];
@@ -35,11 +36,18 @@ int la_ci_notes(const struct la_file_report *files, int n, const struct la_confi
                 la_ci_sink sink, void *ctx);
 
 /** la_ci_entries() : finding code's first max bad entries, one per line
- *  ("row 17 (line 19): 10", "index 3: nan", "sample 0, index 10: 255"), and
- *  "... K more" when it has more, into buf (each line starts with indent).
+ *  ("row 17 (line 19): 10", "index 3: nan"), and "... K more" when it has
+ *  more; for masks and volumes one line per bad sample, its file first
+ *  ("voc/a.png: 80 invalid, value 255, the first at x 44, y 1"), into buf (each line starts with indent).
  *  *first_line: the physical line of the first, or 0. @return how many were listed. */
 size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg,
                      enum la_code code, uint64_t max, const char *indent, char *buf, size_t len,
                      uint64_t *first_line);
+
+/** la_ci_finding_path() : where a CI system attaches finding code of r: for
+ *  masks and volumes the file of its first bad sample (a folder's PNG), else
+ *  r's own path; relative to the workspace (ci_path.h), in buf. @return buf. */
+const char *la_ci_finding_path(const struct la_file_report *r, enum la_code code, char *buf,
+                               size_t len);
 
 #endif

@@ -143,6 +143,11 @@ int main(int argc, char **argv)
     case LA_OPT_OK:      break;
     }
     la_msg_setup(&cfg);
+    if (cfg.config_file && !cfg.quiet && !cfg.json) {   /* the text report says whose options */
+        fputs("config: ", stdout);
+        la_fputs_escaped(cfg.config_file, stdout);
+        fputc('\n', stdout);
+    }
     if (la_outputs_check(&cfg) != 0)     /* an output that is an input, or two on one file */
         return LA_EXIT_USAGE;
     if (la_plan_splits(&cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */

@@ -4,13 +4,17 @@
  * form, and main() turns it into exit status 2. */
 #include "options.h"
 
+#include <fnmatch.h> /* fnmatch: a section's path as a glob */
 #include <getopt.h>  /* getopt_long */
+#include <limits.h>  /* PATH_MAX */
 #include <stdarg.h>  /* va_list */
 #include <stdio.h>   /* printf, fprintf */
 #include <stdlib.h>  /* exit */
 #include <string.h>  /* strcmp */
+#include <unistd.h>  /* getcwd */
 
 #include "config.h"  /* PACKAGE_VERSION, HAVE_CUDA */
+#include "config_file.h" /* .labelaudit.yaml */
 #include "dtype.h"
 #include "input.h"   /* la_source_decompressors */
 #include "reader_options.h"
@@ -22,7 +26,7 @@ enum long_only {
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE,
-    OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML,
+    OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
 };
@@ -67,6 +71,7 @@ static const struct option command_options[] = {
     { "concat", no_argument, NULL, OPT_CONCAT },
     { "glob", required_argument, NULL, OPT_GLOB },
     { "merge", no_argument, NULL, OPT_MERGE },
+    { "no-config", no_argument, NULL, OPT_NO_CONFIG },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -189,6 +194,9 @@ static void usage_run(FILE *out)
           "                             histogram chart, batching, bad masks as pictures\n"
           "      --overlays=DIR         one PNG per bad mask in DIR (new files only), the\n"
           "                             mask's classes in colour, its bad pixels magenta\n"
+          "      --no-config            read no .labelaudit.yaml (else the nearest one\n"
+          "                             from here up to the repository's root gives\n"
+          "                             defaults: long option names as keys)\n"
           "  -h, --help                 show this help and exit\n"
           "  -V, --version              show the version and exit\n"
           "\n"
@@ -254,11 +262,14 @@ static void version(void)
 /* A usage error: one GNU-style line plus the pointer to --help. */
 static enum la_opterr bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* While a config file's entry is applied: "FILE:LINE", which a usage error names. */
+static char g_from[PATH_MAX + 64];
+
 static enum la_opterr bad(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "labelaudit: ");
+    fprintf(stderr, "labelaudit: %s%s", g_from, g_from[0] ? ": " : "");
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry 'labelaudit --help' for more information.\n");
@@ -562,6 +573,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_OVERLAYS:          cfg->overlays = arg; return LA_OPT_OK;
     case OPT_SARIF:             cfg->sarif = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
+    case OPT_NO_CONFIG:         return LA_OPT_OK;   /* the first pass took it */
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
     case 'v':                   cfg->verbose = true; return LA_OPT_OK;
     case 'h':                   usage(stdout); return LA_OPT_EXIT_OK;
@@ -629,13 +641,200 @@ static enum la_opterr take_vocab_size(struct la_config *cfg)
     return LA_OPT_OK;
 }
 
+// ---- .labelaudit.yaml: its entries through apply(), before the command line -------
+
+/* Its options, kept for the run: cfg points into their values. */
+static struct la_cfg_file g_file;
+static char g_file_path[PATH_MAX];
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(b), row[64], prev;
+    if (n >= 64)
+        return 64;
+    for (size_t j = 0; j <= n; j++)
+        row[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= n; j++) {
+            size_t keep = row[j], sub = prev + (a[i - 1] != b[j - 1]);
+            size_t best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            prev = keep;
+        }
+    }
+    return row[n];
+}
+
+/* A key that is not a long option: said with the nearest one, if near. */
+static enum la_opterr unknown_key(const char *key)
+{
+    const char *best = NULL;
+    size_t best_d = 3;          /* at most 2 edits away, "num-clases", "fail_on" */
+    for (size_t i = 0; getopt_table[i].name; i++) {
+        size_t d = edit_distance(key, getopt_table[i].name);
+        if (d < best_d && strcmp(getopt_table[i].name, "help") != 0 &&
+            strcmp(getopt_table[i].name, "version") != 0 &&
+            strcmp(getopt_table[i].name, "no-config") != 0)
+            best_d = d, best = getopt_table[i].name;
+    }
+    if (best)
+        return bad("unknown key '%s' (did you mean '%s'?)", key, best);
+    return bad("unknown key '%s' (keys are long option names: labelaudit --help)", key);
+}
+
+/* Keys whose value is a path: relative to the config file's folder, as the
+ * file was written from there (ruff and pytest resolve theirs so too). */
+static int is_path_key(const char *key)
+{
+    static const char *const keys[] = { "model", "data-yaml", "junit", "html", "overlays",
+                                        "sarif", "indices-out", NULL };
+    for (const char *const *k = keys; *k; k++)
+        if (strcmp(*k, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* The config file's folder as a prefix ("", "../../"). */
+static size_t dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+static enum la_opterr apply_entry(struct la_cfg_entry *e, struct la_config *cfg,
+                                  bool batching_given[N_BATCHING_ONLY])
+{
+    snprintf(g_from, sizeof g_from, "%s:%lu", g_file_path, e->line);
+    const struct option *row = NULL;
+    for (size_t i = 0; getopt_table[i].name && !row; i++)
+        if (strcmp(getopt_table[i].name, e->key) == 0)
+            row = &getopt_table[i];
+    if (!row || row->val == 'h' || row->val == 'V' || row->val == OPT_NO_CONFIG)
+        return unknown_key(e->key);
+    if (row->has_arg == no_argument) {      /* histogram: true; false is not giving it */
+        if (pick(e->value, (const char *const[]){ "false", "no", "off", NULL }) >= 0)
+            return LA_OPT_OK;
+        if (pick(e->value, (const char *const[]){ "true", "yes", "on", NULL }) < 0)
+            return bad("'%s' is true or false, not '%s'", e->key, e->value);
+        note_batching_option(row->val, batching_given);
+        return apply(row->val, NULL, cfg);
+    }
+    size_t dl = dir_len(g_file_path);
+    if (is_path_key(e->key) && dl && e->value[0] != '/' && strcmp(e->value, "-") != 0) {
+        char *joined = malloc(dl + strlen(e->value) + 1);
+        if (!joined)
+            return bad("%s", "out of memory");
+        memcpy(joined, g_file_path, dl);
+        strcpy(joined + dl, e->value);
+        free(e->value);
+        e->value = joined;
+    }
+    note_batching_option(row->val, batching_given);
+    return apply(row->val, e->value, cfg);
+}
+
+/* An absolute form of path, whether or not it exists (a glob does not). */
+static void absolute(const char *path, char *buf, size_t len)
+{
+    char cwd[PATH_MAX];
+    if (realpath(path, buf) && strlen(buf) < len)
+        return;
+    int n = path[0] == '/' || !getcwd(cwd, sizeof cwd) ? snprintf(buf, len, "%s", path)
+                                                       : snprintf(buf, len, "%s/%s", cwd, path);
+    if (n < 0 || (size_t)n >= len)
+        buf[0] = '\0';            /* too long to be a path: it matches nothing */
+}
+
+/* Whether FILE lies at or below the section's path, or matches it as a glob. */
+static int in_section(const char *file, const struct la_cfg_section *sec)
+{
+    char where[2 * PATH_MAX + 8], at[PATH_MAX], f[PATH_MAX];
+    size_t dl = dir_len(g_file_path);
+    if (strcmp(file, "-") == 0)
+        return 0;
+    snprintf(where, sizeof where, "%.*s%s", sec->path[0] == '/' ? 0 : (int)dl, g_file_path,
+             sec->path);
+    absolute(where, at, sizeof at);
+    absolute(file, f, sizeof f);
+    size_t n = strlen(at);
+    while (n > 1 && at[n - 1] == '/')
+        at[--n] = '\0';
+    return (strncmp(f, at, n) == 0 && (f[n] == '\0' || f[n] == '/')) ||
+           fnmatch(at, f, FNM_PATHNAME) == 0 || fnmatch(at, f, FNM_PATHNAME | FNM_LEADING_DIR) == 0;
+}
+
+/* The file's options, then each section every FILE lies in; a section that
+ * holds some FILEs and not others is refused: one run has one set of options. */
+static enum la_opterr apply_config_file(char **files, int nfiles, struct la_config *cfg,
+                                        bool batching_given[N_BATCHING_ONLY])
+{
+    char err[512];
+    if (!la_config_file_find(g_file_path, sizeof g_file_path))
+        return LA_OPT_OK;
+    if (la_config_file_read(g_file_path, &g_file, err, sizeof err) != 0) {
+        unsigned long line = 0;
+        const char *why = sscanf(err, "line %lu: ", &line) == 1 ? strstr(err, ": ") + 2 : err;
+        if (line)
+            snprintf(g_from, sizeof g_from, "%s:%lu", g_file_path, line);
+        else
+            snprintf(g_from, sizeof g_from, "%s", g_file_path);
+        return bad("%s", why);
+    }
+    cfg->config_file = g_file_path;
+    enum la_opterr rc = LA_OPT_OK;
+    for (size_t i = 0; rc == LA_OPT_OK && i < g_file.n; i++)
+        rc = apply_entry(&g_file.e[i], cfg, batching_given);
+    for (size_t s = 0; rc == LA_OPT_OK && s < g_file.n_sec; s++) {
+        const struct la_cfg_section *sec = &g_file.sec[s];
+        int in = 0, out = -1;
+        for (int k = 0; k < nfiles; k++)
+            in_section(files[k], sec) ? in++ : (out = out < 0 ? k : out);
+        if (in == 0)
+            continue;
+        if (out >= 0) {
+            snprintf(g_from, sizeof g_from, "%s:%lu", g_file_path, sec->line);
+            rc = bad("section '%s' holds some FILEs, not '%s': audit them in separate runs "
+                     "(or --no-config)", sec->path, files[out]);
+            break;
+        }
+        for (size_t i = 0; rc == LA_OPT_OK && i < sec->n; i++)
+            rc = apply_entry(&sec->e[i], cfg, batching_given);
+    }
+    g_from[0] = '\0';
+    return rc;
+}
+
+/* The first pass over argv, which prints nothing: whether --no-config (or
+ * --help, --version: they need no file) is given, and the FILE operands
+ * (getopt_long moves them to the end). */
+static int first_pass(int argc, char **argv, int *first_file)
+{
+    int opt, skip = 0;
+    opterr = 0;
+    optind = 0;
+    while ((opt = getopt_long(argc, argv, getopt_shorts, getopt_table, NULL)) != -1)
+        skip |= opt == OPT_NO_CONFIG || opt == 'h' || opt == 'V';
+    *first_file = optind;
+    optind = 0;
+    opterr = 1;
+    return skip;
+}
+
 enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
 {
     bool batching_given[N_BATCHING_ONLY] = { false };
 
     set_defaults(cfg);
     build_getopt_table();
-    opterr = 1;
+    int first_file;
+    if (!first_pass(argc, argv, &first_file)) {
+        enum la_opterr rc = apply_config_file(argv + first_file, argc - first_file, cfg,
+                                              batching_given);
+        if (rc != LA_OPT_OK)
+            return rc;
+    }
     int opt;
     while ((opt = getopt_long(argc, argv, getopt_shorts, getopt_table, NULL)) != -1) {
         enum la_opterr rc = apply(opt, optarg, cfg);

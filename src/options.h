@@ -94,6 +94,9 @@ struct la_config {
 
     char **files;
     int nfiles;
+    /* the .labelaudit.yaml whose options were taken, as found from the
+     * current directory ("../.labelaudit.yaml"), or NULL (--no-config, none) */
+    const char *config_file;
 };
 
 /* The exit statuses (SPEC), the one list main.c and diagnose.c both use. */

@@ -29,6 +29,7 @@
 #include "atomic_file.h"
 #include "ci_notes.h"
 #include "ci_path.h"
+#include "label_notes.h" /* la_notes_where */
 #include "line_map.h"
 #include "msg.h"
 #include "utf8.h"
@@ -91,14 +92,169 @@ static void describe_position(const struct la_file_report *r, const struct la_ba
                               uint64_t line, char *buf, size_t len)
 {
     unsigned long long index = b->index;
-    if (r->info.ndim >= 2)
+    const char *where = la_notes_where(r->notes, b->index);   /* yolo, coco: a line, an id */
+    if (r->dataset && r->info.ndim < 2) {   /* a folder of CSVs, --concat: the file, its row */
+        const struct la_source_info *src = la_dataset_source_of_index(r->dataset, b->index);
+        char path[4096];
+        la_ci_path(src->path, path, sizeof path);
+        snprintf(buf, len, "%s %s %llu%s%s", path,
+                 la_format_has(src->format, LA_FMTF_TEXT) ? "row" : "index",
+                 (unsigned long long)(b->index - src->first_index), where && where[0] ? ", " : "",
+                 where ? where : "");
+    } else if (where && where[0])
+        snprintf(buf, len, "index %llu, %s", index, where);
+    else if (r->info.ndim >= 2)
         snprintf(buf, len, "sample %llu, index %llu", (unsigned long long)b->sample, index);
     else if (r->info.line_records && line)
         la_line_record(b, line, buf, len);
     else if (is_table(r) && line)
         snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
+    else if (!is_table(r) && b->sample != b->index && b->sample != LA_NO_SAMPLE)
+        snprintf(buf, len, "index %llu (sample %llu)", index,   /* a token list's row */
+                 (unsigned long long)b->sample);
     else
         snprintf(buf, len, "%s %llu", is_table(r) ? "row" : "index", index);
+}
+
+// ---- masks and volumes: one note per bad image, named by its file ---------------
+
+/* Whether bad entries are told by sample (masks, volumes), as the text report
+ * tells them, rather than one by one: a CI system attaches a note to a file,
+ * so a folder of PNGs names each bad PNG, not the folder and flat indices. */
+static int has_groups(const struct la_file_report *r)
+{
+    if (!r->dataset)
+        return r->info.ndim >= 2;
+    for (size_t i = 0; i < r->dataset->n_src; i++)
+        if (r->dataset->src[i].ndim > 0)
+            return 1;
+    return 0;
+}
+
+/* A place inside a sample as people name a pixel: "x 44, y 1" for an image
+ * (NumPy's [y, x]), "(z, y, x)" in NumPy's order for other shapes. */
+static void format_pixel(const uint64_t *at, int n, char *buf, size_t len)
+{
+    if (n == 2) {
+        snprintf(buf, len, "x %llu, y %llu", (unsigned long long)at[1],
+                 (unsigned long long)at[0]);
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int k = 0; k < n && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%llu", k ? ", " : "",
+                                 (unsigned long long)at[k]);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* The place of flat index inside its sample of a file that is not a dataset. */
+static int inner_of(const struct la_file_report *r, uint64_t index, uint64_t *at)
+{
+    uint64_t rest = index % (r->stats.sample_stride ? r->stats.sample_stride : 1);
+    int first = r->info.one_sample ? 0 : 1, n = r->info.ndim - first;
+    for (int d = r->info.ndim - 1; d >= first; d--) {
+        uint64_t dim = r->info.shape[d] ? r->info.shape[d] : 1;
+        at[d - first] = rest % dim;
+        rest /= dim;
+    }
+    return n > 0 ? n : 0;
+}
+
+/* A bad sample's file (relative to the workspace) and where in it its first
+ * bad entry lies: "x 44, y 1", or "sample 3, x 4, y 5" in a stack of masks. */
+static void group_place(const struct la_file_report *r, const struct la_bad_group *g,
+                        char *path, size_t plen, char *at, size_t alen, int *dtype)
+{
+    uint64_t pos[LA_MAX_DIMS];
+    int n;
+    char pixel[160];
+    uint64_t sample = g->sample, samples = r->samples;
+    if (r->dataset) {
+        const struct la_source_info *src = la_dataset_source_of(r->dataset, g->sample);
+        la_ci_path(src->path, path, plen);
+        la_dataset_at(src, g->first_index, pos, &n);
+        sample -= src->first_sample;
+        samples = src->samples;
+        *dtype = src->dtype;
+    } else {
+        la_ci_path(r->path, path, plen);
+        n = inner_of(r, g->first_index, pos);
+        samples = r->info.one_sample ? 1 : samples;
+        *dtype = r->info.dtype;
+    }
+    format_pixel(pos, n, pixel, sizeof pixel);
+    if (samples > 1)
+        snprintf(at, alen, "sample %llu, %s", (unsigned long long)sample, pixel);
+    else
+        snprintf(at, alen, "%s", pixel);
+}
+
+/* "255", "255, 0": a group's distinct bad values. */
+static void group_values(const struct la_bad_group *g, int dtype, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < g->n_values && used < len; k++) {
+        char val[96];
+        if (g->texts[k])
+            snprintf(val, sizeof val, "\"%.80s\"", g->texts[k]);
+        else
+            la_format_num(g->values[k], dtype, val, sizeof val);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", val);
+    }
+    if (g->mixed && g->n_values < 2 && used < len)
+        snprintf(buf + used, len - used, ", ...");
+}
+
+/* The first bad sample's file of a finding of code, or NULL (no groups, none). */
+static const char *group_path(const struct la_file_report *r, enum la_code code, char *buf,
+                              size_t len)
+{
+    if (!has_groups(r) || la_finding_entries(&r->stats, code) == 0)
+        return NULL;
+    for (size_t i = 0; i < r->stats.n_groups; i++)
+        if (la_bad_belongs(code, r->stats.groups[i].first_verdict)) {
+            char at[256];
+            int dtype;
+            group_place(r, &r->stats.groups[i], buf, len, at, sizeof at, &dtype);
+            return buf;
+        }
+    return NULL;
+}
+
+const char *la_ci_finding_path(const struct la_file_report *r, enum la_code code, char *buf,
+                               size_t len)
+{
+    return group_path(r, code, buf, len) ? buf : la_ci_path(r->path, buf, len);
+}
+
+/* la_ci_entries() for masks: one line per bad sample, its file first. */
+static size_t group_entries(const struct la_file_report *r, enum la_code code, uint64_t max,
+                            const char *indent, char *buf, size_t len)
+{
+    const struct la_stats *s = &r->stats;
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < s->n_groups && n < max && used < len; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        if (!la_bad_belongs(code, g->first_verdict))
+            continue;
+        char path[4096], at[256], vals[256];
+        int dtype;
+        group_place(r, g, path, sizeof path, at, sizeof at, &dtype);
+        group_values(g, dtype, vals, sizeof vals);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s%llu invalid, %s %s, the "
+                                 "first at %s", n ? "\n" : "", indent,
+                                 r->dataset ? path : "", r->dataset ? ": " : "",   /* its file */
+                                 (unsigned long long)g->count,
+                                 g->n_values == 1 && !g->mixed ? "value" : "values", vals, at);
+        n++;
+    }
+    if (la_finding_entries(s, code) && s->bad_samples > n && used < len)
+        snprintf(buf + used, len - used, "%s%s... %llu more bad %s", n ? "\n" : "", indent,
+                 (unsigned long long)(s->bad_samples - n),
+                 s->bad_samples - n == 1 ? "sample" : "samples");
+    return n;
 }
 
 /* The lines of the first n entries (0 where unknown); NULL when out of memory. */
@@ -124,10 +280,12 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
                      uint64_t *first_line)
 {
     size_t n = 0, used = 0;
-    size_t *which = calloc(r->stats.n_bad ? r->stats.n_bad : 1, sizeof *which);
     *first_line = 0;
     if (len)
         buf[0] = '\0';
+    if (has_groups(r))
+        return len ? group_entries(r, code, max, indent, buf, len) : 0;
+    size_t *which = calloc(r->stats.n_bad ? r->stats.n_bad : 1, sizeof *which);
     if (!which)
         return 0;
     for (size_t i = 0; i < r->stats.n_bad && n < max; i++)
@@ -135,7 +293,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
             which[n++] = i;
     uint64_t *lines = lines_of(r, cfg, which, n);
     for (size_t i = 0; lines && i < n && used < len; i++) {
-        char pos[96], val[96];
+        char pos[4400], val[96];
         describe_position(r, &r->stats.bad[which[i]], lines[i], pos, sizeof pos);
         format_value(r, &r->stats.bad[which[i]], val, sizeof val);
         used += (size_t)snprintf(buf + used, len - used, "%s%s%s: %s", i ? "\n" : "", indent,
@@ -152,6 +310,34 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
     return n;
 }
 
+/* Masks: one note per bad sample (the first --max-report), at its file. */
+static int note_groups(const struct la_file_report *r, const struct la_config *cfg,
+                       la_ci_sink sink, void *ctx)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t max = la_config_max_report(cfg);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < s->n_groups && i < max; i++) {
+        const struct la_bad_group *g = &s->groups[i];
+        char path[4096], at[200], vals[128], what[LA_MSG_LEN];
+        int dtype;
+        group_place(r, g, path, sizeof path, at, sizeof at, &dtype);
+        group_values(g, dtype, vals, sizeof vals);
+        struct la_bad first = { g->first_index, g->sample, g->first_verdict, g->first_value,
+                                g->n_values ? g->texts[0] : NULL };
+        describe_entry(r, cfg, &first, what, sizeof what);
+        struct la_ci_note note = { .severity = "error", .title = verdict_code(g->first_verdict),
+                                   .path = path, .key = g->first_index, .is_entry = 1,
+                                   .index = g->first_index, .sample = g->sample, .place = at,
+                                   .hint = "" };
+        snprintf(note.message, sizeof note.message, "%llu invalid (%s %s), the first at %s: %s",
+                 (unsigned long long)g->count, g->n_values == 1 && !g->mixed ? "value" : "values",
+                 vals, at, what);
+        rc = sink(ctx, &note);
+    }
+    return rc;
+}
+
 /* The first --max-report bad entries, each at its line where the file has lines. */
 static int note_entries(const struct la_file_report *r, const struct la_config *cfg,
                         const char *path, la_ci_sink sink, void *ctx)
@@ -161,6 +347,8 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
     n = n < max ? n : (size_t)max;
     if (n == 0)
         return 0;
+    if (has_groups(r))
+        return note_groups(r, cfg, sink, ctx);
     uint64_t *lines = lines_of(r, cfg, NULL, n);
     int rc = lines ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -209,8 +397,11 @@ static int note_file(const struct la_file_report *r, const struct la_config *cfg
     int rc = note_entries(r, cfg, path, sink, ctx);
     for (size_t i = 0; rc == 0 && i < r->n_findings; i++) {
         const struct la_finding *f = &r->findings[i];
+        char at_file[4096];
+        const char *where = group_path(r, f->code, at_file, sizeof at_file);
         struct la_ci_note note = { .severity = la_severity_name(f->severity),
-                                   .title = la_finding_code_name(f->code), .path = path,
+                                   .title = la_finding_code_name(f->code),
+                                   .path = where ? where : path,
                                    .key = UINT64_MAX - i, .hint = f->hint,
                                    .prevents = f->prevents };
         snprintf(note.message, sizeof note.message, "%s%s%s", f->message,

@@ -130,6 +130,7 @@ static void annotate_file(struct github *g, const struct la_file_report *r)
         if (f->severity != g->pass)
             continue;
         compose(r, g->cfg, f, msg, sizeof msg, &line);
+        la_ci_finding_path(r, f->code, path, sizeof path);  /* a mask folder: its first bad PNG */
         annotate(g, path, line, la_finding_code_name(f->code), msg);
     }
 }

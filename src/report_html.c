@@ -12,17 +12,29 @@
  * page is built in memory and written atomically, as every output is. */
 #include "report.h"
 
+#include <math.h>   /* log10, pow, floor */
 #include <stdlib.h> /* free */
-#include <string.h> /* strlen */
+#include <string.h> /* strlen, strchr */
 
 #include "atomic_file.h"
+#include "ci_notes.h"   /* la_ci_entries: a finding's first rows, files, lines */
+#include "class_count.h" /* la_class_count_name */
+#include "label_notes.h" /* la_notes_print_problems */
 #include "dataset.h"
 #include "mask_image.h"
 #include "msg.h"
 #include "utf8.h"
 
-#define CHART_W 720.0         /* the histogram's drawing width, in SVG units */
-#define CHART_H 180.0
+#define CHART_W 1160.0        /* the histogram's drawing width, in SVG units (and px at 1280) */
+#define CHART_H 220.0         /* the plot's height */
+#define CHART_L 64.0          /* left of the plot: the count axis and its labels */
+#define CHART_T 18.0          /* above the plot: the counts printed over the bars */
+#define CHART_B 40.0          /* below: the missing classes' stubs and the class labels */
+#define CHART_OUTLIER_W 24.0  /* an out-of-range value's slot, at least */
+#define CHART_PRINTED 48      /* with at most this many bars, each has its count printed */
+#define CHART_LOG_RATIO 20    /* largest / smallest count past which the scale is logarithmic */
+#define TABLE_MAX_CLASSES 64  /* a table of the classes, names and counts, up to this many */
+#define ENTRY_LINES 10        /* a finding's first entries listed under it */
 #define CHART_MAX_CLASSES 4096 /* more classes than this are not drawn one bar each */
 #define CHART_MAX_OUTLIERS 16 /* out-of-range values drawn beside the classes */
 #define THUMB_MAX 192         /* a thumbnail's longer side, in pixels */
@@ -33,17 +45,24 @@ static void put_text(FILE *out, const char *s)
     la_fputs_escape(s, out, LA_ESC_XML);
 }
 
+/* The page fills a window up to 1280 px (the chart scales with it, its
+ * viewBox kept); a caption breaks between words, and a long path anywhere. */
 static const char g_style[] =
-    "body{font-family:system-ui,sans-serif;margin:2em;max-width:60em;color:#222}"
+    "body{font-family:system-ui,sans-serif;margin:1.5em 2em;max-width:1400px;color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse}td,th{padding:.2em .6em;border:1px solid #ddd;"
-    "text-align:left}.error .sev{color:#b00}.warning .sev{color:#a60}.ok{color:#070}"
+    "text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".error .sev{color:#b00}.warning .sev{color:#a60}.ok{color:#070}"
     ".fix,.prevents{margin-left:1.5em;font-size:.95em}.prevents{color:#555}"
+    "ul.entries{margin:.2em 0 .2em 1.5em;padding-left:1em;font-family:ui-monospace,monospace;"
+    "font-size:.9em}ul.entries .more{font-family:system-ui,sans-serif;color:#555}"
     "code{background:#f4f4f4;padding:0 .2em}.masks{display:flex;flex-wrap:wrap;gap:1em}"
-    "figure{margin:0}.mask img{image-rendering:pixelated;border:1px solid #999}"
-    ".mask figcaption{font-size:.85em;max-width:16em;word-break:break-all}"
+    "figure{margin:0}figure.histogram svg{width:100%;height:auto;max-width:1400px}"
+    ".mask img{image-rendering:pixelated;border:1px solid #999}"
+    ".mask figcaption{font-size:.85em;max-width:16em;overflow-wrap:break-word}"
+    ".path{overflow-wrap:anywhere}"
     ".key span{display:inline-block;width:.9em;height:.9em;border:1px solid #999;"
-    "vertical-align:middle;margin:0 .3em 0 .8em}";
+    "vertical-align:middle;margin:0 .3em 0 .8em}table.classes{margin:.5em 0;font-size:.9em}";
 
 // ---- pieces of text -------------------------------------------------------------
 
@@ -121,7 +140,51 @@ static void put_layout(FILE *out, const struct la_file_report *r)
     fputs("</p>\n", out);
 }
 
-static void put_findings(FILE *out, const struct la_file_report *r)
+/* Lines of text as the items of a list; "... K more" lines set apart. */
+static void put_lines(FILE *out, char *text, const char *skip_indent)
+{
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        if ((nl = strchr(line, '\n')))
+            *nl = '\0';
+        line += strspn(line, skip_indent);
+        if (!*line)
+            continue;
+        fprintf(out, "<li%s>", strncmp(line, "... ", 4) == 0 ? " class=\"more\"" : "");
+        put_text(out, line);
+        fputs("</li>\n", out);
+    }
+}
+
+/* A finding's first entries, as the text report lists them: the rows and
+ * their lines (CSV), the files and lines (YOLO, a folder), the records
+ * (COCO), a mask's file and first bad pixel (ci_notes.h words them), and the
+ * reader's own list of what it found (label_notes.h). */
+static void put_entries(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                        const struct la_finding *f)
+{
+    char entries[8192];
+    uint64_t first_line, max = la_config_max_report(cfg);
+    la_ci_entries(r, cfg, f->code, max < ENTRY_LINES ? max : ENTRY_LINES, "", entries,
+                  sizeof entries, &first_line);
+    char *problems = NULL;
+    size_t len = 0;
+    FILE *mem = f->code >= LA_F_HIDDEN_CLASS_FOLDER ? open_memstream(&problems, &len) : NULL;
+    if (mem) {   /* found by the reader: its own list, as the text report prints it */
+        la_notes_print_problems(mem, r->notes, la_finding_code_name(f->code),
+                                max < ENTRY_LINES ? max : ENTRY_LINES);
+        fclose(mem);
+    }
+    if (entries[0] || (problems && problems[0])) {
+        fputs("<ul class=\"entries\">\n", out);
+        put_lines(out, entries, " ");
+        if (problems)
+            put_lines(out, problems, " ");
+        fputs("</ul>", out);
+    }
+    free(problems);
+}
+
+static void put_findings(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
     if (r->n_findings == 0) {
         fputs("<p class=\"ok\">ok: no findings</p>\n", out);
@@ -135,6 +198,7 @@ static void put_findings(FILE *out, const struct la_file_report *r)
                      "<code>%s</code>: ", sev, la_finding_code_name(f->code), sev,
                 la_finding_code_name(f->code));
         put_text(out, f->message);
+        put_entries(out, r, cfg, f);
         if (f->hint[0]) {
             fputs("<div class=\"fix\">fix: ", out);
             put_text(out, f->hint);
@@ -188,26 +252,150 @@ static size_t outliers_of(const struct la_stats *s, struct outlier *o)
     return n;
 }
 
-static double bar_height(uint64_t count, uint64_t largest)
+/* How counts map to heights: linear, or logarithmic where the largest count
+ * dwarfs the smallest (a minority class, a stray value: a hairline on a
+ * linear axis), so that every bar shows and the axis says which it is. */
+struct scale {
+    int log;
+    uint64_t largest;
+};
+
+static double bar_height(const struct scale *sc, uint64_t count)
 {
-    double h = largest ? CHART_H * (double)count / (double)largest : 0;
-    return count && h < 1 ? 1 : h;               /* a rare class still shows */
+    if (count == 0 || sc->largest == 0)
+        return 0;
+    double h = sc->log ? CHART_H * log10((double)count + 1) / log10((double)sc->largest + 1)
+                       : CHART_H * (double)count / (double)sc->largest;
+    return h < 3 ? 3 : h;                        /* a rare class still shows */
 }
 
-static void put_bar(FILE *out, const char *cls, double x, double w, uint64_t count,
-                    uint64_t largest, const char *what, long long value)
+/* A bar's label: the class's name where a source gives one ("3 cat"). */
+static void put_bar_title(FILE *out, const struct la_file_report *r, const char *what,
+                          long long value, uint64_t count)
 {
-    double h = bar_height(count, largest);
-    if (count == 0)            /* missing: a red stub below the axis, so it is seen */
-        fprintf(out, "<rect class=\"%s missing\" data-class=\"%lld\" x=\"%.2f\" y=\"%.2f\" "
-                     "width=\"%.2f\" height=\"6\" fill=\"#d00\"><title>%s %lld: none "
-                     "(missing)</title></rect>\n", cls, value, x, CHART_H + 1, w, what, value);
+    const char *name = strcmp(what, "class") == 0 && value >= 0
+                           ? la_class_count_name(r->classes, r->notes, (uint64_t)value) : NULL;
+    fprintf(out, "<title>%s %lld", what, value);
+    if (name) {
+        fputs(" (", out);
+        put_text(out, name);
+        fputc(')', out);
+    }
+    if (count)
+        fprintf(out, ": %llu</title>", (unsigned long long)count);
     else
-        fprintf(out, "<rect class=\"%s\" data-%s=\"%lld\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                     "height=\"%.2f\" fill=\"%s\"><title>%s %lld: %llu</title></rect>\n",
-                cls, strcmp(cls, "bar") == 0 ? "class" : "value", value, x, CHART_H - h, w, h,
-                strcmp(cls, "bar") == 0 ? "#3a7" : "#d0d", what, value,
+        fputs(": none (missing)</title>", out);
+}
+
+static void put_bar(FILE *out, const struct la_file_report *r, const struct scale *sc,
+                    const char *cls, double x, double w, uint64_t count, const char *what,
+                    long long value, int printed)
+{
+    double h = bar_height(sc, count), base = CHART_T + CHART_H;
+    int is_class = strcmp(cls, "bar") == 0;
+    if (count == 0) {          /* missing: a red stub below the axis, so it is seen */
+        fprintf(out, "<rect class=\"%s missing\" data-class=\"%lld\" data-count=\"0\" x=\"%.2f\" "
+                     "y=\"%.2f\" width=\"%.2f\" height=\"6\" fill=\"#d00\">", cls, value, x,
+                base + 1, w);
+        put_bar_title(out, r, what, value, 0);
+        fputs("</rect>\n", out);
+        return;
+    }
+    fprintf(out, "<rect class=\"%s\" data-%s=\"%lld\" data-count=\"%llu\" x=\"%.2f\" y=\"%.2f\" "
+                 "width=\"%.2f\" height=\"%.2f\" fill=\"%s\">", cls, is_class ? "class" : "value",
+            value, (unsigned long long)count, x, base - h, w, h, is_class ? "#3a7" : "#d0d");
+    put_bar_title(out, r, what, value, count);
+    fputs("</rect>\n", out);
+    if (printed)               /* the count over the bar, as people read a chart */
+        fprintf(out, "<text class=\"count\" x=\"%.2f\" y=\"%.2f\" font-size=\"11\" "
+                     "text-anchor=\"middle\">%llu</text>\n", x + w / 2, base - h - 3,
                 (unsigned long long)count);
+}
+
+/* 1, 2, 5 times a power of ten: a linear axis's step for about 4 ticks. */
+static double nice_step(uint64_t largest)
+{
+    double raw = (double)largest / 4, p = pow(10, floor(log10(raw > 1 ? raw : 1)));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* The count axis: its ticks, their numbers and grid lines. */
+static void put_axis(FILE *out, const struct scale *sc)
+{
+    double base = CHART_T + CHART_H;
+    fprintf(out, "<g class=\"axis\"><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+                 "stroke=\"#888\"/>\n", CHART_L - 4, CHART_T, CHART_L - 4, base);
+    for (double v = sc->log ? 1 : 0; v <= (double)sc->largest;
+         v = sc->log ? v * 10 : v + nice_step(sc->largest)) {
+        double y = base - (v == 0 ? 0 : bar_height(sc, (uint64_t)v));
+        fprintf(out, "<line x1=\"%.0f\" y1=\"%.2f\" x2=\"%.0f\" y2=\"%.2f\" stroke=\"#ddd\"/>"
+                     "<text class=\"tick\" x=\"%.0f\" y=\"%.2f\" font-size=\"11\" "
+                     "text-anchor=\"end\">%.0f</text>\n", CHART_L - 4, y, CHART_L + CHART_W, y,
+                CHART_L - 8, y + 4, v);
+    }
+    fputs("</g>\n", out);
+}
+
+/* Whether the smallest count is so far below the largest that a linear
+ * axis would draw it as a hairline. */
+static int wants_log(const struct la_file_report *r, const struct outlier *o, size_t n_o,
+                     uint64_t largest)
+{
+    uint64_t smallest = largest;
+    for (uint64_t c = 0; c < r->hist_n && c < r->stats.hist_len; c++)
+        if (r->stats.hist[c] && r->stats.hist[c] < smallest)
+            smallest = r->stats.hist[c];
+    for (size_t i = 0; i < n_o; i++)
+        smallest = o[i].count < smallest ? o[i].count : smallest;
+    return smallest && largest / smallest > CHART_LOG_RATIO;
+}
+
+/* The class labels under the bars, as many as fit side by side. */
+static void put_class_labels(FILE *out, const struct la_file_report *r, double w)
+{
+    char widest[32];
+    int digits = snprintf(widest, sizeof widest, "%llu", (unsigned long long)(r->hist_n - 1));
+    double room = 7.0 * digits + 8;              /* one label's width, 11 px digits */
+    uint64_t step = w >= room ? 1 : (uint64_t)ceil(room / w);
+    for (uint64_t c = 0; c < r->hist_n; c += step)
+        fprintf(out, "<text class=\"label\" x=\"%.2f\" y=\"%.0f\" font-size=\"11\" "
+                     "text-anchor=\"middle\">%llu</text>\n", CHART_L + ((double)c + 0.5) * w,
+                CHART_T + CHART_H + 22, (unsigned long long)c);
+}
+
+/* Up to TABLE_MAX_CLASSES classes: their names (where a source gives them)
+ * and counts, as numbers to read rather than bars to estimate. */
+static void put_class_table(FILE *out, const struct la_file_report *r)
+{
+    const struct la_stats *s = &r->stats;
+    int named = 0;
+    uint64_t rows = 0;        /* past TABLE_MAX_CLASSES: the classes that occur or are named */
+    for (uint64_t c = 0; c < r->hist_n; c++) {
+        int has_name = la_class_count_name(r->classes, r->notes, c) != NULL;
+        named |= has_name;
+        rows += has_name || (c < s->hist_len && s->hist[c]);
+    }
+    int all = r->hist_n <= TABLE_MAX_CLASSES;
+    if (!all && rows > TABLE_MAX_CLASSES)
+        return;
+    fprintf(out, "<table class=\"classes\"><tr><th>class</th>%s<th>count</th></tr>\n",
+            named ? "<th>name</th>" : "");
+    for (uint64_t c = 0; c < r->hist_n; c++) {
+        uint64_t k = c < s->hist_len ? s->hist[c] : 0;
+        if (!all && !k && !la_class_count_name(r->classes, r->notes, c))
+            continue;
+        fprintf(out, "<tr%s><td class=\"n\">%llu</td>", k ? "" : " class=\"error\"",
+                (unsigned long long)c);
+        if (named) {
+            const char *name = la_class_count_name(r->classes, r->notes, c);
+            fputs("<td>", out);
+            put_text(out, name ? name : "");
+            fputs("</td>", out);
+        }
+        fprintf(out, "<td class=\"n\">%llu%s</td></tr>\n", (unsigned long long)k,
+                k ? "" : " <span class=\"sev\">(missing)</span>");
+    }
+    fputs("</table>\n", out);
 }
 
 static void put_histogram(FILE *out, const struct la_file_report *r)
@@ -230,29 +418,43 @@ static void put_histogram(FILE *out, const struct la_file_report *r)
     }
     for (size_t i = 0; i < n_o; i++)
         largest = o[i].count > largest ? o[i].count : largest;
+    struct scale sc = { wants_log(r, o, n_o, largest), largest };
     double slots = (double)r->hist_n + (n_o ? (double)n_o + 1 : 0), w = CHART_W / slots;
-    fprintf(out, "<figure class=\"histogram\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-                 "viewBox=\"0 -4 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n"
-                 "<line x1=\"0\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>\n",
-            CHART_W, CHART_H + 24, CHART_W, CHART_H + 24, CHART_H, CHART_W, CHART_H);
+    double wo = w;     /* an out-of-range value's slot: wide enough to see and to label */
+    if (n_o && w < CHART_OUTLIER_W) {
+        wo = CHART_OUTLIER_W;
+        w = (CHART_W - ((double)n_o + 1) * wo) / (double)r->hist_n;
+    }
+    int printed = slots <= CHART_PRINTED;
+    double bar_w = w > 2 ? w * 0.85 : w, out_x = CHART_L + (double)r->hist_n * w + wo;
+    fprintf(out, "<figure class=\"histogram\" data-scale=\"%s\"><svg "
+                 "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+                 "height=\"%.0f\" role=\"img\">\n", sc.log ? "log" : "linear",
+            CHART_L + CHART_W + 8, CHART_T + CHART_H + CHART_B, CHART_L + CHART_W + 8,
+            CHART_T + CHART_H + CHART_B);
+    put_axis(out, &sc);
+    fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>\n",
+            CHART_L - 4, CHART_T + CHART_H, CHART_L + CHART_W, CHART_T + CHART_H);
     for (uint64_t c = 0; c < r->hist_n; c++)
-        put_bar(out, "bar", (double)c * w, w > 2 ? w * 0.85 : w,
-                c < s->hist_len ? s->hist[c] : 0, largest, "class", (long long)c);
+        put_bar(out, r, &sc, "bar", CHART_L + (double)c * w + (w - bar_w) / 2, bar_w,
+                c < s->hist_len ? s->hist[c] : 0, "class", (long long)c, printed);
     for (size_t i = 0; i < n_o; i++)
-        put_bar(out, "out-of-range", ((double)r->hist_n + 1 + (double)i) * w, w > 2 ? w * 0.85 : w,
-                o[i].count, largest, "out-of-range value", o[i].value);
-    uint64_t step = r->hist_n <= 32 ? 1 : (r->hist_n + 15) / 16;
-    for (uint64_t c = 0; c < r->hist_n; c += step)
-        fprintf(out, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\">%llu"
-                     "</text>\n", ((double)c + 0.42) * w, CHART_H + 18, (unsigned long long)c);
-    for (size_t i = 0; i < n_o && n_o <= 8; i++)
-        fprintf(out, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\" "
-                     "fill=\"#a0a\">%lld</text>\n", ((double)r->hist_n + 1.42 + (double)i) * w,
-                CHART_H + 18, o[i].value);
+        put_bar(out, r, &sc, "out-of-range", out_x + (double)i * wo + wo * 0.075, wo * 0.85,
+                o[i].count, "out-of-range value", o[i].value, printed);
+    put_class_labels(out, r, w);
+    for (size_t i = 0; i < n_o && (n_o <= 8 || printed); i++)   /* lower: apart from the classes' */
+        fprintf(out, "<text class=\"label\" x=\"%.2f\" y=\"%.0f\" font-size=\"11\" "
+                     "text-anchor=\"middle\" fill=\"#a0a\">%lld</text>\n",
+                out_x + ((double)i + 0.5) * wo, CHART_T + CHART_H + (printed ? 22 : 34),
+                o[i].value);
     fprintf(out, "</svg><figcaption>histogram: %llu classes, %llu missing (red, below the "
-                 "axis)%s</figcaption></figure>\n", (unsigned long long)r->hist_n,
+                 "axis)%s; %s scale%s</figcaption></figure>\n", (unsigned long long)r->hist_n,
             (unsigned long long)missing,
-            n_o ? "; out-of-range values in magenta, right of the classes" : "");
+            n_o ? "; out-of-range values in magenta, right of the classes" : "",
+            sc.log ? "logarithmic" : "linear",
+            sc.log ? " (the largest count is more than 20 times the smallest: on a linear "
+                     "scale the small bars would be hairlines)" : "");
+    put_class_table(out, r);
 }
 
 // ---- the batching -------------------------------------------------------------------
@@ -305,8 +507,9 @@ static void put_mask(FILE *out, const struct la_mask_pick *p, const struct la_co
         put_base64(out, png, len);
         fputs("\">", out);
     }
-    fputs("<figcaption>", out);
+    fputs("<figcaption><span class=\"path\">", out);
     put_text(out, p->path);
+    fputs("</span>", out);
     if (p->in_file)
         fprintf(out, ", sample %llu", (unsigned long long)p->sample);
     fprintf(out, ": %llu bad %s", (unsigned long long)p->bad, p->bad == 1 ? "value" : "values");
@@ -366,7 +569,7 @@ static void put_file(FILE *out, const struct la_file_report *r, const struct la_
         return;
     }
     put_layout(out, r);
-    put_findings(out, r);
+    put_findings(out, r, cfg);
     put_histogram(out, r);
     put_batching(out, r);
     put_masks(out, r, cfg);

@@ -82,6 +82,11 @@ static cJSON *config_object(const struct la_config *cfg)
     cJSON_AddItemToObject(c, "world_size", json_u64(cfg->world_size));
     cJSON_AddItemToObject(c, "sampler_drop_last", json_bool(cfg->sampler_drop_last));
     cJSON_AddItemToObject(c, "min_batch", json_u64(cfg->min_batch));
+    if (cfg->config_file) {     /* .labelaudit.yaml gave options: which file */
+        char *clean = la_utf8_clean(cfg->config_file);
+        cJSON_AddStringToObject(c, "config_file", clean ? clean : "");
+        free(clean);
+    }
     return c;
 }
 

@@ -37,7 +37,7 @@ mkdir -p "$OUT/obj" "$OUT/bin" "$OUT/corpus" "$OUT/include"
 if [ -n "${BUILDDIR:-}" ] && [ -f "$BUILDDIR/config.h" ]; then
     cp "$BUILDDIR/config.h" "$OUT/include/config.h"
 else
-    printf '#define PACKAGE_VERSION "0.0-fuzz"\n' > "$OUT/include/config.h"
+    printf '#define PACKAGE_VERSION "0.0-fuzz"\n#define PACKAGE_URL "https://example.invalid/fuzz"\n' > "$OUT/include/config.h"
 fi
 cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/cjson")
 cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
@@ -96,7 +96,7 @@ fi
 mask_targets="$mask_targets model_config"
 grep -q "define HAVE_YAJL 1" "$OUT/include/config.h" && mask_targets="$mask_targets tokenizer"
 if grep -q "define HAVE_YAML 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets data_yaml"
+    mask_targets="$mask_targets data_yaml config_file"
     codec_libs="$codec_libs -lyaml"
 fi
 [ $# -gt 0 ] || targets="$targets$mask_targets"

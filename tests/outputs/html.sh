@@ -91,6 +91,54 @@ run -n 3 --html="$d/odd.html" "$odd"
 grep -qF '&lt;i&gt;a&amp;b&quot;.csv' "$d/odd.html" && ! grep -q '<i>' "$d/odd.html"
 ok $? "--html escapes a file name"
 
+# ---- --html: what each finding names, the chart (no browser needed) -------------
+# a finding lists its first rows and their lines, files and lines, records
+run -n 10 --html="$d/csv.html" "$s/stray-10.csv"
+grep -q '<li>row 17 (line 19): 10</li>' "$d/csv.html" && grep -q '<li>row 1000 (line 1002): 10</li>' "$d/csv.html"
+ok $? "--html: a CSV's bad rows with their lines"
+run --format=yolo -n 3 --html="$d/yolo.html" "$s/yolo-labels"
+grep -q '<li>index 4, [^<]*yolo-labels/000003.txt line 1: 5</li>' "$d/yolo.html" &&
+    grep -q '<li>[^<]*yolo-labels/000003.txt line 2: cx 1.02' "$d/yolo.html"
+ok $? "--html: YOLO's files and lines, the reader's own findings too"
+run --format=coco --html="$d/coco.html" "$s/coco-instances.json"
+grep -q '<li>annotation 2 (id 103, image_id 2): bbox \[50, 60, 0, 40\]' "$d/coco.html" &&
+    grep -q '<title>class 1 (person): 2</title>' "$d/coco.html" &&
+    grep -q '<tr><td class="n">1</td><td>person</td><td class="n">2</td></tr>' "$d/coco.html"
+ok $? "--html: COCO's annotations, and the class names (chart and table)"
+run --html="$d/tokens.html" "$s/hf-tokens"
+grep -q '<li>index 440 (sample 41): 9</li>' "$d/tokens.html"
+ok $? "--html: a token dataset's bad id, its index and sample (row)"
+# every bar visible: 100000 of class 0 beside 3 of class 1 and one stray 7
+{ echo label; seq 100000 | sed 's/.*/0/'; printf '1\n1\n1\n2\n7\n'; } >"$d/imb.csv"
+run -n 5 --html="$d/imb.html" "$d/imb.csv"
+grep -q '<figure class="histogram" data-scale="log"' "$d/imb.html" &&
+    grep -q 'logarithmic scale' "$d/imb.html"
+ok $? "--html: counts 30000 times apart: a logarithmic scale, said in the caption"
+grep -o '<rect class="[a-z -]*" data-[a-z]*="[0-9-]*" data-count="[1-9][0-9]*"[^>]*height="[0-9.]*"' \
+    "$d/imb.html" | sed 's/.*height="//; s/"//' >"$d/heights"
+[ "$(wc -l <"$d/heights")" -eq 4 ] && awk '$1 < 3 { exit 1 }' "$d/heights"
+ok $? "--html: each of the 4 bars at least 3 high ($(tr '\n' ' ' <"$d/heights"))"
+r=0
+for c in 100000 3 1; do
+    grep -q "<text class=\"count\"[^>]*>$c</text>" "$d/imb.html" || r=1
+done
+ok $r "--html: each bar's count printed over it"
+grep -q '<text class="tick"[^>]*>10000</text>' "$d/imb.html"
+ok $? "--html: a count axis with its numbers"
+! grep -q 'break-all' "$d/imb.html" && ! grep -q 'max-width:60em' "$d/imb.html"
+ok $? "--html: captions break between words; the page is not held to 60em"
+# 1000 classes: every label inside the chart, apart from the stray value's
+awk 'BEGIN { srand(1); print "label"; for (i = 0; i < 20000; i++) print int(rand() * 1000); print 1000 }' \
+    >"$d/c1000.csv"
+run -n 1000 --html="$d/c1000.html" "$d/c1000.csv"
+vw=$(sed -n 's/.*<figure class="histogram"[^>]*><svg [^>]*viewBox="0 0 \([0-9]*\) .*/\1/p' "$d/c1000.html")
+grep -o '<text class="label" x="[0-9.]*"[^>]*>[0-9]*<' "$d/c1000.html" |
+    sed 's/.*x="\([0-9.]*\)".*>\([0-9]*\)</\1 \2/' >"$d/labels"
+[ -n "$vw" ] && [ "$(wc -l <"$d/labels")" -ge 10 ] &&
+    awk -v w="$vw" '{ half = length($2) * 3.5; if ($1 - half < 0 || $1 + half > w) exit 1 }
+        NR > 1 && $1 - px < (length($2) + length(pl)) * 3.5 { exit 1 } { px = $1; pl = $2 }' "$d/labels"
+ok $? "--html: 1000 classes: $(wc -l <"$d/labels") labels, none clipped, none overlapping"
+
 if [ $has_png -eq 0 ]; then   # the page's masks: the VOC PNGs
     echo "ok $((n_tests += 1)) # SKIP --html on masks: built without libspng"
     finish
@@ -162,6 +210,35 @@ while IFS= read -r fig; do
 done <"$d/figs"
 [ $i -eq 4 ]
 ok $? "four thumbnails checked"
+# a 1280 px window: the page uses its width, every bar is seen in the
+# screenshot's pixels (tests/outputs/png_colours reads them), and the DOM
+# the browser built has the rows, names, counts and bars of the page
+colours="$builddir/tests/outputs/png_colours"
+chrome --screenshot="$d/imb.png" --window-size=1280,900 "file://$d/imb.html" >/dev/null
+if [ -x "$colours" ] && "$colours" "$d/imb.png" 33aa77 dd00dd dd0000 >"$d/px"; then
+    sed 's/^/# /' "$d/px"
+    green=$(sed -n '/^33aa77/{n;p;}' "$d/px"); magenta=$(sed -n '/^dd00dd/{n;p;}' "$d/px")
+    red=$(sed -n '/^dd0000/{n;p;}' "$d/px")
+    case "$green $magenta $red" in
+    "bars 3 "*" bars 1 "*" bars 2 "*) r=0 ;;
+    *) r=1 ;;
+    esac
+    [ $r -eq 0 ] && echo "$green $magenta" | tr ' ' '\n' | grep : | awk -F: '$2 < 3 { exit 1 }'
+    ok $? "the screenshot: 3 green bars, the stray value's magenta one, 2 red stubs, each 3 px or more"
+    [ "$(awk '/^33aa77/ { print $4 }' "$d/px")" -gt 500 ] && [ "$(awk '/^dd00dd/ { print $4 }' "$d/px")" -gt 1000 ]
+    ok $? "the screenshot: the chart spans the 1280 px window (its last bar past x 1000)"
+else
+    echo "ok $((n_tests += 1)) # SKIP the screenshot's pixels: no png_colours (built without libspng)"
+fi
+chrome --dump-dom --window-size=1280,900 "file://$d/coco.html" >"$d/coco-dom.html"
+grep -q '<li>annotation 2 (id 103, image_id 2)' "$d/coco-dom.html" &&
+    grep -q '<td>person</td>' "$d/coco-dom.html"
+ok $? "the DOM: COCO's annotations, the class names"
+chrome --dump-dom --window-size=1280,900 "file://$d/imb.html" >"$d/imb-dom.html"
+grep -o '<rect class="[a-z -]*" data-[a-z]*="[0-9-]*" data-count="[1-9][0-9]*"[^>]*height="[0-9.]*"' \
+    "$d/imb-dom.html" | sed 's/.*height="//; s/"//' | awk '$1 >= 3 { n++ } END { exit n != 4 }' &&
+    [ "$(grep -o '<text class="count"' "$d/imb-dom.html" | wc -l)" -eq 4 ]
+ok $? "the DOM: 4 bars, each at least 3 high, each with its count"
 # a large mask is shown downscaled, its thin 255 outlines kept
 run -n 21 --html="$d/big.html" "$srcdir/tests/data/masks/voc512.png"
 chrome --dump-dom "file://$d/big.html" >"$d/big-dom.html"

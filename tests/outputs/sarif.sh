@@ -72,10 +72,58 @@ ok $? "a warning finding is a result of level warning"
 sj '.runs[0].results[] | select(.ruleId == "out-of-range" and (.message.text | startswith("3 labels"))) | .properties.prevents' |
     grep -q '^nll_loss_forward_reduce_cuda_kernel_2d'
 ok $? "a finding's result carries the error it prevents"
-# logical locations: the array's sample index, the masks' sample and index
+# logical locations: the array's sample index; a stack of masks: one result
+# per bad sample, at its first bad pixel's x and y
 sj '.runs[0].results[] | select(.locations[0].logicalLocations) | .locations[0].logicalLocations[0].name' >"$d/names"
-grep -q '^index [0-9]*$' "$d/names" && grep -q '^sample [0-9]*, index [0-9]*$' "$d/names"
-ok $? "arrays: logical locations by index, masks by sample and index"
+grep -q '^index [0-9]*$' "$d/names" && grep -q '^sample [0-9]*, x [0-9]*, y [0-9]*$' "$d/names" &&
+    ! grep -q 'sample [0-9]*, index' "$d/names"
+ok $? "arrays: logical locations by index, masks by sample and the first bad pixel's x, y"
+
+# the tool's and the rules' metadata, as code scanning shows them
+sj '.runs[0].tool.driver | [.name, .semanticVersion == .version, (.informationUri | test("^https://"))] | @json' |
+    grep -qx '\["labelaudit",true,true\]'
+ok $? "the driver: informationUri and semanticVersion"
+jq -e '.runs[0].tool.driver.rules | all(.[]; (.fullDescription.text | length > 10)
+    and (.help.text | test("Fix: ")) and (.help.markdown | test("\\*\\*Fix:\\*\\*"))
+    and (.helpUri | test("^https://.*#FINDINGS$"))
+    and (.properties.tags | length == 3 and .[0] == "labels"))' "$d/s.sarif" >/dev/null
+ok $? "every rule: fullDescription, help (its fix, as text and Markdown), helpUri, tags"
+sj '.runs[0].tool.driver.rules[] | select(.id == "out-of-range") | .help.text' >"$d/help"
+grep -q '^Fix: ' "$d/help" && grep -q '^Prevents: nll_loss' "$d/help"
+ok $? "out-of-range's help: the fix and the error it prevents"
+
+# a folder of masks: each result names its bad PNG, not the folder, and the
+# pixel where it goes wrong (tests/data/html-bad-255.txt: PIL's counts)
+formats=$("$LABELAUDIT" --version | sed -n 's/^Formats: \([^(]*\).*/\1/p')
+case " $formats " in
+*" png "*)
+    cp -r "$s/voc-masks" "$d/voc"
+    (cd "$d" && "$LABELAUDIT" -n 21 --sarif=m.sarif --annotations=github voc) >"$d/gh" 2>"$d/err"
+    validates "$d/m.sarif" "a folder of masks"
+    jq -r '.runs[0].results[] | select(.locations[0].logicalLocations)
+        | "\(.locations[0].physicalLocation.artifactLocation.uri) \(.locations[0].logicalLocations[0].name) \(.message.text)"' \
+        "$d/m.sarif" >"$d/per-png"
+    grep -q '^voc/2007_000032.png x 44, y 1 80 invalid (value 255), the first at x 44, y 1: label 255 outside \[0, 21)$' "$d/per-png" &&
+        [ "$(wc -l <"$d/per-png")" -eq 4 ] && ! grep -q 'index' "$d/per-png"
+    ok $? "a folder of masks: one result per bad PNG, at its first bad pixel's x, y"
+    while read -r name bad size; do
+        case $name in 2007_*) ;; *) continue ;; esac
+        grep -q "^voc/$name .* $bad invalid " "$d/per-png"
+        ok $? "... $name: its $bad bad pixels (PIL's count)"
+    done <"$srcdir/tests/data/html-bad-255.txt"
+    jq -r '.runs[0].results[] | select(.ruleId == "out-of-range" and (.locations[0].logicalLocations | not))
+        | .locations[0].physicalLocation.artifactLocation.uri' "$d/m.sarif" | grep -qx voc/2007_000032.png
+    ok $? "the folder's out-of-range finding sits at its first bad PNG"
+    grep -q '^::error file=voc/2007_000032.png,title=out-of-range::365 labels outside' "$d/gh" &&
+        grep -q '%0A  voc/2007_000129.png: 144 invalid, value 255, the first at x 44, y 12%0A' "$d/gh" &&
+        ! grep -q 'file=voc,title=out-of-range\|index 108' "$d/gh"
+    ok $? "GitHub: the annotation at the first bad PNG, each bad PNG named with its first bad pixel"
+    (cd "$d" && "$LABELAUDIT" -n 21 --annotations=github voc/2007_000032.png) >"$d/gh1"
+    grep -q '^::error file=voc/2007_000032.png,title=out-of-range::80 labels .*%0A  80 invalid, value 255, the first at x 44, y 1%0A' "$d/gh1"
+    ok $? "one mask: the first bad pixel's x, y"
+    ;;
+*) echo "ok $((n_tests += 1)) # SKIP masks as PNG files: built without libspng" ;;
+esac
 sj '.runs[0].results[] | select(.ruleId == "unreadable") | [.level, .locations[0].physicalLocation.region.startLine] | @json' |
     grep -qx '\["error",3\]'
 ok $? "an unreadable file: an error result at the line its message names"

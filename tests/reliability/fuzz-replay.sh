@@ -21,7 +21,7 @@ for t in csv text npy_header npy npz gzip raw decode pt pickle safetensors megat
     replay "$t"
 done
 # the mask readers' targets exist where configure found their library
-for t in png tiff nifti yolo coco jsonl hdf5 mat wds model_config tokenizer data_yaml arrow; do   # coco, jsonl, tokenizer: where yajl was found; hdf5, mat: libhdf5, libmatio; wds: libarchive; data_yaml: libyaml; arrow: Apache Arrow
+for t in png tiff nifti yolo coco jsonl hdf5 mat wds model_config tokenizer data_yaml config_file arrow; do   # coco, jsonl, tokenizer: where yajl was found; hdf5, mat: libhdf5, libmatio; wds: libarchive; data_yaml, config_file: libyaml; arrow: Apache Arrow
     [ -x "$builddir/tests/fuzz/replay_$t" ] && replay "$t"
 done
 finish
