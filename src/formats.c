@@ -3,7 +3,8 @@
 #include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
-#include "zip.h"    /* la_zip_first_member: npz and Office documents */
+#include "zip_head.h" /* la_zip_first_member: npz and Office documents (not zip.c,
+                        * which reads through input.c, which calls this table) */
 
 #include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
@@ -145,9 +146,9 @@ static int arrow_magic(const unsigned char *head, size_t len)
 
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
-                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE, .delimiter = ',' },
     [LA_FMT_TSV] = { .name = "tsv", .extensions = ".tsv .tab", .ops = &la_reader_csv,
-                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE, .delimiter = '\t' },
     [LA_FMT_TEXT] = { .name = "text", .extensions = ".txt .labels", .ops = &la_reader_text,
                       .flags = LA_FMTF_TEXT },
     [LA_FMT_NPY] = { .name = "npy", .extensions = ".npy", .magic = npy_magic,
@@ -155,7 +156,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_NPZ] = { .name = "npz", .extensions = ".npz", .magic = npz_magic,
                      .ops = &la_reader_npz },
     [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
-                     .flags = LA_FMTF_IN_PLACE },
+                     .flags = LA_FMTF_IN_PLACE | LA_FMTF_NEEDS_DTYPE },
     /* by --format only (no extension, no magic): a folder or a JSON could be many things */
     [LA_FMT_IMAGEFOLDER] = { .name = "imagefolder", .extensions = "", .ops = &la_reader_imagefolder,
                              .flags = LA_FMTF_PATH },
@@ -163,7 +164,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
 #if HAVE_YAJL
                       .ops = &la_reader_coco,
 #endif
-                      .flags = LA_FMTF_PATH },
+                      .flags = LA_FMTF_PATH | LA_FMTF_IDS_FROM_ONE },
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
@@ -179,7 +180,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                       .ops = &la_reader_hdf5,
 #endif
     },
-    /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
+    /* a zip too, whose first member is PREFIX/data.pkl: npz's test (a first .npy) leaves it */
     [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
                     .ops = &la_reader_pt, .flags = LA_FMTF_IN_PLACE },
     [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
@@ -280,6 +281,12 @@ int la_format_has(enum la_format f, unsigned flags)
 {
     const struct la_format_def *d = la_format_def(f);
     return d && (d->flags & flags) == flags;
+}
+
+char la_format_delimiter(enum la_format f)
+{
+    const struct la_format_def *d = la_format_def(f);
+    return d && d->delimiter ? d->delimiter : ',';
 }
 
 enum la_format la_format_by_magic(const unsigned char *head, size_t len)
