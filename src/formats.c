@@ -8,7 +8,7 @@
 
 #include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
-#include <string.h>  /* memchr, memcmp, strcmp, strcspn, strlen, strpbrk, strrchr, strstr */
+#include <string.h>  /* memchr, memcmp, strcmp, strcspn, strlen, strncmp, strpbrk, strrchr, strstr */
 #include <strings.h> /* strncasecmp */
 
 static int starts_with(const unsigned char *head, size_t len, const char *magic, size_t n)
@@ -449,10 +449,25 @@ static int ends_in_one_of(const char *name, size_t n, const char *exts)
     return 0;
 }
 
+/* The compression suffixes a name may end in, and the decompressor each
+ * needs, by the name --version's "Decompression:" line gives it. */
+static const struct { const char *suffix, *codec; } g_compressed[] = {
+    { ".gz", "gzip" }, { ".xz", "xz" }, { ".bz2", "bzip2" }, { ".zst", "zstd" },
+};
+
+/* The decompressor path's name asks for, or NULL. */
+static const char *codec_of(const char *path)
+{
+    for (size_t i = 0; i < sizeof g_compressed / sizeof g_compressed[0]; i++)
+        if (la_name_ends_in(path, g_compressed[i].suffix))
+            return g_compressed[i].codec;
+    return NULL;
+}
+
 enum la_format la_format_by_extension(const char *path)
 {
     size_t n = strlen(path);
-    if (ends_in_one_of(path, n, ".gz .xz .bz2 .zst"))
+    if (codec_of(path))
         n = (size_t)(strrchr(path, '.') - path);   /* y.csv.gz is read as y.csv */
     for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++)
         if (ends_in_one_of(path, n, g_formats[f].extensions))
@@ -471,4 +486,17 @@ char *la_formats_list(char *buf, size_t len, int built, const char *sep)
         used += n > 0 ? (size_t)n : 0;
     }
     return buf;
+}
+
+void la_formats_needed(char *const *words, int n, FILE *out)
+{
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i], *codec = codec_of(w);
+        enum la_format f = strncmp(w, "--format=", 9) == 0 ? la_format_by_name(w + 9)
+                                                           : la_format_by_extension(w);
+        if (codec)
+            fprintf(out, "%s\n", codec);
+        if (f > LA_FMT_NONE)
+            fprintf(out, "%s\n", g_formats[f].name);
+    }
 }

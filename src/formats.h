@@ -11,6 +11,7 @@
 #define LA_FORMATS_H
 
 #include <stddef.h> /* size_t */
+#include <stdio.h>  /* FILE */
 
 /* The row of the table each format is; the table is indexed by it. */
 enum la_format {
@@ -139,5 +140,13 @@ int la_name_ends_in(const char *path, const char *ext);
  *  reads (built = 1) or lacks (built = 0), into buf (truncated to fit).
  *  @return buf. */
 char *la_formats_list(char *buf, size_t len, int built, const char *sep);
+
+/** la_formats_needed() : for each of words (a command line's words: FILE
+ *  names, --format=NAME), what reading it needs by its name alone: the
+ *  decompressor its suffix asks for and the format its extension or
+ *  --format names, one per line on out. The tests ask the binary this
+ *  (labelaudit --formats-needed WORD...) rather than keep a copy of the
+ *  extensions. */
+void la_formats_needed(char *const *words, int n, FILE *out);
 
 #endif

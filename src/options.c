@@ -634,6 +634,10 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     bool batching_given[N_BATCHING_ONLY] = { false };
 
     set_defaults(cfg);
+    if (argc > 1 && strcmp(argv[1], "--formats-needed") == 0) {   /* for the tests: not in --help */
+        la_formats_needed(argv + 2, argc - 2, stdout);
+        return LA_OPT_EXIT_OK;
+    }
     build_getopt_table();
     opterr = 1;
     int opt;
