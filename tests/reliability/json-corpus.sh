@@ -21,7 +21,7 @@
 set -u
 OLD=${1:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
 NEW=${2:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 runs=0 differ=0
