@@ -225,7 +225,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                        .ops = &la_reader_arrow,
 #endif
                        .flags = LA_FMTF_NOTES },
-    /* a folder: found by its state.json / dataset_info.json (audit.c), or by --format */
+    /* a folder: found by its state.json / dataset_info.json (layouts.c), or by --format */
     [LA_FMT_HF_DATASET] = { .name = "hf-dataset", .extensions = "",
                             .library = ARROW_LIBRARY("libarrow"),
 #if HAVE_ARROW
