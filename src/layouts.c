@@ -32,12 +32,14 @@ static int is_file(const char *path)
  * folder a, "p" anything else. */
 static int has_entry(const char *dir, const char *pat, size_t n)
 {
-    size_t slash = strcspn(pat, "/");
+    size_t slash = 0;
     char head[256], p[4096];
-    if (slash >= sizeof head || n > 1024)
+    while (slash < n && pat[slash] != '/')
+        slash++;
+    if (slash >= sizeof head)
         return 0;
-    memcpy(head, pat, slash < n ? slash : n);
-    head[slash < n ? slash : n] = '\0';
+    memcpy(head, pat, slash);
+    head[slash] = '\0';
     DIR *dp = opendir(dir);
     struct dirent *e;
     int found = 0;

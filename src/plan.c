@@ -101,9 +101,11 @@ static int refuse(const char *path, const char *why, struct la_file_report *r)
  * as the reports (and what their readers kept) point into them. */
 static const char *held_path(const char *labels)
 {
-    static char *held[64];
+    static char **held;
     static size_t n;
-    char *p = n < sizeof held / sizeof held[0] ? strdup(labels) : NULL;
+    char **more = realloc(held, (n + 1) * sizeof *held);
+    held = more ? more : held;
+    char *p = more ? strdup(labels) : NULL;
     return p ? (held[n++] = p) : NULL;
 }
 
