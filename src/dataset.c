@@ -25,50 +25,6 @@
 
 #define WINDOW_PER_THREAD 2
 
-/* Whether dir holds a regular file named name. */
-static int has_file(const char *dir, const char *name)
-{
-    char p[4096];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* What the names in dir say the folder is, beside its index.json or
- * dataset_info.json: .arrow shards (a `datasets` cache), .mds shards
- * (shard.00000.mds, .mds.zstd, ...), LitData chunks (chunk-0-0.bin, ...). */
-struct shard_names { int arrow, mds, litdata; };
-
-static struct shard_names shard_names_in(const char *dir)
-{
-    struct shard_names seen = { 0, 0, 0 };
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    while (dp && (e = readdir(dp))) {
-        seen.arrow |= la_name_ends_in(e->d_name, ".arrow");
-        seen.mds |= strstr(e->d_name, ".mds") != NULL;
-        seen.litdata |= strncmp(e->d_name, "chunk-", 6) == 0 && strstr(e->d_name, ".bin");
-    }
-    if (dp)
-        closedir(dp);
-    return seen;
-}
-
-enum la_format la_dataset_folder_format(const char *path)
-{
-    int info = has_file(path, "dataset_info.json"), index = has_file(path, "index.json");
-    if (!info && !index)
-        return LA_FMT_NONE;
-    if (info && has_file(path, "state.json"))
-        return LA_FMT_HF_DATASET;
-    struct shard_names seen = shard_names_in(path);
-    if (info && seen.arrow)
-        return LA_FMT_HF_DATASET;
-    if (index && seen.mds != seen.litdata)   /* both: say nothing, --format decides */
-        return seen.mds ? LA_FMT_MDS : LA_FMT_LITDATA;
-    return LA_FMT_NONE;
-}
-
 int la_is_directory(const char *path)
 {
     struct stat st;
@@ -166,11 +122,11 @@ static int by_bytes(const void *a, const void *b)
 }
 
 /* The files below root, in byte-wise order of their relative paths (all share
- * the prefix "root/", so the full paths sort the same), matching --glob. */
-static int list_directory(const char *root, const struct la_config *cfg, struct la_dataset *d,
-                          struct path_list *out)
+ * the prefix "root/", so the full paths sort the same), matching glob. */
+static int list_directory(const char *root, const char *glob, const struct la_config *cfg,
+                          struct la_dataset *d, struct path_list *out)
 {
-    struct walk w = { root, strlen(root), cfg->glob, d, la_config_max_report(cfg), { 0 }, 0 };
+    struct walk w = { root, strlen(root), glob, d, la_config_max_report(cfg), { 0 }, 0 };
     walk_dir(&w, root);
     if (w.oom) {
         list_free(&w.files);
@@ -180,8 +136,9 @@ static int list_directory(const char *root, const struct la_config *cfg, struct 
         qsort(w.files.v, w.files.n, sizeof *w.files.v, by_bytes);
     for (size_t i = 0; i < w.files.n; i++) {
         const char *rel = w.files.v[i] + w.root_len + 1;
-        if (cfg->glob && fnmatch(cfg->glob, rel, 0) != 0) {
-            la_dataset_note_skipped(d, w.files.v[i], "does not match --glob", w.max_report);
+        if (glob && fnmatch(glob, rel, 0) != 0) {
+            la_dataset_note_skipped(d, w.files.v[i], cfg->glob ? "does not match --glob"
+                                    : "not a label file of the layout", w.max_report);
             free(w.files.v[i]);
         } else {
             w.files.v[out->n++] = w.files.v[i];     /* kept in place, in order */
@@ -537,19 +494,11 @@ void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
     la_diagnose(r, dataset_class_label(r, cfg, &with));
 }
 
-int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
-                     struct la_scan_backend *b, struct la_indices_out *io,
-                     struct la_file_report *r)
+/* The dataset's files audited into r (begun), serially or on the threads. */
+static int audit_list(char **list, size_t count, const struct la_config *cfg,
+                      struct la_scan_backend *b, struct la_indices_out *io,
+                      struct la_file_report *r)
 {
-    struct path_list files = { 0 };
-    if (la_dataset_begin(r, paths[0], is_dir, cfg) != 0)
-        return 0;
-    if (is_dir && list_directory(paths[0], cfg, r->dataset, &files) != 0) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        return 0;
-    }
-    char **list = is_dir ? files.v : (char **)paths;
-    size_t count = is_dir ? files.n : (size_t)n;
     int threads = cfg->threads > 0 ? cfg->threads : 1;
     /* --indices-out writes each file's entries as the scan finds them, and the
      * GPU is one device: both keep to one file at a time */
@@ -561,7 +510,33 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
                : threads < 2 || count < 2 ? "one at a time" : "one at a time (the GPU is one device)");
     int rc = serial ? audit_serial(list, count, cfg, b, io, r)
                     : audit_on_threads(list, count, threads, cfg, b, r);
-    list_free(&files);
     la_dataset_end(r, cfg);
     return rc;
+}
+
+int la_audit_folder(const char *path, const char *walk, const char *glob,
+                    const struct la_config *cfg, struct la_scan_backend *b,
+                    struct la_indices_out *io, struct la_file_report *r)
+{
+    struct path_list files = { 0 };
+    if (la_dataset_begin(r, path, 1, cfg) != 0)
+        return 0;
+    if (list_directory(walk, cfg->glob ? cfg->glob : glob, cfg, r->dataset, &files) != 0) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return 0;
+    }
+    int rc = audit_list(files.v, files.n, cfg, b, io, r);
+    list_free(&files);
+    return rc;
+}
+
+int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
+                     struct la_scan_backend *b, struct la_indices_out *io,
+                     struct la_file_report *r)
+{
+    if (is_dir)
+        return la_audit_folder(paths[0], paths[0], NULL, cfg, b, io, r);
+    if (la_dataset_begin(r, paths[0], 0, cfg) != 0)
+        return 0;
+    return audit_list((char **)paths, (size_t)n, cfg, b, io, r);
 }

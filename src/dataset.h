@@ -16,14 +16,6 @@
 #include "indices_out.h"
 #include "scan.h"
 
-/** la_dataset_folder_format() : the format of the folder path when it is one
- *  dataset of shards that one reader reads: hf-dataset for one Hugging Face
- *  `datasets` wrote (save_to_disk's dataset_info.json and state.json, or a
- *  cache's dataset_info.json beside .arrow shards), mds for MosaicML
- *  streaming's (index.json beside .mds shards), litdata for LitData's
- *  (index.json beside chunk-*.bin); else LA_FMT_NONE: a folder of files. */
-enum la_format la_dataset_folder_format(const char *path);
-
 /** la_is_directory() : whether path names a directory (following links). */
 int la_is_directory(const char *path);
 
@@ -34,6 +26,13 @@ int la_is_directory(const char *path);
 int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
                      struct la_scan_backend *b, struct la_indices_out *io,
                      struct la_file_report *r);
+
+/** la_audit_folder() : audit the folder path as la_audit_dataset() does, its
+ *  files those below walk (path or a folder in it: a layout's labels,
+ *  layouts.h) that match --glob, else glob (NULL: all). */
+int la_audit_folder(const char *path, const char *walk, const char *glob,
+                    const struct la_config *cfg, struct la_scan_backend *b,
+                    struct la_indices_out *io, struct la_file_report *r);
 
 /* The steps of la_audit_dataset(), for another way of filling a dataset
  * (--merge: merge.h). */

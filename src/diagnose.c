@@ -188,11 +188,16 @@ static const char *prevents_range(const struct la_config *cfg)
 
 static int one_based(const struct la_file_report *r, const struct la_config *cfg);
 
-/* COCO's category ids rightly start at 1: torchvision's detection models keep
- * class 0 for the background, so N = max + 1 and subtracting 1 would be wrong. */
+/* Ids that rightly start at 1 (the format table says which: COCO's), where
+ * N = max + 1 and subtracting 1 would be wrong. */
 static int ids_start_by_convention(const struct la_file_report *r)
 {
-    return r->info.format == LA_FMT_COCO;
+    if (!r->dataset)
+        return la_format_has(r->info.format, LA_FMTF_IDS_FROM_ONE);
+    for (size_t i = 0; i < r->dataset->n_src; i++)    /* a dataset: when all its sources' do */
+        if (!la_format_has(r->dataset->src[i].format, LA_FMTF_IDS_FROM_ONE))
+            return 0;
+    return r->dataset->n_src > 0;
 }
 
 /* Labels exported 1..N with a few strays: N itself is as common as a class. */

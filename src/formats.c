@@ -3,11 +3,12 @@
 #include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
-#include "zip.h"    /* la_zip_first_member: npz and Office documents */
+#include "zip_head.h" /* la_zip_first_member: npz and Office documents (not zip.c,
+                        * which reads through input.c, which calls this table) */
 
 #include <stdint.h>  /* uint32_t */
 #include <stdio.h>   /* snprintf */
-#include <string.h>  /* memchr, memcmp, strcmp, strcspn, strlen, strpbrk, strrchr, strstr */
+#include <string.h>  /* memchr, memcmp, strcmp, strcspn, strlen, strncmp, strpbrk, strrchr, strstr */
 #include <strings.h> /* strncasecmp */
 
 static int starts_with(const unsigned char *head, size_t len, const char *magic, size_t n)
@@ -145,9 +146,9 @@ static int arrow_magic(const unsigned char *head, size_t len)
 
 static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_CSV] = { .name = "csv", .extensions = ".csv", .ops = &la_reader_csv,
-                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE, .delimiter = ',' },
     [LA_FMT_TSV] = { .name = "tsv", .extensions = ".tsv .tab", .ops = &la_reader_csv,
-                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE },
+                     .flags = LA_FMTF_TEXT | LA_FMTF_TABLE, .delimiter = '\t' },
     [LA_FMT_TEXT] = { .name = "text", .extensions = ".txt .labels", .ops = &la_reader_text,
                       .flags = LA_FMTF_TEXT },
     [LA_FMT_NPY] = { .name = "npy", .extensions = ".npy", .magic = npy_magic,
@@ -155,7 +156,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
     [LA_FMT_NPZ] = { .name = "npz", .extensions = ".npz", .magic = npz_magic,
                      .ops = &la_reader_npz },
     [LA_FMT_RAW] = { .name = "raw", .extensions = ".raw .bin .dat", .ops = &la_reader_raw,
-                     .flags = LA_FMTF_IN_PLACE },
+                     .flags = LA_FMTF_IN_PLACE | LA_FMTF_NEEDS_DTYPE },
     /* by --format only (no extension, no magic): a folder or a JSON could be many things */
     [LA_FMT_IMAGEFOLDER] = { .name = "imagefolder", .extensions = "", .ops = &la_reader_imagefolder,
                              .flags = LA_FMTF_PATH },
@@ -163,7 +164,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
 #if HAVE_YAJL
                       .ops = &la_reader_coco,
 #endif
-                      .flags = LA_FMTF_PATH },
+                      .flags = LA_FMTF_PATH | LA_FMTF_IDS_FROM_ONE },
     [LA_FMT_YOLO] = { .name = "yolo", .extensions = "", .ops = &la_reader_yolo,
                       .flags = LA_FMTF_PATH },
     [LA_FMT_MAT] = { .name = "mat", .extensions = ".mat", .magic = mat_magic,
@@ -179,7 +180,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                       .ops = &la_reader_hdf5,
 #endif
     },
-    /* before npz's row would matter: a .pt is a zip whose first member is PREFIX/data.pkl */
+    /* a zip too, whose first member is PREFIX/data.pkl: npz's test (a first .npy) leaves it */
     [LA_FMT_PT] = { .name = "pt", .extensions = ".pt .pth", .magic = la_pt_magic,
                     .ops = &la_reader_pt, .flags = LA_FMTF_IN_PLACE },
     [LA_FMT_SAFETENSORS] = { .name = "safetensors", .extensions = ".safetensors",
@@ -224,7 +225,7 @@ static const struct la_format_def g_formats[LA_FMT_COUNT] = {
                        .ops = &la_reader_arrow,
 #endif
                        .flags = LA_FMTF_NOTES },
-    /* a folder: found by its state.json / dataset_info.json (audit.c), or by --format */
+    /* a folder: found by its state.json / dataset_info.json (layouts.c), or by --format */
     [LA_FMT_HF_DATASET] = { .name = "hf-dataset", .extensions = "",
                             .library = ARROW_LIBRARY("libarrow"),
 #if HAVE_ARROW
@@ -280,6 +281,12 @@ int la_format_has(enum la_format f, unsigned flags)
 {
     const struct la_format_def *d = la_format_def(f);
     return d && (d->flags & flags) == flags;
+}
+
+char la_format_delimiter(enum la_format f)
+{
+    const struct la_format_def *d = la_format_def(f);
+    return d && d->delimiter ? d->delimiter : ',';
 }
 
 enum la_format la_format_by_magic(const unsigned char *head, size_t len)
@@ -442,10 +449,25 @@ static int ends_in_one_of(const char *name, size_t n, const char *exts)
     return 0;
 }
 
+/* The compression suffixes a name may end in, and the decompressor each
+ * needs, by the name --version's "Decompression:" line gives it. */
+static const struct { const char *suffix, *codec; } g_compressed[] = {
+    { ".gz", "gzip" }, { ".xz", "xz" }, { ".bz2", "bzip2" }, { ".zst", "zstd" },
+};
+
+/* The decompressor path's name asks for, or NULL. */
+static const char *codec_of(const char *path)
+{
+    for (size_t i = 0; i < sizeof g_compressed / sizeof g_compressed[0]; i++)
+        if (la_name_ends_in(path, g_compressed[i].suffix))
+            return g_compressed[i].codec;
+    return NULL;
+}
+
 enum la_format la_format_by_extension(const char *path)
 {
     size_t n = strlen(path);
-    if (ends_in_one_of(path, n, ".gz .xz .bz2 .zst"))
+    if (codec_of(path))
         n = (size_t)(strrchr(path, '.') - path);   /* y.csv.gz is read as y.csv */
     for (int f = LA_FMT_NONE + 1; f < LA_FMT_COUNT; f++)
         if (ends_in_one_of(path, n, g_formats[f].extensions))
@@ -464,4 +486,17 @@ char *la_formats_list(char *buf, size_t len, int built, const char *sep)
         used += n > 0 ? (size_t)n : 0;
     }
     return buf;
+}
+
+void la_formats_needed(char *const *words, int n, FILE *out)
+{
+    for (int i = 0; i < n; i++) {
+        const char *w = words[i], *codec = codec_of(w);
+        enum la_format f = strncmp(w, "--format=", 9) == 0 ? la_format_by_name(w + 9)
+                                                           : la_format_by_extension(w);
+        if (codec)
+            fprintf(out, "%s\n", codec);
+        if (f > LA_FMT_NONE)
+            fprintf(out, "%s\n", g_formats[f].name);
+    }
 }

@@ -11,6 +11,7 @@
 #define LA_FORMATS_H
 
 #include <stddef.h> /* size_t */
+#include <stdio.h>  /* FILE */
 
 /* The row of the table each format is; the table is indexed by it. */
 enum la_format {
@@ -67,6 +68,10 @@ enum {
                                    values are ids fed to the embedding, for --vocab-size */
     LA_FMTF_KEYED = 1u << 8,    /* records of named fields (jsonl): -c names the label's, and
                                    so implies a table only where the name says no such format */
+    LA_FMTF_IDS_FROM_ONE = 1u << 9, /* its ids rightly start at 1 (COCO's categories:
+                                       torchvision's detection models keep class 0 for the
+                                       background), so N = max + 1 and no one-based finding */
+    LA_FMTF_NEEDS_DTYPE = 1u << 10, /* headerless values (raw): --format=NAME needs --dtype */
 };
 
 struct la_reader_ops;
@@ -77,8 +82,9 @@ struct la_format_def {
      * a compression suffix (.gz .xz .bz2 .zst) is dropped: ".nii", ".tar". */
     const char *extensions;
     /* Whether the first decompressed bytes (up to LA_PEEK_LEN) are this
-     * format's. Tried in table order: a narrower test before a wider one of
-     * the same container (a zip whose first member is a .npy is an npz). */
+     * format's. Tried in the order of enum la_format (the table's index, not
+     * the order its rows are written in): a narrower test before a wider one
+     * of the same container (mat before hdf5: a v7.3 .mat is an HDF5 file). */
     int (*magic)(const unsigned char *head, size_t len);
     const struct la_reader_ops *ops; /* NULL: configured out (see library) */
     const char *library;    /* what an absent format needs, for messages: "libpng" */
@@ -86,6 +92,7 @@ struct la_format_def {
      * FILE standing for the file's name ("python3 -c ..."); or NULL. */
     const char *export_cmd;
     unsigned flags;         /* LA_FMTF_* */
+    char delimiter;         /* a table's cell delimiter when -d gives none (',', '\t'); 0 else */
 };
 
 /** la_format_def() : the row of f, or NULL for LA_FMT_AUTO and LA_FMT_NONE. */
@@ -101,11 +108,17 @@ enum la_format la_format_by_name(const char *name);
 /** la_format_has() : whether f's row has every flag in flags (0 for non-formats). */
 int la_format_has(enum la_format f, unsigned flags);
 
-/** la_format_by_magic() : the first format whose magic claims head, else LA_FMT_NONE. */
+/** la_format_delimiter() : the cell delimiter of table format f's files when
+ *  none is given: ',' for csv, '\t' for tsv; ',' for any other format. */
+char la_format_delimiter(enum la_format f);
+
+/** la_format_by_magic() : the first format, in enum order, whose magic claims
+ *  head, else LA_FMT_NONE. */
 enum la_format la_format_by_magic(const unsigned char *head, size_t len);
 
 /** la_format_by_extension() : the format path's extension names (a trailing
- *  compression suffix ignored), else LA_FMT_NONE. */
+ *  compression suffix ignored), else LA_FMT_NONE; the first in enum order
+ *  when two rows list the extension. */
 enum la_format la_format_by_extension(const char *path);
 
 /** la_foreign_kind() : what head (a file's first decompressed bytes) looks
@@ -127,5 +140,13 @@ int la_name_ends_in(const char *path, const char *ext);
  *  reads (built = 1) or lacks (built = 0), into buf (truncated to fit).
  *  @return buf. */
 char *la_formats_list(char *buf, size_t len, int built, const char *sep);
+
+/** la_formats_needed() : for each of words (a command line's words: FILE
+ *  names, --format=NAME), what reading it needs by its name alone: the
+ *  decompressor its suffix asks for and the format its extension or
+ *  --format names, one per line on out. The tests ask the binary this
+ *  (labelaudit --formats-needed WORD...) rather than keep a copy of the
+ *  extensions. */
+void la_formats_needed(char *const *words, int n, FILE *out);
 
 #endif

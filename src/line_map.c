@@ -128,8 +128,8 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
     if (la_source_open(r->path, &src, err, sizeof err) != 0)
         return -1;
     int text = !la_format_has(f, LA_FMTF_TABLE);
-    unsigned char delim = cfg->read.delimiter ? (unsigned char)cfg->read.delimiter
-                        : f == LA_FMT_TSV ? '\t' : ',';
+    unsigned char delim = (unsigned char)(cfg->read.delimiter ? cfg->read.delimiter
+                                                              : la_format_delimiter(f));
     struct walk w = { rows, lines, n, 0, 0, !text && r->info.header_present };
     struct la_csv_rows walk_rows;
     la_csv_rows_init(&walk_rows, delim, !text, text ? 0 : cfg->read.skip_rows);

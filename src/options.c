@@ -827,6 +827,10 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     bool batching_given[N_BATCHING_ONLY] = { false };
 
     set_defaults(cfg);
+    if (argc > 1 && strcmp(argv[1], "--formats-needed") == 0) {   /* for the tests: not in --help */
+        la_formats_needed(argv + 2, argc - 2, stdout);
+        return LA_OPT_EXIT_OK;
+    }
     build_getopt_table();
     int first_file;
     if (!first_pass(argc, argv, &first_file)) {
@@ -846,8 +850,9 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
     if (take_vocab_size(cfg) != LA_OPT_OK)
         return LA_OPT_USAGE;
-    if (cfg->format == LA_FMT_RAW && !cfg->read.has_dtype)
-        return bad("%s", "--format=raw needs --dtype (int8 ... float64, bool)");
+    if (la_format_has(cfg->format, LA_FMTF_NEEDS_DTYPE) && !cfg->read.has_dtype)
+        return bad("--format=%s needs --dtype (int8 ... float64, bool)",
+                   la_format_name(cfg->format));
     if (optind >= argc)
         return bad("%s", "missing FILE operand (use - for standard input)");
     cfg->files = argv + optind;

@@ -3,6 +3,7 @@
 
 #include "audit.h"   /* la_audit_file: one source */
 #include "dataset.h" /* la_audit_dataset, la_is_directory: a directory, --concat */
+#include "layouts.h" /* la_layout_of: what a folder is without --format */
 #include "merge.h"   /* la_merge_reports: --merge */
 #include "msg.h"     /* la_err */
 #include "class_count.h" /* N from the model, the metadata, the reader */
@@ -11,7 +12,7 @@
 
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */
-#include <string.h> /* memset */
+#include <string.h> /* memset, strcmp, strdup */
 
 /* --backend=auto chose the GPU and it failed mid-run: the CPU takes over, and
  * the file is audited again from its start (the GPU is only chosen when every
@@ -35,7 +36,8 @@ static int splits_of(const struct la_config *cfg, const char *path, char ***name
     *names = NULL;
     if (!la_is_directory(path))
         return 0;
-    enum la_format f = cfg->format == LA_FMT_AUTO ? la_dataset_folder_format(path) : cfg->format;
+    const struct la_layout *l = cfg->format == LA_FMT_AUTO ? la_layout_of(path) : NULL;
+    enum la_format f = l ? l->format : cfg->format;
     return f == LA_FMT_HF_DATASET ? la_hf_cache_splits(path, cfg->glob, names) : 0;
 }
 
@@ -85,21 +87,71 @@ int la_report_count(const struct la_config *cfg)
     return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
 }
 
+/* FILE path unread: r says why (on stderr too), as an unreadable file. */
+static int refuse(const char *path, const char *why, struct la_file_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    snprintf(r->error, sizeof r->error, "%s", why);
+    la_err(path, "%s", r->error);
+    return 0;
+}
+
+/* The labels folders of layouts, read by a folder reader: kept for the run,
+ * as the reports (and what their readers kept) point into them. */
+static const char *held_path(const char *labels)
+{
+    static char **held;
+    static size_t n;
+    char **more = realloc(held, (n + 1) * sizeof *held);
+    held = more ? more : held;
+    char *p = more ? strdup(labels) : NULL;
+    return p ? (held[n++] = p) : NULL;
+}
+
+/* FILE i is layout l: its labels folder read by l's folder reader, or its
+ * label files by their format, as one report named after FILE. */
+static int audit_layout(const struct la_config *cfg, const struct la_layout *l,
+                        struct la_scan_backend *b, struct la_indices_out *io, int i,
+                        struct la_file_report *r)
+{
+    char buf[4096];
+    const char *root = cfg->files[i];
+    const char *labels = la_layout_labels(l, root, buf, sizeof buf);
+    struct la_config as = *cfg;
+    as.format = l->format;
+    la_verbose(root, "%s (%s): its labels in %s, read as %s", l->name, l->shape, labels,
+               l->format == LA_FMT_AUTO ? "each file's format" : la_format_name(l->format));
+    if (!la_format_has(l->format, LA_FMTF_PATH) || l->glob)
+        return la_audit_folder(root, labels, l->glob, &as, b, io, r);
+    const char *path = strcmp(labels, root) == 0 ? root : held_path(labels);
+    if (!path)
+        return refuse(root, "out of memory", r);
+    la_scan_cpu_rest(b);
+    if (la_audit_file(path, &as, b, io, r) != 0) {
+        la_err(root, "scan failed: %s", r->error);
+        return -1;
+    }
+    la_indices_out_flush(io);
+    r->path = root;
+    if (!r->read_ok)
+        la_err(root, "%s", r->error);
+    return 0;
+}
+
 /* Report i of la_report_count(): a merge, a --concat, a directory or a file.
  * @return 0, or -1 when the scan failed for good (said on stderr). */
-static int audit_report_with(const struct la_config *cfg, struct la_scan_backend *b,
-                             struct la_indices_out *io, int i, struct la_file_report *r)
+static int audit_report_with(const struct la_config *cfg, const struct la_layout *l,
+                             struct la_scan_backend *b, struct la_indices_out *io, int i,
+                             struct la_file_report *r)
 {
     if (cfg->concat)            /* one dataset: unreadable files are named as it goes */
         return la_audit_dataset(cfg->files, cfg->nfiles, 0, cfg, b, io, r);
-    struct la_config as_folder;  /* a folder `datasets`, MDS or LitData wrote: one reader's */
-    enum la_format folder = la_is_directory(cfg->files[i]) && cfg->format == LA_FMT_AUTO
-                          ? la_dataset_folder_format(cfg->files[i]) : LA_FMT_NONE;
-    if (folder != LA_FMT_NONE) {
-        as_folder = *cfg;
-        as_folder.format = folder;
-        cfg = &as_folder;
-    }
+    if (l)
+        return audit_layout(cfg, l, b, io, i, r);
+    char why[LA_ERR_LEN];
+    if (cfg->format == LA_FMT_AUTO && la_layout_unclaimed(cfg->files[i], why, sizeof why))
+        return refuse(cfg->files[i], why, r);
     if (la_is_directory(cfg->files[i]) && !la_format_has(cfg->format, LA_FMTF_PATH))
         return la_audit_dataset(&cfg->files[i], 1, 1, cfg, b, io, r);
     la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
@@ -129,7 +181,13 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     }
     const char *path = cfg->files[cfg->concat ? 0 : i];
     char err[LA_ERR_LEN];
-    struct la_class_count *cc = la_class_count_new(cfg, path, err, sizeof err);
+    /* a layout's class count is found as its reader's would be (a YOLO data.yaml) */
+    const struct la_layout *l = !cfg->concat && cfg->format == LA_FMT_AUTO ? la_layout_of(path)
+                                                                           : NULL;
+    struct la_config as_layout = *cfg;
+    if (l && l->format != LA_FMT_AUTO)
+        as_layout.format = l->format;
+    struct la_class_count *cc = la_class_count_new(&as_layout, path, err, sizeof err);
     if (!cc) {
         memset(r, 0, sizeof *r);
         r->path = path;
@@ -140,7 +198,7 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     struct la_config with_classes = *cfg;
     la_class_count_apply(cc, &with_classes);
     with_classes.split = cfg->splits && !cfg->concat ? cfg->splits[i] : NULL;
-    int rc = audit_report_with(&with_classes, b, io, i, r);
+    int rc = audit_report_with(&with_classes, l, b, io, i, r);
     r->split = with_classes.split;
     la_class_count_finish(cc, r, &with_classes);
     return rc;

@@ -31,25 +31,6 @@ int la_zip_read_at(int fd, void *buf, size_t n, uint64_t off)
     return la_pread_full(fd, buf, n, off) == n ? 0 : -1;
 }
 
-#define ZIP_LOCAL_LEN 30           /* a local file header before its name */
-
-enum la_zip_head la_zip_first_member(const unsigned char *head, size_t len, const char **name,
-                                     size_t *name_len)
-{
-    *name = NULL;
-    *name_len = 0;
-    if (len < 4 || memcmp(head, "PK\3\4", 4) != 0)
-        return LA_ZIP_HEAD_NOT_ZIP;
-    if (len < ZIP_LOCAL_LEN)
-        return LA_ZIP_HEAD_SHORT;
-    size_t n = u16(head + 26);
-    if (ZIP_LOCAL_LEN + n > len)
-        return LA_ZIP_HEAD_SHORT;
-    *name = (const char *)head + ZIP_LOCAL_LEN;
-    *name_len = n;
-    return LA_ZIP_HEAD_NAMED;
-}
-
 static int io_error(struct la_reader *r, uint64_t off, const char *what)
 {
     if (errno)

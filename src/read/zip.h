@@ -13,6 +13,7 @@
 #include <sys/types.h> /* ssize_t */
 #include <zlib.h>      /* z_stream */
 #include "reader.h"
+#include "zip_head.h" /* la_zip_first_member: the readers test a first member too */
 
 struct la_zip_member {
     char *name;                   /* control bytes shown as '?' */
@@ -37,20 +38,6 @@ struct la_zip {
     int z_live;
     unsigned char *zin;
 };
-
-/* A zip's first bytes, as format detection sees them (before any reader
- * opens the archive): the local header of its first member. */
-enum la_zip_head {
-    LA_ZIP_HEAD_NOT_ZIP = -1, /* no "PK\3\4" local header at byte 0 */
-    LA_ZIP_HEAD_SHORT = 0,    /* a zip, but the first member's name lies past len */
-    LA_ZIP_HEAD_NAMED = 1,    /* *name, *name_len: the first member's name */
-};
-
-/** la_zip_first_member() : read the local header at the start of head (len
- *  bytes), the one parser of it that detection (formats.c, input.c) and the
- *  readers share. @return an la_zip_head. */
-enum la_zip_head la_zip_first_member(const unsigned char *head, size_t len, const char **name,
-                                     size_t *name_len);
 
 /** la_zip_open() : the archive behind r->src and its central directory.
  *  @return 0, or -1 with r->err set. */

@@ -17,7 +17,7 @@ layers='
 command:   src/main.c
 plan:      src/plan.*
 render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/overlays.c src/ci_notes.h src/ci_path.*
-dataset:   src/dataset.* src/merge.*
+dataset:   src/dataset.* src/layouts.* src/merge.*
 source:    src/audit.*
 diagnose:  src/diagnose.*
 read:      src/input.c src/formats.c src/reader.c src/cells.* src/line_map.* src/label_items.* src/read/* src/class_count.*
