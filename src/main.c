@@ -212,8 +212,11 @@ int main(int argc, char **argv)
         sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && cfg.overlays && la_report_overlays(files, nreports, &cfg) != 0)
+    int ov = !failed && cfg.overlays ? la_report_overlays(files, nreports, &cfg) : 0;
+    if (ov == -1)
         sum.exit_status = LA_EXIT_UNREADABLE;
+    else if (ov == -2 && sum.exit_status != LA_EXIT_UNREADABLE)
+        sum.exit_status = LA_EXIT_USAGE;   /* a file of another run in the folder */
     /* the page last: its summary gives the exit status, overlays' failures included */
     if (!failed && cfg.html && la_report_html(files, nreports, &cfg, &sum) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;

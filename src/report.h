@@ -81,7 +81,9 @@ int la_report_html(const struct la_file_report *files, int n, const struct la_co
 
 /** la_report_overlays() : --overlays: one PNG per bad mask (the worst
  *  --max-report of each report) in cfg->overlays, never replacing a file
- *  (overlays.c). @return 0, or -1 when one was not written (said on standard error). */
+ *  (overlays.c); one there with the same bytes is kept. @return 0, -2 when a
+ *  file there differs (a usage error), or -1 when one was not written (said
+ *  on standard error). */
 int la_report_overlays(const struct la_file_report *files, int n, const struct la_config *cfg);
 
 /** la_report_github() : --annotations=github: workflow commands within GitHub's
