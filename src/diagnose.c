@@ -485,6 +485,27 @@ static const char *int_dtype_kept_by_collate(int dtype)
     }
 }
 
+/* Whether the labels reach the loss in the dtype the file stores: np.load,
+ * np.fromfile, safetensors, torch.load, h5py, scipy.io and pyarrow hand over
+ * arrays of that dtype, and PyTorch 2's cross_entropy raises on the narrow
+ * ones (tests/data/int-dtype/verdicts.txt), so int-labels-dtype is an error
+ * there. Masks and volumes (PNG, TIFF, NIfTI) go through a pipeline that
+ * converts them, and text is parsed to int64: a warning at most. A dataset
+ * goes by its first source. */
+static int labels_reach_loss_as_stored(const struct la_file_report *r)
+{
+    enum la_format fmt = r->dataset && r->dataset->n_src ? r->dataset->src[0].format
+                                                          : r->info.format;
+    switch (fmt) {
+    case LA_FMT_NPY: case LA_FMT_NPZ: case LA_FMT_RAW: case LA_FMT_MAT: case LA_FMT_HDF5:
+    case LA_FMT_PT: case LA_FMT_SAFETENSORS: case LA_FMT_PARQUET: case LA_FMT_ARROW:
+    case LA_FMT_HF_DATASET:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -500,9 +521,14 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     const char *int_dtype_error = over_vocabulary(r, cfg) ? NULL
                                                           : int_dtype_kept_by_collate(r->info.dtype);
     if (int_dtype_error) {
-        add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; the default collate "
-            "keeps that dtype and CrossEntropyLoss wants int64 class indices",
-            la_dtype_info(r->info.dtype)->name)->prevents = int_dtype_error;
+        int stored = labels_reach_loss_as_stored(r);
+        struct la_finding *f = add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; "
+            "the default collate keeps that dtype and CrossEntropyLoss wants int64 class "
+            "indices%s", la_dtype_info(r->info.dtype)->name,
+            stored ? " (PyTorch 2 raises on them as this file is loaded)" : "");
+        f->prevents = int_dtype_error;
+        if (stored)
+            f->severity = LA_SEV_ERROR;
     }
     if (!over_vocabulary(r, cfg) && one_based(r, cfg))
         diagnose_one_based(r, cfg);
