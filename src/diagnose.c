@@ -199,6 +199,8 @@ static int64_t num_as_int(struct la_num v, int *ok);
  * class 0 for the background, so N = max + 1 and subtracting 1 would be wrong. */
 static int ids_start_by_convention(const struct la_file_report *r)
 {
+    if (r->dataset)   /* --concat of COCO files: as each one alone */
+        return r->dataset->n_src && r->dataset->src[0].format == LA_FMT_COCO;
     return r->info.format == LA_FMT_COCO;
 }
 
