@@ -21,6 +21,12 @@
 #define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
                               "expected target dtype to be Long or Byte, but got " T ")"
 #define PREVENTS_PARSE "ValueError: could not convert string to float"
+/* Ultralytics checks each label file when it caches the dataset
+ * (verify_image_label) and leaves out the image whose file fails: no error,
+ * one line in the cache log, and every box of that image is lost. */
+#define PREVENTS_YOLO_CLASS "nothing raises: Ultralytics drops the image (\"ignoring corrupt " \
+                            "image/label: Label class K exceeds dataset class count N\"), " \
+                            "so its labels never train"
 /* An id at or past the embedding's rows (nn.Embedding, F.embedding). */
 #define PREVENTS_EMBEDDING "indexSelectLargeIndex: ... Assertion `srcIndex < srcSelectDimSize` " \
                            "failed (on the CPU: IndexError: index out of range in self)"
@@ -187,6 +193,7 @@ static const char *prevents_range(const struct la_config *cfg)
 }
 
 static int one_based(const struct la_file_report *r, const struct la_config *cfg);
+static int64_t num_as_int(struct la_num v, int *ok);
 
 /* Ids that rightly start at 1 (the format table says which: COCO's), where
  * N = max + 1 and subtracting 1 would be wrong. */
@@ -200,13 +207,41 @@ static int ids_start_by_convention(const struct la_file_report *r)
     return r->dataset->n_src > 0;
 }
 
+/* The first class a dataset's labels can name: 1 for COCO, whose class 0 is
+ * torchvision's background (no annotation names it: never a missing class,
+ * never a remap's target), else 0. */
+static uint64_t first_class(const struct la_file_report *r)
+{
+    return ids_start_by_convention(r) ? 1 : 0;
+}
+
+/* COCO ids up to N itself: torchvision's num_classes counts the background
+ * as well, so -n is one short (the usual mistake: the number of categories). */
+static void hint_background_class(struct la_file_report *r, const struct la_config *cfg,
+                                  struct la_finding *f)
+{
+    int ok;
+    int64_t top = num_as_int(r->stats.max, &ok);
+    if (!ok || r->stats.outlier_above[0] == 0 || top < cfg->num_classes)
+        return;
+    snprintf(f->hint, sizeof f->hint,
+             "torchvision's detection models count the background (class 0) in num_classes: "
+             "with category ids 1..%lld, num_classes is %lld (pass -n %lld), unless the ids "
+             "past %lld are strays", (long long)top, (long long)top + 1, (long long)top + 1,
+             (long long)cfg->num_classes - 1);
+}
+
 /* Labels exported 1..N with a few strays: N itself is as common as a class. */
 static void hint_shifted_labels(struct la_file_report *r, const struct la_config *cfg,
                                 struct la_finding *f)
 {
     const struct la_stats *s = &r->stats;
     uint64_t at_n = s->outlier_above[0], out = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
-    if (one_based(r, cfg) || ids_start_by_convention(r) || at_n * 2 <= out ||
+    if (ids_start_by_convention(r)) {
+        hint_background_class(r, cfg, f);
+        return;
+    }
+    if (one_based(r, cfg) || at_n * 2 <= out ||
         at_n * (uint64_t)cfg->num_classes * 2 < s->count)
         return;
     snprintf(f->hint, sizeof f->hint,
@@ -308,12 +343,15 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_conf
         diagnose_out_of_vocab(r, cfg, below, above);
         return;
     }
-    if (cfg->has_num_classes)
-        hint_shifted_labels(r, cfg, add(r, LA_F_OUT_OF_RANGE,
+    if (cfg->has_num_classes) {
+        struct la_finding *f = add(r, LA_F_OUT_OF_RANGE,
             "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
             (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
-            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes));
-    else if (above)     /* a dataset of no N whose sources had their own (a ClassLabel each) */
+            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes);
+        hint_shifted_labels(r, cfg, f);
+        if (r->info.format == LA_FMT_YOLO)   /* no loss sees them: the image is left out */
+            f->prevents = PREVENTS_YOLO_CLASS;
+    } else if (above)     /* a dataset of no N whose sources had their own (a ClassLabel each) */
         add(r, LA_F_OUT_OF_RANGE, "%llu %s out of range (%llu below 0, %llu at or above "
             "their own file's class count)", (unsigned long long)n, plural(n, "label", "labels"),
             (unsigned long long)below, (unsigned long long)above);
@@ -452,6 +490,27 @@ static const char *int_dtype_kept_by_collate(int dtype)
     }
 }
 
+/* Whether the labels reach the loss in the dtype the file stores: np.load,
+ * np.fromfile, safetensors, torch.load, h5py, scipy.io and pyarrow hand over
+ * arrays of that dtype, and PyTorch 2's cross_entropy raises on the narrow
+ * ones (tests/data/int-dtype/verdicts.txt), so int-labels-dtype is an error
+ * there. Masks and volumes (PNG, TIFF, NIfTI) go through a pipeline that
+ * converts them, and text is parsed to int64: a warning at most. A dataset
+ * goes by its first source. */
+static int labels_reach_loss_as_stored(const struct la_file_report *r)
+{
+    enum la_format fmt = r->dataset && r->dataset->n_src ? r->dataset->src[0].format
+                                                          : r->info.format;
+    switch (fmt) {
+    case LA_FMT_NPY: case LA_FMT_NPZ: case LA_FMT_RAW: case LA_FMT_MAT: case LA_FMT_HDF5:
+    case LA_FMT_PT: case LA_FMT_SAFETENSORS: case LA_FMT_PARQUET: case LA_FMT_ARROW:
+    case LA_FMT_HF_DATASET:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg)
 {
     const struct la_stats *s = &r->stats;
@@ -467,9 +526,14 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     const char *int_dtype_error = over_vocabulary(r, cfg) ? NULL
                                                           : int_dtype_kept_by_collate(r->info.dtype);
     if (int_dtype_error) {
-        add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; the default collate "
-            "keeps that dtype and CrossEntropyLoss wants int64 class indices",
-            la_dtype_info(r->info.dtype)->name)->prevents = int_dtype_error;
+        int stored = labels_reach_loss_as_stored(r);
+        struct la_finding *f = add(r, LA_F_INT_LABELS_DTYPE, "class labels are stored as %s; "
+            "the default collate keeps that dtype and CrossEntropyLoss wants int64 class "
+            "indices%s", la_dtype_info(r->info.dtype)->name,
+            stored ? " (PyTorch 2 raises on them as this file is loaded)" : "");
+        f->prevents = int_dtype_error;
+        if (stored)
+            f->severity = LA_SEV_ERROR;
     }
     if (!over_vocabulary(r, cfg) && one_based(r, cfg))
         diagnose_one_based(r, cfg);
@@ -510,7 +574,7 @@ static void diagnose_missing(struct la_file_report *r, const struct la_config *c
     if (!r->has_hist)
         return;
     uint64_t missing = 0, first = 0;
-    for (uint64_t c = 0; c < r->hist_n; c++)
+    for (uint64_t c = first_class(r); c < r->hist_n; c++)
         if (r->stats.hist[c] == 0 && missing++ == 0)
             first = c;
     /* the name a model or the metadata gives it, where one does */
@@ -518,7 +582,7 @@ static void diagnose_missing(struct la_file_report *r, const struct la_config *c
     if (missing)
         add(r, LA_F_MISSING_CLASSES,
             "%llu of %llu classes never occur (first: %llu%s%.200s%s)",
-            (unsigned long long)missing, (unsigned long long)r->hist_n,
+            (unsigned long long)missing, (unsigned long long)(r->hist_n - first_class(r)),
             (unsigned long long)first, name ? " \"" : "", name ? name : "", name ? "\"" : "");
 }
 
@@ -582,7 +646,7 @@ static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_o
     int n_missing = 0;
     if (n_out > LA_GAP_MAX)
         return;
-    for (uint64_t c = 0; c < r->hist_n && n_missing <= n_out; c++)
+    for (uint64_t c = first_class(r); c < r->hist_n && n_missing <= n_out; c++)
         if (r->stats.hist[c] == 0) {
             if (n_missing == n_out)
                 return;     /* more classes missing than values to move there */

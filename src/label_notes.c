@@ -192,6 +192,10 @@ const char *la_notes_where(const struct la_notes *n, uint64_t index)
 void la_notes_print_lines(FILE *out, const struct la_notes *n)
 {
     for (size_t i = 0; n && i < n->n_lines; i++) {
+        /* a line belongs to its file's block: indented as the findings are,
+         * whether or not the reader indented it itself */
+        if (n->lines[i][0] != ' ')
+            fputs("  ", out);
         la_fputs_escaped(n->lines[i], out);
         fputc('\n', out);
     }

@@ -28,8 +28,9 @@ static int render(const struct la_file_report *files, const struct la_config *cf
 {
     if (cfg->quiet)
         return 0;
-    int rc = cfg->json ? la_report_json(stdout, files, sum->files, cfg, sum)
-                       : la_report_text(stdout, files, sum->files, cfg, sum);
+    int rc = cfg->json    ? la_report_json(stdout, files, sum->files, cfg, sum)
+           : cfg->concise ? la_report_concise(stdout, files, sum->files, cfg)
+                          : la_report_text(stdout, files, sum->files, cfg, sum);
     if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
         la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
         return -1;
@@ -77,6 +78,8 @@ static int stream_one(void *ctx, const struct la_file_report *r)
     if (!st->cfg->quiet && !st->write_failed) {
         if (st->cfg->json)
             st->write_failed = la_report_json_file(stdout, r, st->cfg, st->sum.files) != 0;
+        else if (st->cfg->concise)
+            la_report_concise_file(stdout, r, st->cfg);
         else
             la_report_text_file(stdout, r, st->cfg);
         st->write_failed |= ferror(stdout) != 0;
@@ -94,7 +97,7 @@ static int run_streamed(const struct la_config *cfg, struct la_scan_backend *b,
     int failed = la_audit_each(cfg, b, io, stream_one, &st) != 0;
     if (failed)
         st.sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!cfg->quiet && !st.write_failed)
+    if (!cfg->quiet && !st.write_failed && !cfg->concise)   /* --concise: findings alone */
         st.write_failed = (cfg->json ? la_report_json_end(stdout, cfg, &st.sum)
                                      : la_report_text_summary(stdout, &st.sum)) != 0;
     const char *skip = failed ? "the scan failed"
@@ -217,8 +220,11 @@ int main(int argc, char **argv)
         sum.exit_status = LA_EXIT_UNREADABLE;
     if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && cfg.overlays && la_report_overlays(files, nreports, &cfg) != 0)
+    int ov = !failed && cfg.overlays ? la_report_overlays(files, nreports, &cfg) : 0;
+    if (ov == -1)
         sum.exit_status = LA_EXIT_UNREADABLE;
+    else if (ov == -2 && sum.exit_status != LA_EXIT_UNREADABLE)
+        sum.exit_status = LA_EXIT_USAGE;   /* a file of another run in the folder */
     /* the page last: its summary gives the exit status, overlays' failures included */
     if (!failed && cfg.html && la_report_html(files, nreports, &cfg, &sum) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;

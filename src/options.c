@@ -25,7 +25,7 @@ enum long_only {
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
-    OPT_CONCAT, OPT_GLOB, OPT_MERGE,
+    OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
@@ -55,6 +55,7 @@ static const struct option command_options[] = {
     { "progress", no_argument, NULL, OPT_PROGRESS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "json", no_argument, NULL, OPT_JSON },
+    { "concise", no_argument, NULL, OPT_CONCISE },
     { "max-report", required_argument, NULL, OPT_MAX_REPORT },
     { "indices-out", required_argument, NULL, OPT_INDICES_OUT },
     { "fail-on", required_argument, NULL, OPT_FAIL_ON },
@@ -169,6 +170,7 @@ static void usage_run(FILE *out)
           "\n"
           "Output:\n"
           "      --json                 one JSON document on standard output\n"
+          "      --concise              one line per finding: PATH:LINE: error: [code] ...\n"
           "      --max-report=K         list at most K bad entries per file\n"
           "                             (default 10, or 1000 with --json)\n"
           "      --indices-out=FILE     write every bad entry as PATH<TAB>INDEX<TAB>VALUE\n"
@@ -563,6 +565,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_PROGRESS:          cfg->progress = LA_YES; return LA_OPT_OK;
     case OPT_NO_PROGRESS:       cfg->progress = LA_NO; return LA_OPT_OK;
     case OPT_JSON:              cfg->json = true; return LA_OPT_OK;
+    case OPT_CONCISE:           cfg->concise = true; return LA_OPT_OK;
     case OPT_INDICES_OUT:       cfg->indices_out = arg; return LA_OPT_OK;
     case OPT_HISTOGRAM:         cfg->histogram = true; return LA_OPT_OK;
     case OPT_CONCAT:            cfg->concat = true; return LA_OPT_OK;
@@ -850,6 +853,8 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
     if (take_vocab_size(cfg) != LA_OPT_OK)
         return LA_OPT_USAGE;
+    if (cfg->concise && cfg->json)     /* two reports on one standard output */
+        return bad("%s", "--concise and --json: choose one");
     if (la_format_has(cfg->format, LA_FMTF_NEEDS_DTYPE) && !cfg->read.has_dtype)
         return bad("--format=%s needs --dtype (int8 ... float64, bool)",
                    la_format_name(cfg->format));

@@ -65,6 +65,7 @@ struct la_config {
 
     /* output */
     bool json;
+    bool concise;                  /* --concise: one line per finding (report_concise.c) */
     bool has_max_report;
     uint64_t max_report;           /* default 10 text, 1000 json */
     const char *indices_out;

@@ -10,8 +10,9 @@
  * a_b.npy, m.npy and m.png, two reports' m.png), so a name an earlier overlay
  * of the run took gets "-2", "-3", ... before ".png": each mask its own file,
  * the common names unchanged, and -v says which mask each file shows. A file
- * already there is never replaced (O_EXCL): it is said, the others are still
- * written, and the run exits 3. */
+ * already there is never replaced (O_EXCL): with the same bytes (the same
+ * command run again) it is kept silently; with others it is said, the others
+ * are still written, and the run exits 2, as for an output that is an input. */
 #include "report.h"
 
 #include <errno.h>    /* errno, EEXIST */
@@ -143,15 +144,43 @@ static int unique_name(struct name_set *set, char *name, size_t len, const char 
 
 // ---- the files ---------------------------------------------------------------------
 
-/* Write bytes to the new file path, which must not exist. @return 0, or -1 said. */
+/* Whether the file at path holds exactly bytes[0..len): the overlay an
+ * earlier run of the same command wrote. */
+static int same_bytes(const char *path, const unsigned char *bytes, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == len;
+    unsigned char buf[8192];
+    for (size_t done = 0; same && done < len;) {
+        ssize_t k = read(fd, buf, len - done < sizeof buf ? len - done : sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        same = k > 0 && memcmp(buf, bytes + done, (size_t)k) == 0;
+        done += k > 0 ? (size_t)k : 0;
+    }
+    close(fd);
+    return same;
+}
+
+/* Write bytes to the new file path, which must not exist. A file there with
+ * the same bytes is a re-run's: kept, not an error. One with other bytes is
+ * never replaced: a usage error (the folder names files of another run), not
+ * an input that could not be read. @return 0, -2 (said: exit 2) or -1 said. */
 static int write_new(const char *path, const unsigned char *bytes, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        if (same_bytes(path, bytes, len))
+            return 0;
+        la_err(NULL, "--overlays: %s exists and differs: not overwritten "
+               "(remove it, or name another folder)", path);
+        return -2;
+    }
     if (fd < 0) {
-        if (errno == EEXIST)
-            la_err(path, "exists: not overwritten (--overlays writes new files only)");
-        else
-            la_err(path, "cannot create: %s", strerror(errno));
+        la_err(path, "cannot create: %s", strerror(errno));
         return -1;
     }
     for (size_t done = 0; done < len;) {
@@ -227,9 +256,11 @@ int la_report_overlays(const struct la_file_report *files, int n, const struct l
                 la_err(files[i].path, "no overlays: out of memory");
                 rc = -1;
             }
-            for (long j = 0; j < k; j++)
-                if (write_overlay(&files[i], &picks[j], cfg, &names, pass) != 0)
-                    rc = -1;
+            for (long j = 0; j < k; j++) {
+                int w = write_overlay(&files[i], &picks[j], cfg, &names, pass);
+                if (w == -1 || (w == -2 && rc == 0))
+                    rc = w;   /* an unreadable input's exit 3 outranks exit 2 */
+            }
             free(picks);
         }
     name_set_free(&names);

@@ -57,6 +57,14 @@ int la_report_json_end(FILE *out, const struct la_config *cfg, const struct la_s
 void la_report_text_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg);
 int la_report_text_summary(FILE *out, const struct la_summary *sum);
 
+/** la_report_concise_file() : --concise: one "path:line: error: [code]
+ *  message" line per finding of r (report_concise.c). */
+void la_report_concise_file(FILE *out, const struct la_file_report *r,
+                            const struct la_config *cfg);
+/** la_report_concise() : ... for every report; @return 0, or -1 on a write error. */
+int la_report_concise(FILE *out, const struct la_file_report *files, int n,
+                      const struct la_config *cfg);
+
 /** la_report_text() : the report a person reads; @return 0, or -1 on a write error. */
 int la_report_text(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum);
@@ -81,7 +89,9 @@ int la_report_html(const struct la_file_report *files, int n, const struct la_co
 
 /** la_report_overlays() : --overlays: one PNG per bad mask (the worst
  *  --max-report of each report) in cfg->overlays, never replacing a file
- *  (overlays.c). @return 0, or -1 when one was not written (said on standard error). */
+ *  (overlays.c); one there with the same bytes is kept. @return 0, -2 when a
+ *  file there differs (a usage error), or -1 when one was not written (said
+ *  on standard error). */
 int la_report_overlays(const struct la_file_report *files, int n, const struct la_config *cfg);
 
 /** la_report_github() : --annotations=github: workflow commands within GitHub's

@@ -388,8 +388,10 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     for (size_t i = 0; i < r->n_findings; i++)
         print_finding(out, r, cfg, &r->findings[i], la_config_max_report(cfg));
     la_class_count_text(out, r);      /* where N came from, and the classes past it */
+    /* an N from the data (ClassLabel, COCO's categories, a config file) is
+     * already checked against and said above: no "pass -n" beside it */
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE &&
-        !la_class_count_from_file(r->classes))
+        !la_class_count_from_source(r->classes))
         print_classes_hint(out, r);
     if (r->hist_skipped)
         fprintf(out, "  classes: -n %lld is above %lu: no histogram, and missing classes "

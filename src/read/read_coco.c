@@ -742,7 +742,8 @@ static int describe_categories(struct la_reader *r, struct coco_state *t)
         cJSON_AddStringToObject(c, "name", t->cats[i].name ? t->cats[i].name : "");
         cJSON_AddNumberToObject(c, "annotations", (double)t->cats[i].count);
         cJSON_AddItemToArray(cats, c);
-        int64_t from = i ? t->cats[i - 1].id + 1 : 0;   /* ids missing below this one */
+        /* ids missing below this one; 0 is torchvision's background, no gap */
+        int64_t from = i ? t->cats[i - 1].id + 1 : 1;
         for (int64_t g = from; g < t->cats[i].id && ngaps < 100000; g++, ngaps++) {
             cJSON_AddItemToArray(gaps, cJSON_CreateNumber((double)g));
             if (ngaps < NAMED_GAPS && used < sizeof gtext)

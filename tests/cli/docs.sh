@@ -88,6 +88,12 @@ while IFS= read -r line; do
 done <"$d/examples"
 [ "$n" -ge 5 ]
 ok $? "the man page has $n example commands"
+# a jq filter is quoted, as the README quotes it: an unquoted .files[0] is a
+# shell glob (a file named .files0 in the folder, or zsh's "no matches found")
+! grep -n '| *jq  *[^'"'"' -]' "$d/examples" | sed 's/^/# unquoted: /' | grep .
+ok $? "the man page's jq filters are quoted, as the README's"
+! grep -n '| *jq  *[^'"'"' -]' "$srcdir/README.md" | grep .
+ok $? "... and the README's"
 
 # --- 3. the finding codes: the table, the SPEC's list and the man page agree
 # "code severity" of each row: [LA_F_X] = { "code", ERR|WARN, ...

@@ -47,8 +47,9 @@ if [ $has_png -eq 1 ]; then
     cp "$d/ov/2007_000039.png" "$d/keep.png"
     echo "mine" >"$d/ov/2007_000032.png"
     run -n 21 --overlays="$d/ov" "$s/voc-masks"
-    expect_status 3 "--overlays where the files exist"
-    expect_err "2007_000032.png: exists: not overwritten" "--overlays: an existing file is said"
+    expect_status 2 "--overlays where a file of other bytes exists: a usage error"
+    expect_err "--overlays: $d/ov/2007_000032.png exists and differs: not overwritten" \
+        "--overlays: an existing file is said"
     [ "$(cat "$d/ov/2007_000032.png")" = mine ] && cmp -s "$d/keep.png" "$d/ov/2007_000039.png"
     ok $? "--overlays never replaces a file"
     run -n 4 --max-report 3 --overlays="$d/ov-npy" "$s/masks.npy"

@@ -69,6 +69,16 @@ expect_out "ClassLabel 'label': 3 classes (Arrow schema metadata ClassLabel)" \
     "Dataset.to_parquet: the ClassLabel from the schema's metadata"
 run -n 4 "$a/ds-saved"
 expect_out "class-count" "-n 4 against a ClassLabel of 3"
+# the reader's note belongs to its file's block, and the N it gives is the
+# one checked: no "pass -n 3" beside "classes: 3", no span of other bounds
+run --color=never "$srcdir/samples/hf-sentiment.parquet"
+expect_out "^  ClassLabel 'label': 3 classes" "a reader's note is indented as the findings are"
+sed '1d; $d' "$d/out" | grep -qv '^  '
+[ $? -eq 1 ]
+ok $? "... every line of the file's block indented"
+expect_out "^  classes: 3, from Arrow schema metadata ClassLabel" "... N from the ClassLabel"
+! grep -q 'pass -n\|labels span' "$d/out"
+ok $? "... and no \"pass -n\" or span that contradicts it"
 
 # ---- list rows: one sample each, bad items named by their row
 run --json -n 20 --max-report 50 "$a/pq-list.parquet"

@@ -42,7 +42,8 @@ expect_json '[.files[0].findings[].code | select(IN("out-of-range", "unparsable"
     "unparsable,out-of-range,unknown-category,degenerate-box,box-outside-image" "the findings"
 expect_json '[.files[0].findings[] | select(.code == "degenerate-box") | .prevents] | .[0]' \
     "ValueError: All bounding boxes should have positive height and width" "torchvision's words"
-expect_json '.files[0].coco.gaps | length' 88 "ids 0..90 without a category: 88"
+expect_json '.files[0].coco.gaps | length' 87 \
+    "ids 1..90 without a category: 87 (0 is torchvision's background, no gap)"
 expect_json '[.files[0].coco.categories[] | "\(.id)=\(.annotations)"] | join(" ")' "1=1 3=0 90=1" \
     "annotations per category"
 
@@ -73,7 +74,36 @@ for n in "" "-n 3"; do
         "COCO ids from 1 ${n:-without -n}: not one-based"
 done
 run --format=coco "$d/from1.json"
-expect_out "classes: labels span 0..3; pass -n 4" "COCO: N = max + 1 counts the background"
+expect_out "classes: 4, from COCO categories" "COCO: N = max + 1 counts the background"
+! grep -q 'pass -n' "$d/out"
+ok $? "... and, that N in use, no \"pass -n\" beside it"
+# categories 1..7 with -n 7 (the number of categories, not torchvision's
+# num_classes): the fix is -n 8, never "remap 7 -> 0" onto the background,
+# and class 0 is never a missing class
+{
+    printf '{"images":['
+    for i in 1 2 3 4 5 6 7; do [ $i -gt 1 ] && printf ,; printf '{"id":%d,"width":99,"height":99}' "$i"; done
+    printf '],"categories":['
+    for c in 1 2 3 4 5 6 7; do [ $c -gt 1 ] && printf ,; printf '{"id":%d,"name":"c%d"}' "$c" "$c"; done
+    printf '],"annotations":['
+    k=0
+    for i in 1 2 3 4 5 6 7; do for c in 1 2 3 4 5 6 7; do
+        [ $k -gt 0 ] && printf ,; k=$((k + 1))
+        printf '{"id":%d,"image_id":%d,"category_id":%d,"bbox":[1,1,9,9]}' "$k" "$i" "$c"
+    done; done
+    printf ']}'
+} >"$d/c7.json"
+run --json -n 7 --format=coco "$d/c7.json"
+expect_json '[.files[0].findings[].code] | join(",")' out-of-range \
+    "ids 1..7 with -n 7: out-of-range only (no label-gap, no missing class 0)"
+expect_json '.files[0].findings[0].message | test("num_classes is 8 \\(pass -n 8\\)")' true \
+    "... whose fix counts the background: -n 8"
+run --format=coco -n 7 "$d/c7.json"
+! grep -q 'remap\|missing-classes' "$d/out"
+ok $? "... and the text suggests no remap onto class 0"
+run --json -n 8 --format=coco "$d/c7.json"
+expect_json '.files[0].findings | length' 0 "ids 1..7 with -n 8: class 0 (background) is no missing class"
+expect_json '.files[0].coco.gaps | length' 0 "... and no gap in the ids"
 # an image's annotations come in any order: its bad values, cells by their text
 printf '{"images":[{"id":10}],"categories":[{"id":1}],"annotations":[{"id":1,"image_id":10,"category_id":"zz","bbox":[0,0,1,1]},{"id":2,"image_id":10,"category_id":91,"bbox":[0,0,1,1]},{"id":3,"image_id":10,"category_id":"3","bbox":[0,0,1,1]}]}' >"$d/texts.json"
 run --json --format=coco -n 91 --max-report 1 "$d/texts.json"

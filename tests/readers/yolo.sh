@@ -25,6 +25,11 @@ expect_json '[.files[0].findings[].code | select(IN("unparsable", "out-of-range"
     "duplicate-label"))] | join(",")' "unparsable,out-of-range,degenerate-box,duplicate-label" "the findings"
 expect_json '[.files[0].bad[] | select(.value == 5) | .file, .line, .sample] | map(tostring) | join(" ")' \
     "$l/val/c.txt 1 2" "class 5 >= nc 5: its file, line and sample"
+# Ultralytics' verify_image_label catches its own assert and leaves the image
+# out: no loss ever sees class 5, so nll_loss's assert is not what happens
+expect_json '.files[0].findings[] | select(.code == "out-of-range") | .prevents |
+    test("Ultralytics drops the image") and test("never train") and (test("nll_loss") | not)' \
+    true "out-of-range in YOLO: the image is dropped silently, no nll_loss assert"
 expect_json '[.files[0].yolo.problems[] | select(.code == "degenerate-box") | "\(.line):\(.what)"] | join(";")' \
     "4:cx 1.5, outside [0, 1] by more than Ultralytics' 1%;5:width 0: Ultralytics keeps the image, its augmentation drops the box" \
     "degenerate boxes by line (a blank line counts)"
