@@ -109,6 +109,12 @@ jsonls = {
     "names.jsonl": b'{"category": 3, "y": 2}\n{"y": 9, "y": 1}\n{}\n',
     "field.json": b'{"version": 1, "data": [{"y": 1}, {"y": [2, 3]}, {"label": 4}], "more": {}}',
     "bad-line.jsonl": b'{"label": 1}\n{"label": 2} {"label": 3}\n[4]\n',
+    # json.dumps' bare NaN, Infinity, -Infinity (json_literals.c), and near misses
+    "literals.jsonl": b'{"label": NaN, "NaN": "NaN"}\n{"label": [Infinity, -Infinity, 1]}\n'
+                      b'{"y": {"a": NaN}, "label": -0.5}\n{"label":NaN}',
+    "literal-near.jsonl": b'{"label": 1}\n{"label": Nan}\n{"label": -NaN}\n{"label": NaNx}\n'
+                          b'{"label": Infinit}\n{"label": "\\"NaN"}\n',
+    "field-literals.json": b'{"data": [{"y": NaN}, {"y": [Infinity, 2]}, {"y": -Infinity}]}',
 }
 for k, v in jsonls.items():
     put("jsonl", k, v)

@@ -6,6 +6,7 @@ in tests/data/lib-reads/, each with NAME.truth: what the library read back
 
     /usr/bin/python3 tests/gen/gen_lib_reads.py mds   # gen_shards.py's stubs and packages
     /tmp/v/bin/python tests/gen/gen_lib_reads.py jsonl   # pyarrow (numpy 2: gen_all_ignored.py)
+    /work/genvenv/bin/python tests/gen/gen_lib_reads.py literals   # pyarrow, pandas, datasets
 
 mds-json: an MDS json column of [1, 2.0] (json.loads: a float, torch.tensor: a
 float tensor), [true, 3] (torch.tensor([True, 3]): int64), [true, false]
@@ -55,6 +56,44 @@ def jsonl_line_ends():
             f.write('count %d\nlabels %s\n' % (len(labels), ' '.join(map(str, labels))))
 
 
+def jsonl_literals():
+    """JSON Lines as json.dumps writes NaN and infinities (bare NaN, Infinity,
+    -Infinity: allow_nan is its default), read back by pyarrow.json,
+    load_dataset("json") and pandas; the truth says what all three read (the
+    script stops if they differ; pandas reads a NaN in a list as None, its
+    missing value): one value a line, a list's items each."""
+    import json
+    import math
+    import datasets
+    import pandas as pd
+    import pyarrow.json as paj
+    nan, inf = float('nan'), float('inf')
+    files = {'nan.jsonl': [1.0, nan, 2.0, inf, -inf, 0.0, 2.5],
+             'nan-list.jsonl': [[1, nan], [2], [-inf, 3], [], [inf]]}
+    datasets.disable_progress_bars()
+    for name, labels in files.items():
+        p = os.path.join(OUT, name)
+        with open(p, 'w') as f:
+            for i, v in enumerate(labels):   # a "NaN" text and key stay text
+                f.write(json.dumps({'id': i, 'note': 'NaN' if i == 1 else 'x', 'label': v}) + '\n')
+        reads = {'pyarrow': paj.read_json(p).column('label').to_pylist(),
+                 'datasets': list(datasets.load_dataset('json', data_files=p, split='train',
+                                                        cache_dir=os.path.join(OUT, '.cache'))['label']),
+                 'pandas': pd.read_json(p, lines=True)['label'].tolist()}
+        shutil.rmtree(os.path.join(OUT, '.cache'), ignore_errors=True)
+        flat = {k: [x for v in vs for x in (v if isinstance(v, list) else [v])]
+                for k, vs in reads.items()}
+        # pandas reads a NaN inside a list as None (its missing value there)
+        shown = {k: ' '.join(repr(float('nan' if x is None else x)) for x in vs)
+                 for k, vs in flat.items()}
+        assert len(set(shown.values())) == 1, shown
+        vals = flat['pyarrow']
+        bad = [i for i, x in enumerate(vals) if not math.isfinite(x)]
+        with open(p + '.truth', 'w') as f:
+            f.write('count %d\nlabels %s\nnon_finite %s\n' % (len(vals), shown['pyarrow'],
+                                                                ' '.join(map(str, bad))))
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
-    {'mds': mds_json, 'jsonl': jsonl_line_ends}[sys.argv[1]]()
+    {'mds': mds_json, 'jsonl': jsonl_line_ends, 'literals': jsonl_literals}[sys.argv[1]]()
