@@ -118,3 +118,23 @@ jsonls = {
 }
 for k, v in jsonls.items():
     put("jsonl", k, v)
+
+# litdata: LitData's 0.2.7x defaults, from the fixtures litdata wrote
+# (tests/data/lib-reads): json leaves, and a framed zstd chunk (level batch);
+# index.json cut to that one chunk, under the name the harness writes
+import json as _json
+
+
+def litdata_seed(folder, chunk):
+    d = os.path.join(here, "..", "data", "lib-reads", folder)
+    with open(os.path.join(d, "index.json")) as f:
+        index = _json.load(f)
+    entry = [c for c in index["chunks"] if c["filename"] == chunk][0]
+    index["chunks"] = [dict(entry, filename="chunk-0-0.bin")]
+    with open(os.path.join(d, chunk), "rb") as f:
+        shard = f.read()
+    return _json.dumps(index).encode() + b"@@SHARD@@" + shard
+
+
+put("litdata", "litdata-batch", litdata_seed("litdata-batch", "chunk-0-2.bin"))
+put("litdata", "litdata-json", litdata_seed("litdata-json", "chunk-0-3.bin"))
