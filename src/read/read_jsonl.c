@@ -23,9 +23,13 @@
  * twice counts the last, as Python's json does; the first record's better
  * named key may come after a worse one). Strings longer than MAX_STRING and
  * nesting deeper than MAX_DEPTH are refused before yajl would buffer or
- * stack them. */
+ * stack them. The bare NaN, Infinity and -Infinity that json.dumps writes
+ * (and pyarrow.json, pandas and json.loads read as floats) are made numbers
+ * yajl accepts before it sees them (json_literals.c), so a float label NaN
+ * or infinite is non-finite, as a csv "nan" is. */
 #include "config.h"   /* HAVE_YAJL */
 #include "cells.h"    /* la_utf8_cut, LA_CELL_TEXT_MAX */
+#include "json_literals.h" /* Python's NaN and Infinity, ahead of yajl */
 #include "label_notes.h"
 #include "reader.h"
 #include "sample_map.h" /* the record of each element, for the scan's thread */
@@ -65,6 +69,8 @@ struct jsonl {
     int in_string, escape;        /* the token guard, ahead of yajl, */
     int cut_line;                 /* on a line the end of a block cut */
     int started;                  /* a block was read: a BOM can only be at the first */
+    uint64_t offset;              /* the file's byte at buf[0] */
+    struct la_json_literals lit;  /* NaN and Infinity, rewritten ahead of yajl */
     int skip_lf;                  /* the last block ended in a CR, ended as a line: an
                                      LF first in this one is its CRLF's */
     uint64_t token_len;
@@ -441,7 +447,12 @@ static int on_scalar(struct jsonl *t, char first, const char *text, size_t n)
 
 static int on_null(void *ctx) { return on_scalar(ctx, 'n', "null", 4); }
 static int on_bool(void *ctx, int b) { return on_scalar(ctx, 'b', b ? "true" : "false", b ? 4 : 5); }
-static int on_number(void *ctx, const char *s, size_t n) { return on_scalar(ctx, '0', s, n); }
+static int on_number(void *ctx, const char *s, size_t n)
+{
+    struct jsonl *t = ctx;
+    s = la_json_literals_number(&t->lit, s, &n);   /* "NaN" where the file said it */
+    return on_scalar(t, '0', s, n);
+}
 
 static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
@@ -581,13 +592,31 @@ static int line_ended(struct la_reader *r, struct jsonl *t)
     return 0;
 }
 
-/* One piece of a line (up to and with its LF, if it has one) to yajl. An LF
- * ends every token (JSON strings hold none), so yajl keeps a token between
- * calls only on a line cut by the end of a block: the guard reads those
- * lines alone, from their start. */
-static int parse_piece(struct la_reader *r, struct jsonl *t, const unsigned char *p, size_t n)
+/* Python's bare literals in p[0..n), the file's bytes from byte at, made
+ * numbers for yajl (json_literals.h); what looks like one and is none is
+ * refused at its byte. */
+static int rewrite_literals(struct la_reader *r, struct jsonl *t, unsigned char *p, size_t n,
+                            uint64_t at)
+{
+    size_t bad = la_json_literals_scan(&t->lit, p, n);
+    if (bad == n)
+        return 0;
+    if (t->lit.oom)
+        return la_reader_set_error(r, "out of memory");
+    return la_reader_set_error(r, "line %llu, byte %llu: %s", (unsigned long long)t->line,
+                               (unsigned long long)(at + bad), t->lit.why);
+}
+
+/* One piece of a line (up to and with its LF, if it has one), the file's
+ * bytes from byte at, to yajl. An LF ends every token (JSON strings hold
+ * none), so yajl keeps a token between calls only on a line cut by the end
+ * of a block: the guard reads those lines alone, from their start. */
+static int parse_piece(struct la_reader *r, struct jsonl *t, unsigned char *p, size_t n,
+                       uint64_t at)
 {
     int ends = p[n - 1] == '\n';
+    if (rewrite_literals(r, t, p, n, at) != 0)
+        return -1;
     if (!ends && !t->cut_line)
         t->in_string = t->escape = 0, t->token_len = 0;
     if ((!ends || t->cut_line) && guard_tokens(t, p, n) < n)
@@ -604,7 +633,11 @@ static int parse_end(struct la_reader *r, struct jsonl *t)
 {
     const struct la_read_opts *o = la_read_opts_or_default(r->opts);
     /* JSON Lines: a newline ends a last number, and nothing is left open (yajl
-     * would call blank lines at the end a value cut short) */
+     * would call blank lines at the end a value cut short); a literal the
+     * file cut short is refused */
+    unsigned char nl = '\n';
+    if (rewrite_literals(r, t, &nl, 1, t->offset) != 0)
+        return -1;
     if (!t->field && yajl_parse(t->h, (const unsigned char *)"\n", 1) != yajl_status_ok)
         return parse_failed(r, t, (const unsigned char *)"\n", 1);
     if (!t->field && t->depth > 0)
@@ -661,10 +694,11 @@ static int feed(struct la_reader *r, struct jsonl *t)
     for (size_t n = (size_t)got, at = line_ends(t, t->buf, n); at < n;) {
         const unsigned char *nl = memchr(t->buf + at, '\n', n - at);
         size_t end = nl ? (size_t)(nl - t->buf) + 1 : n;
-        if (parse_piece(r, t, t->buf + at, end - at) != 0)
+        if (parse_piece(r, t, t->buf + at, end - at, t->offset + at) != 0)
             return -1;
         at = end;
     }
+    t->offset += (uint64_t)got;
     return 1;
 }
 
@@ -687,6 +721,7 @@ static int jsonl_open(struct la_reader *r)
     t->line = 1;
     t->field = o->field;
     t->rec_depth = t->field ? 3 : 1;
+    la_json_literals_init(&t->lit);
     if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
         return la_reader_set_error(r, "out of memory");
     if (!t->field)
@@ -740,6 +775,7 @@ static void jsonl_close(struct la_reader *r)
         free(t->kinds);
         free(t->text_at);
         free(t->texts);
+        la_json_literals_free(&t->lit);
         if (r->notes && t->map && r->notes->sample_ctx == t->map && !r->notes->ctx) {
             r->notes->ctx = t->map;        /* the scan's sample_of reads it: it lives with the notes */
             r->notes->free_ctx = la_sample_map_free;

@@ -1,6 +1,7 @@
 /* read_litdata.c - LitData optimize() output: a folder whose index.json lists
- * chunk-*.bin files (compressed ones too: "compression": "zstd"). One item is
- * one sample.
+ * chunk-*.bin files (compressed ones too: "compression": "zstd", whole
+ * chunks, or framed inside them with compression_level "batch", the
+ * default: shard_frames.h). One item is one sample.
  *
  * The layout, from litdata/streaming (writer.py, item_loader.py,
  * serializers.py): a chunk is the container shards.h reads, its first item
@@ -9,7 +10,7 @@
  * litdata's torch or numpy dtype list). With the PyTreeLoader (the default)
  * an item is uint32 sizes of its leaves (the flattened pytree, in
  * data_format's order), then each leaf: "int" (int64), "float" (float64),
- * "bool", the two no-header arrays, "tensor" (uint32 dtype index and rank,
+ * "bool", "json" (a Python list: decode_json), the two no-header arrays, "tensor" (uint32 dtype index and rank,
  * big-endian in litdata 0.2.5x on, little-endian before, the shape, the
  * values), "numpy" (the same, little-endian, numpy's index), or "pickle".
  * -c names a key of a dict item (data_spec's context), or a leaf's number
@@ -31,11 +32,12 @@
 #define MAX_LEAVES 4096
 #define MAX_KEYS 256
 
-enum leaf { L_SCALAR, L_RAW, L_TENSOR, L_NUMPY, L_PICKLE };
+enum leaf { L_SCALAR, L_RAW, L_TENSOR, L_NUMPY, L_PICKLE, L_JSON };
 
 struct litdata_state {
     struct la_shards *engine;
     int tokens;              /* TokensLoader: an item is the raw ids */
+    int framed;              /* compression_level "batch": framed zstd chunks */
     uint64_t block;          /* --seq-len with it: the samples are its blocks */
     uint64_t dropped;        /* the ids after each chunk's last block */
     size_t n_leaves;
@@ -121,6 +123,49 @@ static int decode_array(int is_tensor, const unsigned char *p, size_t n,
     return 0;
 }
 
+/* A "json" leaf (a Python list or dict; serializers.py's JsonSerializer): a
+ * tag, then a homogeneous list of int64, float64 or bool, or one of them, or
+ * JSON text (a mixed list; or the whole leaf, as litdata before 0.2.7x wrote
+ * it), read as torch.tensor() types what StreamingDataset gives back. An
+ * empty list is tagged as one of strings. */
+enum { J_JSON, J_STRS, J_I64S, J_F64S, J_BOOLS, J_DICT, J_RECS, J_STR, J_I64, J_F64, J_BOOL, J_NONE };
+
+static int decode_json(struct litdata_state *t, const unsigned char *p, size_t n,
+                       struct la_shard_values *out, char *why, size_t whylen)
+{
+    static const char *const names[] = { "", "a list of strings", "", "", "", "a dict",
+                                         "a list of records", "a string", "", "", "", "None" };
+    if (n && p[0] > 0x20)                          /* the legacy leaf: JSON text */
+        return la_shard_json(&t->scratch, p, n, out, why, whylen);
+    uint32_t count = n >= 5 ? rd32(p + 1, 0) : 0;
+    int tag = n ? p[0] : -1;
+    size_t esize = tag == J_I64S || tag == J_F64S ? 8 : 1, head = 5;
+    if (tag == J_I64 || tag == J_F64 || tag == J_BOOL)
+        count = 1, esize = tag == J_BOOL ? 1 : 8, head = 1;
+    if (tag == J_JSON && n >= 5 && count == n - 5)
+        return la_shard_json(&t->scratch, p + 5, count, out, why, whylen);
+    int list = tag == J_I64S || tag == J_F64S || tag == J_BOOLS || (tag == J_STRS && count == 0);
+    if (!list && tag != J_I64 && tag != J_F64 && tag != J_BOOL) {
+        if (tag < 0)
+            snprintf(why, whylen, "an empty json leaf");
+        else if (tag <= J_NONE && names[tag][0])
+            snprintf(why, whylen, "the json leaf holds %s, not labels", names[tag]);
+        else
+            snprintf(why, whylen, "a json leaf of tag %d and %zu bytes: not one litdata writes",
+                     tag, n);
+        return -1;
+    }
+    if (n < head || (n - head) / esize != count || (n - head) % esize) {
+        snprintf(why, whylen, "a json leaf of %zu bytes, not the %llu its tag and count say", n,
+                 (unsigned long long)head + (unsigned long long)count * esize);
+        return -1;
+    }
+    enum la_dtype dt = tag == J_I64S || tag == J_I64 || tag == J_STRS ? LA_DT_INT64
+                     : tag == J_F64S || tag == J_F64 ? LA_DT_FLOAT64 : LA_DT_BOOL;
+    *out = (struct la_shard_values){ .dtype = dt, .values = p + head, .n = count, .little_endian = 1 };
+    return 0;
+}
+
 static int decode_leaf(struct litdata_state *t, const unsigned char *p, size_t n,
                        struct la_shard_values *out, char *why, size_t whylen)
 {
@@ -141,6 +186,8 @@ static int decode_leaf(struct litdata_state *t, const unsigned char *p, size_t n
         return decode_array(t->kind == L_TENSOR, p, n, out, why, whylen);
     case L_PICKLE:
         return la_shard_pickle(&t->scratch, p, n, out, why, whylen);
+    case L_JSON:
+        return decode_json(t, p, n, out, why, whylen);
     }
     return -1;
 }
@@ -289,9 +336,11 @@ static int parse_format(struct la_reader *r, struct litdata_state *t)
         t->kind = f[0] == 't' ? L_TENSOR : L_NUMPY;
     else if (strcmp(f, "pickle") == 0)
         t->kind = L_PICKLE;
+    else if (strcmp(f, "json") == 0)
+        t->kind = L_JSON;
     else
         return la_reader_set_error(r, "the label %s '%s' is in litdata's %s format: not labels "
-                                   "(int, tensor, numpy, no_header_* or pickle leaves are read)",
+                                   "(int, tensor, numpy, json, no_header_* or pickle leaves are read)",
                                    r->info.has_column ? "key" : "leaf",
                                    r->info.has_column ? r->info.column : "", f);
     return 0;
@@ -313,11 +362,15 @@ static int read_config(struct la_reader *r, struct litdata_state *t, const cJSON
                                    "PyTreeLoader's and the TokensLoader's chunks)", name);
     if (enc && !cJSON_IsNull(enc))
         return la_reader_set_error(r, "index.json: the chunks are encrypted");
-    if (cJSON_IsString(level) && (strcmp(level->valuestring, "batch") == 0 ||
-                                  strcmp(level->valuestring, "sample") == 0))
+    /* "batch" (optimize(compression="zstd")'s default): framed zstd chunks */
+    t->framed = cJSON_IsString(level) && strcmp(level->valuestring, "batch") == 0;
+    if (t->framed && t->tokens)
+        return la_reader_set_error(r, "index.json: TokensLoader chunks in framed zstd "
+                                   "(litdata writes those only for the PyTreeLoader)");
+    if (cJSON_IsString(level) && strcmp(level->valuestring, "sample") == 0)
         return la_reader_set_error(r, "index.json: compression inside the chunks (level %s): "
-                                   "write them with whole-chunk compression, or none",
-                                   level->valuestring);
+                                   "write them with compression_level \"batch\" or \"chunk\", "
+                                   "or none", level->valuestring);
     if (choose_leaf(r, t, config) != 0 || parse_format(r, t) != 0)
         return -1;
     if (t->kind == L_SCALAR || t->kind == L_RAW)
@@ -447,6 +500,8 @@ static int litdata_open(struct la_reader *r)
         goto done;
     t->engine = la_shards_open(r, shards, n, 0, litdata_decode, t);
     shards = NULL;
+    if (t->engine && t->framed)
+        la_shards_framed(t->engine);
     /* --seq-len L: litdata's StreamingDataset(item_loader=TokensLoader(block_size=L))
      * yields each chunk's dim // L blocks; the items are no samples then */
     t->block = t->tokens ? la_read_opts_or_default(r->opts)->seq_len : 0;

@@ -10,6 +10,7 @@
  * under a lock. */
 #include "config.h"
 #include "shards.h"
+#include "shard_frames.h" /* LitData's framed zstd chunks */
 #include "reader.h"
 #include "label_notes.h"
 #include "util.h"     /* la_grow_n, la_last_at_most */
@@ -36,6 +37,8 @@ struct la_shards {
     size_t cur;                /* n: all read */
     struct la_source *src;
     uint32_t *offsets;         /* count + 1 */
+    int framed;                /* la_shards_framed(): LitData's framed zstd chunks */
+    struct la_shard_frames frames;
     uint64_t count, item;      /* its items, the next one */
     uint64_t pos;              /* its decompressed bytes read so far */
     unsigned char *buf;        /* one item */
@@ -272,6 +275,7 @@ static void free_engine(void *ctx)
     free(s->shard_first);
     free(s->shard_block0);
     free(s->offsets);
+    la_shard_frames_free(&s->frames);
     free(s->buf);
     free(s->chunk);
     free(s->first);
@@ -386,6 +390,11 @@ static int keep_in_blocks(struct la_reader *r, struct la_shards *s)
     return 0;
 }
 
+void la_shards_framed(struct la_shards *s)
+{
+    s->framed = 1;
+}
+
 uint64_t la_shards_samples(const struct la_shards *s)
 {
     return s->total;
@@ -402,6 +411,7 @@ void la_shards_close(struct la_shards *s)
     free(s->buf);
     free(s->chunk);
     s->offsets = NULL;
+    la_shard_frames_free(&s->frames);
     s->buf = s->chunk = NULL;
 }
 
@@ -462,6 +472,26 @@ static int check_offsets(struct la_reader *r, struct la_shards *s, int64_t size)
     return 0;
 }
 
+/* A framed chunk (la_shards_framed): its magic, header and tables. */
+static int open_framed(struct la_reader *r, struct la_shards *s)
+{
+    const struct la_shard *sh = &s->shards[s->cur];
+    unsigned char magic[8];
+    char why[LA_ERR_LEN / 2];
+    if (read_exact(r, s, magic, sizeof magic, "the framed header") != 0)
+        return -1;
+    if (!la_shard_frames_is(magic))
+        return la_reader_set_error(r, "%s byte 0: not a framed zstd chunk (no LDFZ01 magic), "
+                                   "though index.json's compression_level says batch", sh->name);
+    if (la_shard_frames_open(&s->frames, s->src, la_source_size(s->src), sh->samples,
+                             LA_SHARD_ITEM_MAX, &s->pos, why, sizeof why) != 0)
+        return la_reader_set_error(r, "%s %s", sh->name, why);
+    s->count = s->frames.count;
+    s->item = 0;
+    s->shard_read = 0;
+    return 0;
+}
+
 /* Open shard s->cur, read its count and offsets, and skip to its first item. */
 static int open_shard(struct la_reader *r, struct la_shards *s)
 {
@@ -470,6 +500,8 @@ static int open_shard(struct la_reader *r, struct la_shards *s)
     if (la_source_open(sh->path, &s->src, err, sizeof err) != 0)
         return la_reader_set_error(r, "%s: %s", sh->name, err);
     s->pos = 0;
+    if (s->framed)
+        return open_framed(r, s);
     unsigned char b4[4];
     if (read_exact(r, s, b4, 4, "the sample count") != 0)
         return -1;
@@ -510,22 +542,41 @@ static int open_shard(struct la_reader *r, struct la_shards *s)
 }
 
 /* Read and decode the next item of the current shard into s->pend. */
-static int read_item(struct la_reader *r, struct la_shards *s)
+/* The current item's bytes: read from the shard, or out of its inflated frame. */
+static int item_bytes(struct la_reader *r, struct la_shards *s, const unsigned char **p,
+                      size_t *len)
 {
-    const struct la_shard *sh = &s->shards[s->cur];
-    size_t len = s->offsets[s->item + 1] - s->offsets[s->item];
-    if (la_grow(&s->buf, &s->buf_cap, len ? len : 1, 4096) != 0)
+    if (s->framed) {
+        char why[LA_ERR_LEN / 2];
+        if (la_shard_frames_item(&s->frames, s->src, s->item, p, len, &s->pos, why,
+                                 sizeof why) != 0)
+            return la_reader_set_error(r, "%s %s", s->shards[s->cur].name, why);
+        return 0;
+    }
+    *len = s->offsets[s->item + 1] - s->offsets[s->item];
+    if (la_grow(&s->buf, &s->buf_cap, *len ? *len : 1, 4096) != 0)
         return la_reader_set_error(r, "out of memory");
     char what[64];
     snprintf(what, sizeof what, "sample %llu", (unsigned long long)s->item);
-    if (read_exact(r, s, s->buf, len, what) != 0)
+    *p = s->buf;
+    return read_exact(r, s, s->buf, *len, what);
+}
+
+static int read_item(struct la_reader *r, struct la_shards *s)
+{
+    const struct la_shard *sh = &s->shards[s->cur];
+    const unsigned char *p;
+    size_t len;
+    if (item_bytes(r, s, &p, &len) != 0)
         return -1;
     char why[LA_ERR_LEN / 2];
     why[0] = '\0';
-    if (s->decode(s->ctx, s->buf, len, &s->pend, why, sizeof why) != 0)
-        return la_reader_set_error(r, "%s sample %llu (byte %lu): %s", sh->name,
+    if (s->decode(s->ctx, p, len, &s->pend, why, sizeof why) != 0)
+        return la_reader_set_error(r, s->framed ? "%s sample %llu (inflated byte %lu): %s"
+                                   : "%s sample %llu (byte %lu): %s", sh->name,
                                    (unsigned long long)s->item,
-                                   (unsigned long)s->offsets[s->item], why);
+                                   (unsigned long)(s->framed ? s->frames.offsets[s->item]
+                                                   : s->offsets[s->item]), why);
     if (s->block ? keep_in_blocks(r, s) != 0 : add_sample(s) != 0)
         return s->block ? -1 : la_reader_set_error(r, "out of memory");
     s->pend_done = 0;

@@ -13,7 +13,9 @@
  * numbers the samples, and names a bad entry's shard, sample and position.
  *
  * A shard may be compressed (.zstd, .gz, .bz2, .xz): the source decompresses
- * it by its magic bytes (input.h); its items are then read in one pass. */
+ * it by its magic bytes (input.h); its items are then read in one pass. A
+ * LitData chunk may instead hold its items in zstd frames of its own
+ * (la_shards_framed). */
 #ifndef LA_SHARDS_H
 #define LA_SHARDS_H
 
@@ -80,6 +82,11 @@ struct la_shards *la_shards_open(struct la_reader *r, struct la_shard *shards, s
  *  shard's dim must be set. *dropped gets the ids left out. @return 0, or -1
  *  with r->err. */
 int la_shards_blocks(struct la_reader *r, struct la_shards *s, uint64_t L, uint64_t *dropped);
+
+/** la_shards_framed() : after la_shards_open(): the shards are LitData's
+ *  framed zstd chunks (compression_level "batch": shard_frames.h), their
+ *  items read out of each frame inflated in turn. */
+void la_shards_framed(struct la_shards *s);
 
 /** la_shards_next() : the reader's next() (see reader.h). */
 int la_shards_next(struct la_reader *r, struct la_shards *s, struct la_chunk *out);

@@ -109,6 +109,32 @@ jsonls = {
     "names.jsonl": b'{"category": 3, "y": 2}\n{"y": 9, "y": 1}\n{}\n',
     "field.json": b'{"version": 1, "data": [{"y": 1}, {"y": [2, 3]}, {"label": 4}], "more": {}}',
     "bad-line.jsonl": b'{"label": 1}\n{"label": 2} {"label": 3}\n[4]\n',
+    # json.dumps' bare NaN, Infinity, -Infinity (json_literals.c), and near misses
+    "literals.jsonl": b'{"label": NaN, "NaN": "NaN"}\n{"label": [Infinity, -Infinity, 1]}\n'
+                      b'{"y": {"a": NaN}, "label": -0.5}\n{"label":NaN}',
+    "literal-near.jsonl": b'{"label": 1}\n{"label": Nan}\n{"label": -NaN}\n{"label": NaNx}\n'
+                          b'{"label": Infinit}\n{"label": "\\"NaN"}\n',
+    "field-literals.json": b'{"data": [{"y": NaN}, {"y": [Infinity, 2]}, {"y": -Infinity}]}',
 }
 for k, v in jsonls.items():
     put("jsonl", k, v)
+
+# litdata: LitData's 0.2.7x defaults, from the fixtures litdata wrote
+# (tests/data/lib-reads): json leaves, and a framed zstd chunk (level batch);
+# index.json cut to that one chunk, under the name the harness writes
+import json as _json
+
+
+def litdata_seed(folder, chunk):
+    d = os.path.join(here, "..", "data", "lib-reads", folder)
+    with open(os.path.join(d, "index.json")) as f:
+        index = _json.load(f)
+    entry = [c for c in index["chunks"] if c["filename"] == chunk][0]
+    index["chunks"] = [dict(entry, filename="chunk-0-0.bin")]
+    with open(os.path.join(d, chunk), "rb") as f:
+        shard = f.read()
+    return _json.dumps(index).encode() + b"@@SHARD@@" + shard
+
+
+put("litdata", "litdata-batch", litdata_seed("litdata-batch", "chunk-0-2.bin"))
+put("litdata", "litdata-json", litdata_seed("litdata-json", "chunk-0-3.bin"))

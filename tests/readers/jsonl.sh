@@ -173,4 +173,44 @@ run --json -n 3 "$data/lib-reads/cr.jsonl"
 expect_json '[.files[0].bad[] | "\(.sample)=\(.value)"] | join(",")' "2=7" \
     "cr.jsonl: CR LF is one line end, CR alone another: the 7 is record 2"
 
+
+echo "# --- NaN, Infinity, -Infinity as json.dumps writes them: floats, as pyarrow.json, load_dataset(\"json\") and pandas read them"
+for f in nan nan-list; do
+    lr="$data/lib-reads/$f.jsonl"
+    run --json -n 3 "$lr"
+    expect_status 1 "$f.jsonl is read, not refused: its non-finite labels are errors"
+    want=$(awk '/^count/ { c = $2 } /^non_finite/ { $1 = ""; sub(/^ /, ""); gsub(/ /, ","); nf = $0 }
+                END { print c, "float64", nf }' "$lr.truth")
+    expect_json '[.files[0].count, .files[0].dtype, ([.files[0].bad[] | select(.value | tostring | test("nan|inf")) | .index] | map(tostring) | join(","))] | map(tostring) | join(" ")' \
+        "$want" "$f.jsonl: the count, float64 and the non-finite items the libraries read"
+    expect_json '[.files[0].findings[].code] | index("non-finite") != null' true \
+        "$f.jsonl: a NaN or infinite label is the non-finite finding, as a csv nan is"
+done
+run -n 3 "$data/lib-reads/nan.jsonl"
+expect_out '^      record 3 (line 4): inf$' "Infinity: record 3 at line 4, a text NaN in another key left alone"
+expect_out '^      record 4 (line 5): -inf$' "-Infinity: record 4 at line 5"
+
+# a literal cut by the end of a 1 MiB block, read whole (plain and gzip)
+awk 'BEGIN { printf "{\"label\": ["; for (i = 0; i < 349521; i++) printf "0, ";
+             print "Infinity, 1]}"; print "{\"label\": -Infinity}" }' >"$d/cut.jsonl"
+[ "$(head -c 1048576 "$d/cut.jsonl" | tail -c 4)" = ", In" ]
+ok $? "cut.jsonl: its Infinity straddles byte 2^20"
+gzip -c "$d/cut.jsonl" >"$d/cut.jsonl.gz"
+for f in cut.jsonl cut.jsonl.gz; do
+    run --json -n 2 "$d/$f"
+    expect_json '[.files[0].count, .files[0].invalid.non_finite, ([.files[0].bad[].value] | join(","))] | map(tostring) | join(" ")' \
+        "349524 2 inf,-inf" "$f: a literal across blocks read whole"
+done
+
+# what looks like a literal and is none: exit 3, its line and byte named
+refuse '{"label": 1}\n{"label": Nan}\n' 'line 2, byte 25: "Na" then .n. is not JSON' "Nan"
+refuse '{"label": [1, Infinit]}\n' 'line 1, byte 21: "Infinit" then .\]. is not JSON' "Infinit"
+refuse '{"label": NaNx}\n' 'line 1, byte 13: "NaN" then .x. is not JSON' "NaNx"
+refuse '{"label": -NaN}\n' 'line 1, byte 11: -NaN is not JSON (pyarrow reads it, pandas' \
+    "-NaN (pandas and json.loads refuse it)"
+refuse '{"label": Inf}\n' 'line 1, byte 13: "Inf" then .}. is not JSON' "Inf (pyarrow alone reads it)"
+refuse '{"label": 1}\n{"label": Na' 'line 2, byte 25: "Na" then the line.s end is not JSON' \
+    "a literal the file cuts short"
+refuse '{"label": +Infinity}\n' 'line 1: not valid JSON' "+Infinity (no library reads it)"
+
 finish

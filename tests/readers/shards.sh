@@ -109,6 +109,30 @@ expect_status 0 "[true, 3] is read (torch: int64), not refused"
 expect_json '[.files[0].dtype, .files[0].count, .files[0].min, .files[0].max] | join(" ")' \
     "float64 8 0 5" "[1, 2.0] is a float sample (json.loads gives 2.0 a float), true and false 1 and 0"
 
+echo "# --- LitData's defaults in 0.2.7x (tests/data/lib-reads): a Python list leaf is data format"
+echo "# json, and optimize(compression=\"zstd\") frames the items inside the .bin (level batch)"
+s="$data/lib-reads"
+for f in litdata-json litdata-batch; do
+    for k in label tokens mixed flags scores; do
+        against litdata $f $f.$k.truth -c $k
+    done
+done
+run -n 1000 -c tokens "$s/litdata-batch"
+expect_out "leaf 1 (json, PyTreeLoader), 3 chunks, 700 items" "litdata-batch: the json leaf of framed chunks named"
+# a framed chunk whose frame is cut short, or whose zstd bytes are damaged: exit 3 naming it
+cp -R "$s/litdata-batch" "$d/cut" && head -c 3000 "$s/litdata-batch/chunk-0-0.bin" >"$d/cut/chunk-0-0.bin"
+run -n 1000 -c tokens "$d/cut"
+expect_status 3 "a framed chunk cut short"
+expect_err "chunk-0-0.bin byte 1228: zstd frame 0 (256 items from item 0, at byte 1276, 3926 bytes) runs past the file.s end (truncated chunk)" \
+    "... names the chunk, the frame and its byte"
+cp -R "$s/litdata-batch" "$d/bad" &&
+    printf 'XXXXXXXX' | dd of="$d/bad/chunk-0-1.bin" bs=1 seek=1276 conv=notrunc 2>/dev/null
+run -n 1000 -c tokens "$d/bad"
+expect_status 3 "a damaged zstd frame"
+expect_err "chunk-0-1.bin byte 1276: zstd frame 0: Unknown frame descriptor" \
+    "... names the chunk, the frame and its byte"
+s="$data/shards"
+
 echo "# --- which folders are found to be shards without --format"
 mkdir "$d/csvs" && cp "$s/mds-zstd/index.json" "$d/csvs/" && printf 'label\n1\n' >"$d/csvs/a.csv"
 run -n 3 "$d/csvs"
