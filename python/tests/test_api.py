@@ -36,6 +36,18 @@ def need(test, name):
         test.skipTest(f"import {name} failed: {type(e).__name__}: {e}")
 
 
+def need_torch(test):
+    """torch, where it imports and reads numpy arrays (Debian's torch 1.13
+    cannot under NumPy 2): else the test skipped, saying what failed."""
+    torch = need(test, "torch")
+    try:
+        torch.as_tensor(np.zeros(2, dtype=np.int64))
+    except Exception as e:
+        test.skipTest(f"torch {torch.__version__} cannot read a numpy {np.__version__} array: "
+                      f"{type(e).__name__}: {e}")
+    return torch
+
+
 def without_path(doc):
     """A report with its files' paths left out (a temporary Arrow file's name)."""
     doc = json.loads(json.dumps(doc))
@@ -135,7 +147,7 @@ class CheckMatchesTheCommand(unittest.TestCase):
         self.assertEqual((r.files[0]["histogram"], r.findings), ([1, 2], []))
 
     def test_torch(self):
-        torch = need(self, "torch")
+        torch = need_torch(self)
         t = torch.as_tensor(stray_labels())
         self.assertEqual(dict(labelaudit.check(t, num_classes=10)),
                          dict(labelaudit.check(stray_labels(), num_classes=10)))
@@ -254,7 +266,7 @@ class CheckDataset(unittest.TestCase):
         self.assertIn("not iterated", str(caught.exception))
 
     def test_torch_datasets(self):
-        torch = need(self, "torch")
+        torch = need_torch(self)
         from torch.utils.data import ConcatDataset, Subset, TensorDataset
         y = torch.as_tensor(stray_labels())
         td = TensorDataset(torch.zeros(len(y), 2), y)
