@@ -307,13 +307,38 @@ def _hf_label_column(ds: Any, column: Optional[str]) -> Optional[str]:
     return None
 
 
+def _files_as_they_are(ds: Any) -> List[str]:
+    """The Arrow files behind ds when they hold its rows, in order, with its
+    columns as they are: a memory-mapped table, or tables of them stacked
+    row-wise (save_to_disk's shards), none changed since it was read (a
+    rename or a cast is replayed on the file in memory: its file holds the
+    old column; load_from_disk's own replay of the features' metadata is no
+    change) and no indices mapping. Else []."""
+    if getattr(ds, "_indices", None) is not None:
+        return []
+    data = ds.data
+    tables = [data]
+    if type(data).__name__ == "ConcatenationTable":
+        blocks = getattr(data, "blocks", [])
+        if any(len(row) != 1 for row in blocks):      # columns side by side
+            return []
+        tables = [row[0] for row in blocks]
+    files = []
+    for t in tables:
+        changes = {op[0] for op in getattr(t, "replays", None) or []}
+        if type(t).__name__ != "MemoryMappedTable" or changes - {"replace_schema_metadata"}:
+            return []
+        files.append(t.path)
+    return files
+
+
 def _hf_files(ds: Any, column: Optional[str], tmp: str) -> List[str]:
     """The Arrow files behind ds, as they are when they hold its rows in
     order (no indices mapping from select/shuffle/filter); else its label
     column written once to one Arrow file in tmp, with the features'
     metadata (ClassLabel's names)."""
-    files = [f["filename"] for f in ds.cache_files]
-    if files and getattr(ds, "_indices", None) is None:
+    files = _files_as_they_are(ds)
+    if files:
         return files
     import pyarrow as pa
     table = ds.data.table if hasattr(ds.data, "table") else ds.data

@@ -49,10 +49,8 @@ class Handover:
     def header(self) -> bytes:
         import numpy as np
         buf = io.BytesIO()
-        fmt = np.lib.format
-        fmt.write_array_header_1_0(buf, fmt.header_data_from_array_1_0(self.array)) \
-            if self.array.nbytes < 2 ** 32 else \
-            fmt.write_array_header_2_0(buf, fmt.header_data_from_array_1_0(self.array))
+        fmt = np.lib.format          # the header np.save writes (version 1.0)
+        fmt.write_array_header_1_0(buf, fmt.header_data_from_array_1_0(self.array))
         return buf.getvalue()
 
     def run(self, run_binary, args: List[str]):

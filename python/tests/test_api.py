@@ -314,6 +314,21 @@ class HuggingFaceDatasets(unittest.TestCase):
             labelaudit.check_dataset(ds, column="lable")
         self.assertIn("did you mean 'label'", str(caught.exception))
 
+    def test_changed_since_saved(self):
+        """A rename is replayed in memory: its file holds the old name, so
+        the column is written out; shards read in order, as one dataset."""
+        datasets = need(self, "datasets")
+        with tempfile.TemporaryDirectory() as d:
+            self.dataset(datasets).save_to_disk(d, num_shards=2)
+            ds = datasets.load_from_disk(d)
+            self.assertEqual(len(ds.cache_files), 2)
+            r = labelaudit.check_dataset(ds)
+            self.assertEqual((r.files[0]["count"], r.files[0]["format"]), (6, "dataset"))
+            renamed = ds.rename_column("label", "target")
+            r = labelaudit.check_dataset(renamed)
+            self.assertEqual((r.files[0]["column"], r.files[0]["count"]), ("target", 6))
+            self.assertEqual(r.files[0]["class_names"], ["a", "b", "c"])
+
     def test_out_of_range_class(self):
         datasets = need(self, "datasets")
         ds = datasets.Dataset.from_dict({"label": [0, 1, 5]}).cast_column(
