@@ -141,7 +141,7 @@ def handover(labels: Any) -> Handover:
     if hasattr(labels, "dtype") and hasattr(labels, "to_numpy") and hasattr(labels, "isna"):
         if _pandas_as_arrow(labels):                                    # pandas
             return Handover(arrow=_arrow_column(labels))
-        labels = labels.to_numpy()
+        labels = labels.to_numpy(dtype=getattr(labels.dtype, "numpy_dtype", None))
     elif hasattr(labels, "to_numpy") and not isinstance(labels, np.ndarray):  # polars
         labels = labels.to_numpy()
     if isinstance(labels, np.ndarray):
@@ -158,10 +158,13 @@ def handover(labels: Any) -> Handover:
 
 
 def _pandas_as_arrow(series) -> bool:
-    """A nullable extension column (Int64, boolean, string), a categorical,
-    or objects: Arrow holds its NA and its names, numpy would not."""
+    """A nullable extension column (Int64, boolean, string) that holds an NA,
+    a categorical, or objects: Arrow holds its NA and its names, numpy would
+    not. A nullable numeric column without NA is its numpy array."""
     import numpy as np
-    return not isinstance(series.dtype, np.dtype) or series.dtype.kind == "O"
+    if isinstance(series.dtype, np.dtype):
+        return series.dtype.kind == "O"
+    return getattr(series.dtype, "numpy_dtype", None) is None or bool(series.hasnans)
 
 
 def _hf_column(labels: Any):

@@ -165,6 +165,8 @@ class CheckMatchesTheCommand(unittest.TestCase):
         r = self.assert_same_as_cli(s, num_classes=10)
         self.assertEqual(sorted(f["code"] for f in r.errors), ["out-of-range", "unparsable"])
         self.assertEqual(r.files[0]["invalid"]["unparsable"], 1)
+        r = self.assert_same_as_cli(pd.Series([0, 1, 2], dtype="Int64"), num_classes=3)
+        self.assertEqual((r.files[0]["format"], r.files[0]["dtype"], r.ok), ("npy", "int64", True))
 
     def test_datasets_column(self):
         datasets = need(self, "datasets")
