@@ -50,6 +50,7 @@ def binary_env() -> Dict[str, str]:
     global _ENV
     if _ENV is None:
         env = dict(os.environ)
+        env.pop("LABELAUDIT_STDIN_MEMORY", None)    # set per run, by _handover only
         found = pyarrow_dir()
         if found:
             old = env.get("LD_LIBRARY_PATH")
