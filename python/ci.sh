@@ -43,10 +43,11 @@ if [ -n "${TEST_SITE:-}" ]; then
     echo "$TEST_SITE" >"$site/zz-test-site.pth"
 fi
 "$OUT/venv/bin/pip" install -q "$wheel"
-# PyPI's pyarrow needs NumPy 2 (Debian's is 1.24): where it cannot be imported, say why and get one
+# PyPI's pyarrow needs NumPy 2 (Debian's is 1.24): where it cannot be imported, say why and
+# get one, and a pandas built for it (Debian's is not; pyarrow.parquet imports pandas)
 if ! err=$("$OUT/venv/bin/python" -c 'import pyarrow' 2>&1); then
-    echo "import pyarrow failed (${err##*$'\n'}): pip install numpy>=2 into the venv"
-    "$OUT/venv/bin/pip" install -q 'numpy>=2'
+    echo "import pyarrow failed (${err##*$'\n'}): pip install numpy>=2 pandas into the venv"
+    "$OUT/venv/bin/pip" install -q 'numpy>=2' pandas
 fi
 # datasets, for the Hugging Face cases (skipped where PyPI cannot be reached)
 "$OUT/venv/bin/python" -c 'import datasets' 2>/dev/null ||
