@@ -47,7 +47,7 @@ fi
 # get one, and a pandas built for it (Debian's is not; pyarrow.parquet imports pandas)
 if ! err=$("$OUT/venv/bin/python" -c 'import pyarrow' 2>&1); then
     echo "import pyarrow failed (${err##*$'\n'}): pip install numpy>=2 pandas into the venv"
-    "$OUT/venv/bin/pip" install -q 'numpy>=2' pandas
+    "$OUT/venv/bin/pip" install -q --upgrade 'numpy>=2' pandas
 fi
 # datasets, for the Hugging Face cases (skipped where PyPI cannot be reached)
 "$OUT/venv/bin/python" -c 'import datasets' 2>/dev/null ||
