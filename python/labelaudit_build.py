@@ -8,8 +8,19 @@ in them would add a second build description of the same binary, so this
 backend only runs the autotools build and packs what it made:
 
   labelaudit/...                          the Python API (python/labelaudit)
-  labelaudit-V.data/scripts/labelaudit    the binary, put on PATH by pip
+  labelaudit/bin/labelaudit               the binary (on PATH through the
+                                          console script labelaudit)
+  labelaudit/bin/labelaudit-arrow.so      the Parquet/Arrow module, beside it
+                                          (found there: src/read/arrow_module.h)
   labelaudit-V.data/data/share/...        the man page and the completions
+
+Parquet and Arrow: pyarrow is a build requirement (pyproject.toml), so
+configure finds its libarrow and libparquet in the build's isolated
+environment (PYTHON is this interpreter) and builds the module against
+them. The wheel does not carry those libraries (60 MB): it requires the
+same pyarrow major version at run time (their sonames, libarrow.so.2600,
+carry it) and the API runs the binary with the installed pyarrow's folder
+on LD_LIBRARY_PATH (labelaudit/_binary.py). HACKING.md says why.
 
 Environment: LABELAUDIT_CONFIGURE_FLAGS (extra ./configure arguments, e.g.
 "--without-cuda"), MAKEFLAGS as usual. The wheel is tagged linux_<arch>;
@@ -25,6 +36,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import zipfile
@@ -43,11 +55,25 @@ def _version():
     return m.group(1)
 
 
-def _metadata():
+def _pyarrow_requirement(wheel):
+    """The sdist asks for any pyarrow; a wheel for the major version its
+    module was linked against (pyarrow's sonames change with it)."""
+    if not wheel:
+        return "pyarrow"
+    try:
+        from importlib.metadata import version
+        major = int(version("pyarrow").split(".")[0])
+    except Exception:       # no pyarrow in the build: the module is not built
+        return "pyarrow"
+    return f"pyarrow>={major},<{major + 1}"
+
+
+def _metadata(wheel=True):
     readme = open(os.path.join(TOP, "README.md"), encoding="utf-8").read()
     return (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {_version()}\n"
             f"Summary: {SUMMARY}\nLicense: MIT\nRequires-Python: >=3.8\n"
             "Requires-Dist: numpy>=1.17\n"
+            f"Requires-Dist: {_pyarrow_requirement(wheel)}\n"
             "Description-Content-Type: text/markdown\n\n" + readme)
 
 
@@ -68,9 +94,16 @@ def _build_binary(tmp):
         build = os.path.join(tmp, "build")
         os.makedirs(build)
         flags = shlex.split(os.environ.get("LABELAUDIT_CONFIGURE_FLAGS", ""))
-        _run([os.path.join(TOP, "configure"), "--quiet"] + flags, build)
-    _run(["make", "-j" + jobs, "labelaudit"], build)
-    return os.path.join(build, "labelaudit")
+        # PYTHON: the interpreter of this build, whose pyarrow (a build
+        # requirement) gives the Arrow libraries and headers
+        _run([os.path.join(TOP, "configure"), "--quiet", "PYTHON=" + sys.executable] + flags, build)
+    with open(os.path.join(build, "config.h"), encoding="utf-8") as f:
+        have_arrow = "#define HAVE_ARROW 1" in f.read()
+    if not have_arrow:
+        raise RuntimeError("labelaudit_build: the Parquet/Arrow module was not built: "
+                           "configure did not find pyarrow's Arrow libraries (see config.log)")
+    _run(["make", "-j" + jobs, "labelaudit", "labelaudit-arrow.so"], build)
+    return os.path.join(build, "labelaudit"), os.path.join(build, "labelaudit-arrow.so")
 
 
 def _record_line(arcname, data):
@@ -122,14 +155,15 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     version = _version()
     name = f"{NAME}-{version}-{_tag()}.whl"
     with tempfile.TemporaryDirectory() as tmp:
-        binary = _build_binary(tmp)
+        binary, module = _build_binary(tmp)
         wheel = _Wheel(os.path.join(wheel_directory, name))
         pkg = os.path.join(HERE, NAME)
         for f in sorted(os.listdir(pkg)):
             if f.endswith(".py") or f == "py.typed":
                 wheel.add_file(f"{NAME}/{f}", os.path.join(pkg, f))
         data = f"{NAME}-{version}.data"
-        wheel.add_file(f"{data}/scripts/labelaudit", binary, 0o755)
+        wheel.add_file(f"{NAME}/bin/labelaudit", binary, 0o755)
+        wheel.add_file(f"{NAME}/bin/labelaudit-arrow.so", module, 0o755)
         wheel.add_file(f"{data}/data/share/man/man1/labelaudit.1",
                        os.path.join(TOP, "man", "labelaudit.1"))
         wheel.add_file(f"{data}/data/share/bash-completion/completions/labelaudit",
@@ -138,6 +172,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                        os.path.join(TOP, "completions", "_labelaudit"))
         info = _dist_info(version)
         wheel.add(f"{info}/METADATA", _metadata().encode())
+        wheel.add(f"{info}/entry_points.txt",
+                  b"[console_scripts]\nlabelaudit = labelaudit.__main__:main\n")
         wheel.add(f"{info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: labelaudit_build\n"
                                     f"Root-Is-Purelib: false\nTag: {_tag()}\n").encode())
         wheel.add_file(f"{info}/LICENSE", os.path.join(TOP, "COPYING"))
@@ -167,7 +203,7 @@ def build_sdist(sdist_directory, config_settings=None):
             path = os.path.join(TOP, f)
             if os.path.isfile(path) and not os.path.islink(path):
                 tar.add(path, arcname=f"{base}/{f}")
-        pkg_info = _metadata().encode()
+        pkg_info = _metadata(wheel=False).encode()
         info = tarfile.TarInfo(f"{base}/PKG-INFO")
         info.size = len(pkg_info)
         tar.addfile(info, io.BytesIO(pkg_info))
@@ -175,7 +211,7 @@ def build_sdist(sdist_directory, config_settings=None):
 
 
 def get_requires_for_build_wheel(config_settings=None):
-    return []
+    return ["pyarrow"]     # also in pyproject.toml: its libraries for the module
 
 
 def get_requires_for_build_sdist(config_settings=None):

@@ -15,6 +15,7 @@
 #include "config.h"     /* HAVE_LZMA, HAVE_BZIP2, HAVE_ZSTD, HAVE_ISAL */
 #include "input.h"
 #include "reader_options.h" /* la_read_options_implied */
+#include "stdin_memory.h" /* standard input continued in the caller's memory */
 
 #include <errno.h>     /* errno */
 #include <fcntl.h>     /* open */
@@ -148,12 +149,18 @@ struct la_source {
     struct ahead *ahead;        /* compressed, after the peek: the decompressor thread */
     int text_mode_set;          /* la_source_text_mode ran */
     struct utf16_text *utf16;   /* UTF-16 text decoded to UTF-8, else NULL */
+    struct la_stdin_memory *mem; /* "-": the bytes after standard input's end, else NULL */
 };
 
 static ssize_t read_fd(struct la_source *s, void *buf, size_t n)
 {
     for (;;) {
         ssize_t got = read(s->fd, buf, n);
+        if (got == 0 && s->mem) {       /* the rest lies in the caller's memory */
+            got = la_stdin_memory_read(s->mem, buf, n, s->err, sizeof s->err);
+            if (got < 0)
+                return -1;
+        }
         if (got >= 0) {
             s->raw_offset += (uint64_t)got;
             return got;
@@ -951,6 +958,22 @@ int la_source_text_mode(struct la_source *s, char *err, size_t errlen)
 
 // ---- the source
 
+/* "-" with LABELAUDIT_STDIN_MEMORY set: the bytes go on in that memory. */
+static int open_stdin_memory(struct la_source *s, char *err, size_t errlen)
+{
+    struct la_stdin_memory m;
+    int set = la_stdin_memory_from_env(&m, err, errlen);
+    if (set <= 0)
+        return set;
+    s->mem = malloc(sizeof *s->mem);
+    if (!s->mem) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    *s->mem = m;
+    return 0;
+}
+
 int la_source_open(const char *path, struct la_source **out, char *err, size_t errlen)
 {
     struct la_source *s = calloc(1, sizeof *s);
@@ -963,6 +986,10 @@ int la_source_open(const char *path, struct la_source **out, char *err, size_t e
     s->fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY);
     if (s->fd < 0) {
         snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        free(s);
+        return -1;
+    }
+    if (s->fd == 0 && open_stdin_memory(s, err, errlen) != 0) {
         free(s);
         return -1;
     }
@@ -1068,6 +1095,7 @@ void la_source_close(struct la_source *s)
     }
     if (s->fd > 0)
         close(s->fd);
+    free(s->mem);
     free(s);
 }
 

@@ -1,13 +1,14 @@
-"""python -m labelaudit: the same command as labelaudit."""
+"""python -m labelaudit, and the labelaudit console script: the binary, run
+with the installed pyarrow's libraries found (_binary.binary_env)."""
 import os
 import sys
 
-from ._binary import find_binary
+from ._binary import binary_env, find_binary
 
 
 def main() -> None:
     binary = find_binary()
-    os.execv(binary, [binary] + sys.argv[1:])
+    os.execve(binary, [binary] + sys.argv[1:], binary_env())
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/over
 dataset:   src/dataset.* src/layouts.* src/merge.*
 source:    src/audit.*
 diagnose:  src/diagnose.*
-read:      src/input.c src/formats.c src/reader.c src/cells.* src/line_map.* src/label_items.* src/read/* src/class_count.*
+read:      src/input.c src/stdin_memory.* src/formats.c src/reader.c src/cells.* src/line_map.* src/label_items.* src/read/* src/class_count.*
 scan:      src/scan.* src/scan_cpu.c src/scan_cuda.cu src/scan_cuda_stub.c src/window.*
 model:     src/file_report.* src/label_notes.* src/source_list.*
 outputs:   src/indices_out.* src/outputs.* src/atomic_file.*
