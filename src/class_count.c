@@ -11,6 +11,7 @@
 #include "label_notes.h"
 #include "msg.h"             /* la_verbose */
 #include "options.h"
+#include "report_ctx.h"
 #include "read/class_meta.h"
 #include "read/walk.h"       /* la_path_join */
 
@@ -224,9 +225,10 @@ static int choose(const struct la_class_count *cc)
     return best;
 }
 
-struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const char *path,
                                           char *err, size_t errlen)
 {
+    const struct la_config *cfg = ctx->cfg;     /* the command line's -n, --model, --format */
     struct la_class_count *cc = calloc(1, sizeof *cc);
     err[0] = '\0';
     if (!cc) {
@@ -264,30 +266,33 @@ void la_class_count_free(struct la_class_count *cc)
     free(cc);
 }
 
-void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg)
+void la_class_count_apply(const struct la_class_count *cc, struct la_report_ctx *ctx)
 {
-    cfg->classes = (struct la_class_count *)cc;
+    ctx->classes = cc;
     if (!cc || cc->chosen < 0 || cc->src[cc->chosen].rank == 0)
         return;
     const struct la_class_source *s = &cc->src[cc->chosen];
-    cfg->has_num_classes = true;
-    cfg->num_classes = (int64_t)s->n;
-    cfg->num_classes_from = s->from;
-    if (cc->vocab) {        /* --vocab-size's wording and rules apply */
-        cfg->has_vocab_size = true;
-        cfg->vocab_size = (int64_t)s->n;
-    }
+    /* a model's embedding: --vocab-size's wording and rules apply */
+    la_report_ctx_set_classes(ctx, s->n, s->from, cc->vocab);
 }
 
-int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg)
+const struct la_report_ctx *la_class_count_notes_ctx(const struct la_notes *notes,
+                                                     const struct la_report_ctx *ctx,
+                                                     struct la_report_ctx *with)
 {
-    if (cfg->has_num_classes || cfg->has_vocab_size || !notes || !notes->has_classes ||
+    if (ctx->has_num_classes || ctx->has_vocab_size || !notes || !notes->has_classes ||
         !notes->classes_from || notes->classes == 0 || notes->classes > LA_META_MAX_COUNT)
-        return 0;
-    cfg->has_num_classes = true;
-    cfg->num_classes = (int64_t)notes->classes;
-    cfg->num_classes_from = notes->classes_from;
-    return 1;
+        return ctx;
+    *with = *ctx;
+    la_report_ctx_set_classes(with, notes->classes, notes->classes_from, false);
+    return with;
+}
+
+void la_class_count_give(struct la_class_count *cc, struct la_file_report *r)
+{
+    la_class_count_free(r->classes);
+    r->classes = cc;
+    r->classes_free = la_class_count_free;
 }
 
 int la_class_count_from_source(const struct la_class_count *cc)
@@ -415,10 +420,8 @@ static void diagnose_stale_vocab(const struct la_class_count *cc, struct la_file
     }
 }
 
-void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
-                           const struct la_config *cfg)
+void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r)
 {
-    (void)cfg;
     if (!cc)
         return;
     add_notes_source(cc, r->notes);
@@ -429,9 +432,7 @@ void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
         diagnose_vocab(cc, r);
         diagnose_stale_vocab(cc, r);
     }
-    la_class_count_free(r->classes);
-    r->classes = cc;
-    r->classes_free = la_class_count_free;
+    la_class_count_give(cc, r);
 }
 
 // ---- names and the reports ---------------------------------------------------------

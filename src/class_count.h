@@ -14,10 +14,11 @@
  * then the tokenizer.json beside it is held to vocab_size, and the ids to
  * the tokenizer's vocabulary (vocab-mismatch).
  *
- * One la_class_count per report: audit.c makes it before the labels are
+ * One la_class_count per report: plan.c makes it before the labels are
  * read (la_class_count_new: the files it finds beside them), gives its N to
- * the scan (la_class_count_apply), and after the audit hands it the reader's
- * notes and the report (la_class_count_finish), which then owns it. */
+ * the report's context (la_class_count_apply, report_ctx.h), and after the
+ * audit hands it the reader's notes and the report (la_class_count_finish),
+ * which then owns it. */
 #ifndef LA_CLASS_COUNT_H
 #define LA_CLASS_COUNT_H
 
@@ -26,7 +27,7 @@
 #include <stdio.h>  /* FILE */
 #include <cjson/cJSON.h>
 
-struct la_config;
+struct la_report_ctx;
 struct la_file_report;
 struct la_notes;
 struct la_model;
@@ -67,25 +68,29 @@ struct la_class_count {
  *  yolo or --data-yaml; a dataset.json of an nnU-Net folder). @return NULL
  *  out of memory, or when a metadata file cannot be read (err says which
  *  and why: the report is then unreadable). */
-struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const char *path,
                                           char *err, size_t errlen);
 void la_class_count_free(struct la_class_count *cc);
 
-/** la_class_count_apply() : cfg gets the N chosen (where -n did not give
- *  one), its source (cfg->num_classes_from) and, for token ids, the
- *  --vocab-size members. */
-void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg);
+/** la_class_count_apply() : the report's context (plan.c's, while it builds
+ *  it) gets cc and the N chosen (where -n did not give one), with its source
+ *  and, for token ids, --vocab-size's rules. */
+void la_class_count_apply(const struct la_class_count *cc, struct la_report_ctx *ctx);
 
-/** la_class_count_apply_notes() : as apply, for a reader that found its
- *  classes while opening (notes->has_classes with classes_from), where
- *  nothing above gave N. @return 1 when cfg changed. */
-int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg);
+/** la_class_count_notes_ctx() : for a reader that found its classes while
+ *  opening (notes->has_classes with classes_from), where nothing in ctx gave
+ *  N: with, ctx with that N; else ctx itself. */
+const struct la_report_ctx *la_class_count_notes_ctx(const struct la_notes *notes,
+                                                     const struct la_report_ctx *ctx,
+                                                     struct la_report_ctx *with);
+
+/** la_class_count_give() : r owns cc from now on (r->classes, freed with r). */
+void la_class_count_give(struct la_class_count *cc, struct la_file_report *r);
 
 /** la_class_count_finish() : take the reader's classes (r->notes), add the
  *  class-count-mismatch and vocab-mismatch findings to r, and give cc to r
  *  (r->classes owns it from now on). */
-void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
-                           const struct la_config *cfg);
+void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r);
 
 /** la_class_count_name() : class c's name from the source that names it
  *  (the model's id2label, data.yaml's names, dataset.json's labels, the

@@ -18,7 +18,7 @@
 #include <stdlib.h>      /* malloc, calloc, strtoull, qsort, bsearch */
 #include <string.h>      /* strcmp */
 
-#include "audit.h"       /* la_rule_from_config */
+#include "audit.h"       /* la_token_ids */
 #include "class_count.h" /* la_class_count_from_report */
 #include "dataset.h"
 #include "msg.h"
@@ -709,7 +709,7 @@ static const char *notes_key(const cJSON *e, const struct la_dataset *d, size_t 
 
 /* What the entry's readers found, folded as --concat folds a source's. */
 static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t first_src,
-                             const struct la_config *cfg)
+                             const struct la_report_ctx *ctx)
 {
     struct la_dataset *d = r->dataset;
     const char *key = d->n_src > first_src ? notes_key(e, d, first_src) : NULL;
@@ -717,7 +717,7 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
         return 0;
     const cJSON *obj = get(e, key), *fmt = get(e, "format");
     int is_dataset = cJSON_IsString(fmt) && strcmp(fmt->valuestring, "dataset") == 0;
-    struct la_notes *n = la_notes_new(la_config_max_report(cfg));
+    struct la_notes *n = la_notes_new(ctx->max_report);
     int rc = n && (n->json = cJSON_Duplicate(obj, 1)) ? 0 : -1;
     if (rc == 0) {
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems");
@@ -732,17 +732,17 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
     if (rc == 0) {
         rebuild_findings(n, e);
         rc = la_dataset_fold_notes(r, is_dataset ? NULL : text_of(e, "path"), key, n,
-                                   &d->src[first_src], cfg);
+                                   &d->src[first_src], ctx);
     }
     la_notes_free(n);
     return rc;
 }
 
-static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_config *cfg,
+static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_report_ctx *ctx,
                       const struct la_rule *rule)
 {
     struct la_dataset *d = r->dataset;
-    uint64_t max_report = la_config_max_report(cfg);
+    uint64_t max_report = ctx->max_report;
     const cJSON *path = get(e, "path"), *error = get(e, "error"), *fmt = get(e, "format");
     const char *name = cJSON_IsString(path) ? path->valuestring : "?";
     if (cJSON_IsString(error)) {
@@ -789,13 +789,13 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     la_stats_free(&t);
     r->samples += samples;
     if (rc == 0)
-        rc = fold_reader_notes(r, e, first_src, cfg);
+        rc = fold_reader_notes(r, e, first_src, ctx);
     return rc;
 }
 
 /* The class count of the first shard report that names one (N from a model
  * or the dataset's metadata: its config has no -n), or NULL. */
-static struct la_class_count *shards_class_count(const struct la_config *cfg)
+struct la_class_count *la_merge_class_count(const struct la_config *cfg)
 {
     struct la_class_count *cc = NULL;
     for (int i = 0; !cc && i < cfg->nfiles; i++) {
@@ -807,20 +807,12 @@ static struct la_class_count *shards_class_count(const struct la_config *cfg)
     return cc;
 }
 
-void la_merge_reports(const struct la_config *given, struct la_file_report *r)
+void la_merge_reports(const struct la_report_ctx *ctx, struct la_file_report *r)
 {
-    /* N as the shards found it, so that the merged report judges the labels
-     * as they did: the config copy holds it, as audit_report's does */
-    struct la_class_count *cc = given->has_num_classes ? NULL : shards_class_count(given);
-    struct la_config with_classes = *given;
-    const struct la_config *cfg = &with_classes;
-    la_class_count_apply(cc, &with_classes);
-    if (la_dataset_begin(r, cfg->files[0], 0, cfg) != 0) {
-        la_class_count_free(cc);
+    const struct la_config *cfg = ctx->cfg;
+    if (la_dataset_begin(r, cfg->files[0], 0, ctx) != 0)
         return;
-    }
-    struct la_rule rule = la_rule_from_config(cfg);
-    uint64_t max_report = la_config_max_report(cfg);
+    uint64_t max_report = ctx->max_report;
     for (int i = 0; i < cfg->nfiles; i++) {
         char err[LA_ERR_LEN] = "";
         cJSON *root = read_report(cfg->files[i], err, sizeof err);
@@ -830,14 +822,11 @@ void la_merge_reports(const struct la_config *given, struct la_file_report *r)
         }
         const cJSON *e;
         cJSON_ArrayForEach(e, get(root, "files")) {
-            if (fold_entry(r, e, cfg, &rule) != 0)
+            if (fold_entry(r, e, ctx, &ctx->rule) != 0)
                 la_dataset_note_unreadable(r->dataset, cfg->files[i], "out of memory",
                                            max_report);
         }
         free_report(root);
     }
-    la_dataset_end(r, cfg);
-    la_class_count_free(r->classes);
-    r->classes = cc;
-    r->classes_free = la_class_count_free;
+    la_dataset_end(r, ctx);
 }
