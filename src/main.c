@@ -127,6 +127,46 @@ static void reserve_std_fds(void)
     }
 }
 
+/* The run's options, complete: parsed, then what the run learns before any
+ * report (a `datasets` cache folder's splits as FILEs, --merge's checks from
+ * the shard reports, -j 0's CPUs, --model read once). The only writer of
+ * cfg: from here on it is const. @return -1 to go on, else the exit status. */
+static int configure(int argc, char **argv, struct la_config *cfg)
+{
+    switch (la_options_parse(argc, argv, cfg)) {
+    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? LA_EXIT_CLEAN : LA_EXIT_UNREADABLE;
+    case LA_OPT_USAGE:   return LA_EXIT_USAGE;
+    case LA_OPT_OK:      break;
+    }
+    la_msg_setup(cfg);
+    if (la_outputs_check(cfg) != 0)     /* an output that is an input, or two on one file */
+        return LA_EXIT_USAGE;
+    if (la_plan_splits(cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */
+        la_err(NULL, "out of memory");
+        return LA_EXIT_UNREADABLE;
+    }
+    int merge_rc = cfg->merge ? la_merge_adopt_config(cfg) : 0;  /* the shards' checks */
+    if (merge_rc != 0)
+        return merge_rc;
+    if (cfg->threads == 0)
+        cfg->threads = la_online_cpus();
+    la_threads_budget(cfg->threads);
+    /* --model is read once, before any file: what it states holds for them all;
+     * one that cannot be read leaves nothing to check them against */
+    static struct la_model model;
+    if (cfg->model && !cfg->merge) {
+        char err[LA_ERR_LEN];
+        if (la_model_read(cfg->model, &model, err, sizeof err) != 0) {
+            la_err(NULL, "--model: %s", err);
+            return LA_EXIT_UNREADABLE;
+        }
+        if (model.tokenizer_note[0])
+            la_verbose(cfg->model, "%s", model.tokenizer_note);
+        cfg->model_info = &model;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     argv[0] = "labelaudit";            /* getopt's messages name the tool, not its path */
@@ -136,88 +176,61 @@ int main(int argc, char **argv)
     reserve_std_fds();
     la_fatal_setup();                  /* a file cut short under a mapping is an error, not a
                                           crash; a killed run removes its temporary file */
-    struct la_config cfg;
-    switch (la_options_parse(argc, argv, &cfg)) {
-    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? LA_EXIT_CLEAN : LA_EXIT_UNREADABLE;
-    case LA_OPT_USAGE:   return LA_EXIT_USAGE;
-    case LA_OPT_OK:      break;
-    }
-    la_msg_setup(&cfg);
-    if (la_outputs_check(&cfg) != 0)     /* an output that is an input, or two on one file */
-        return LA_EXIT_USAGE;
-    if (la_plan_splits(&cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */
-        la_err(NULL, "out of memory");
-        return LA_EXIT_UNREADABLE;
-    }
-    int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
-    if (merge_rc != 0)
-        return merge_rc;
-    if (cfg.threads == 0)
-        cfg.threads = la_online_cpus();
-    la_threads_budget(cfg.threads);
-
+    struct la_config parsed;
+    int status = configure(argc, argv, &parsed);
+    if (status >= 0)
+        return status;
+    const struct la_config *cfg = &parsed;   /* frozen: every stage reads it as const */
     char err[LA_ERR_LEN];
-    /* --model is read once, before any file: what it states holds for them all;
-     * one that cannot be read leaves nothing to check them against */
-    static struct la_model model;
-    if (cfg.model && !cfg.merge) {
-        if (la_model_read(cfg.model, &model, err, sizeof err) != 0) {
-            la_err(NULL, "--model: %s", err);
-            return LA_EXIT_UNREADABLE;
-        }
-        if (model.tokenizer_note[0])
-            la_verbose(cfg.model, "%s", model.tokenizer_note);
-        cfg.model_info = &model;
-    }
     struct la_scan_backend backend = { 0 };
     struct la_auto_hint hint; /* what --backend=auto decides from (scan.h) */
-    la_auto_hint_of(&cfg, &hint);
-    if (la_scan_choose(&backend, cfg.backend, cfg.threads, &hint, err, sizeof err) != 0) {
+    la_auto_hint_of(cfg, &hint);
+    if (la_scan_choose(&backend, cfg->backend, cfg->threads, &hint, err, sizeof err) != 0) {
         la_err(NULL, "--backend=gpu: %s", err);
         return LA_EXIT_UNREADABLE;
     }
     struct la_indices_out *io = NULL;
-    if (cfg.indices_out && !(io = la_indices_out_open(cfg.indices_out, err, sizeof err))) {
-        la_err(cfg.indices_out, "%s", err);
+    if (cfg->indices_out && !(io = la_indices_out_open(cfg->indices_out, err, sizeof err))) {
+        la_err(cfg->indices_out, "%s", err);
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
     /* reports go out as each file is done, the JSON's "backend" first: not
      * with a backend that --backend=auto may swap for the CPU mid-run */
-    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE && !cfg.html &&
-        !cfg.overlays && !(backend.ops->flags & LA_SCANF_FALLIBLE))
-        return run_streamed(&cfg, &backend, io);
-    struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
+    if (!cfg->junit && !cfg->sarif && cfg->annotations == LA_ANNOT_NONE && !cfg->html &&
+        !cfg->overlays && !(backend.ops->flags & LA_SCANF_FALLIBLE))
+        return run_streamed(cfg, &backend, io);
+    struct la_file_report *files = calloc((size_t)cfg->nfiles, sizeof *files);
     if (!files) {
         la_err(NULL, "out of memory");
-        close_indices(io, &cfg, "out of memory");
+        close_indices(io, cfg, "out of memory");
         return LA_EXIT_UNREADABLE;
     }
-    int failed = la_audit_files(&cfg, &backend, io, files) != 0;
-    int nreports = la_report_count(&cfg);   /* --concat: one for all FILEs */
+    int failed = la_audit_files(cfg, &backend, io, files) != 0;
+    int nreports = la_report_count(cfg);   /* --concat: one for all FILEs */
     struct la_summary sum = { nreports, 0, 0, 0, backend.ops->name };
-    sum.exit_status = la_report_exit_status(files, nreports, &cfg, &sum.errors, &sum.warnings);
+    sum.exit_status = la_report_exit_status(files, nreports, cfg, &sum.errors, &sum.warnings);
     const char *skip = failed ? "the scan failed"
                      : sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read" : NULL;
     if (failed)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && render(files, &cfg, &sum) != 0) {
+    if (!failed && render(files, cfg, &sum) != 0) {
         sum.exit_status = LA_EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
     /* --junit, --sarif and --annotations: also when an input could not be read (they say so) */
-    if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
+    if (!failed && cfg->junit && la_report_junit(files, nreports, cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && cfg.sarif && la_report_sarif(files, nreports, &cfg) != 0)
+    if (!failed && cfg->sarif && la_report_sarif(files, nreports, cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
+    if (!failed && la_report_annotations(files, nreports, cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && cfg.overlays && la_report_overlays(files, nreports, &cfg) != 0)
+    if (!failed && cfg->overlays && la_report_overlays(files, nreports, cfg) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
     /* the page last: its summary gives the exit status, overlays' failures included */
-    if (!failed && cfg.html && la_report_html(files, nreports, &cfg, &sum) != 0)
+    if (!failed && cfg->html && la_report_html(files, nreports, cfg, &sum) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
-    if (close_indices(io, &cfg, skip) != 0)
+    if (close_indices(io, cfg, skip) != 0)
         sum.exit_status = LA_EXIT_UNREADABLE;
     for (int i = 0; i < nreports; i++)
         la_file_report_free(&files[i]);

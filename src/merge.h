@@ -13,6 +13,7 @@ struct la_class_count;
  *  --ignore-index) from the shard reports, and their batching options when
  *  the merge run gave no -b. Shard reports made with different checks, or a
  *  check given to the merge run that differs from theirs, are refused.
+ *  Part of main.c's configure(), before cfg is frozen.
  *  @return 0, 2 (usage: refused, said on stderr) or 3 (a report could not
  *  be read, said on stderr). */
 int la_merge_adopt_config(struct la_config *cfg);

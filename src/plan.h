@@ -34,7 +34,8 @@ int la_report_count(const struct la_config *cfg);
 /** la_plan_splits() : each FILE that is a `datasets` cache folder of splits
  *  (hf_splits.h) becomes one FILE per split, cfg->splits naming each (SPEC
  *  "Splits": a report and a batching simulation per split). Not with
- *  --concat or --merge. @return 0, or -1 out of memory. */
+ *  --concat or --merge. Part of main.c's configure(), the last step that
+ *  writes cfg before it is frozen. @return 0, or -1 out of memory. */
 int la_plan_splits(struct la_config *cfg);
 
 #endif
