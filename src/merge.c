@@ -19,7 +19,7 @@
 #include <string.h>      /* strcmp */
 
 #include "audit.h"       /* la_token_ids */
-#include "class_count.h" /* la_class_count_from_report */
+#include "class_count.h" /* a shard report's class sources, read back */
 #include "dataset.h"
 #include "msg.h"
 #include "util.h"        /* la_grow */
@@ -793,6 +793,64 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     return rc;
 }
 
+// ---- the shards' class count ---------------------------------------------------------
+
+/* A report's class_names (strings, null where a class has none) into cc.
+ * @return 0, or -1 out of memory. */
+static int take_report_names(struct la_class_count *cc, const cJSON *names)
+{
+    int n = cJSON_IsArray(names) ? cJSON_GetArraySize(names) : 0;
+    if (n <= 0)
+        return 0;
+    cc->report_names = calloc((size_t)n, sizeof *cc->report_names);
+    if (!cc->report_names)
+        return -1;
+    cc->n_report_names = (size_t)n;
+    const cJSON *x;
+    size_t i = 0;
+    cJSON_ArrayForEach(x, names) {
+        if (cJSON_IsString(x) && !(cc->report_names[i] = strdup(x->valuestring)))
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+/* The class count a --json report's file entry gives (its class_sources and
+ * num_classes_from: what la_class_count_json wrote); NULL where it names
+ * none (or out of memory). The names are not carried. */
+static struct la_class_count *class_count_of_report(const cJSON *file)
+{
+    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(file, "class_sources");
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(file, "num_classes_from"), *o;
+    struct la_class_count *cc = cJSON_IsArray(sources) ? calloc(1, sizeof *cc) : NULL;
+    if (!cc)
+        return NULL;
+    cc->chosen = -1;
+    cJSON_ArrayForEach(o, sources) {
+        const cJSON *words = cJSON_GetObjectItemCaseSensitive(o, "from");
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "num_classes");
+        if (!cJSON_IsString(words) || !cJSON_IsNumber(n) || n->valuedouble < 1)
+            continue;
+        struct la_class_source *s = la_class_count_add_source(cc, la_class_count_rank_of(words->valuestring),
+                                               (uint64_t)n->valuedouble,
+                                               cJSON_IsString(path) ? path->valuestring : NULL,
+                                               words->valuestring, "");
+        if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
+            cc->chosen = (int)(cc->n_src - 1);
+    }
+    if (take_report_names(cc, cJSON_GetObjectItemCaseSensitive(file, "class_names")) != 0) {
+        la_class_count_free(cc);
+        return NULL;
+    }
+    /* a model's embedding (vocab_size, the tokenizer's) counts token ids */
+    cc->vocab = cc->chosen >= 0 && cc->src[cc->chosen].rank == 1 &&
+                (strstr(cc->src[cc->chosen].from, "vocab_size") ||
+                 strstr(cc->src[cc->chosen].from, "tokenizer"));
+    return cc;
+}
+
 /* The class count of the first shard report that names one (N from a model
  * or the dataset's metadata: its config has no -n), or NULL. */
 struct la_class_count *la_merge_class_count(const struct la_config *cfg)
@@ -801,7 +859,7 @@ struct la_class_count *la_merge_class_count(const struct la_config *cfg)
     for (int i = 0; !cc && i < cfg->nfiles; i++) {
         char err[LA_ERR_LEN];
         cJSON *root = read_report(cfg->files[i], err, sizeof err);
-        cc = root ? la_class_count_from_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
+        cc = root ? class_count_of_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
         free_report(root);
     }
     return cc;

@@ -6,6 +6,7 @@
 #include "merge.h"   /* la_merge_reports: --merge */
 #include "msg.h"     /* la_err */
 #include "class_count.h" /* N from the model, the metadata, the reader */
+#include "class_findings.h" /* la_class_count_finish */
 #include "report_ctx.h" /* one per report */
 
 #include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
