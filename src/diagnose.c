@@ -608,7 +608,7 @@ static void diagnose_notes(struct la_file_report *r, const struct la_report_ctx 
             (unsigned long long)n->classes, (long long)ctx->num_classes);
     /* the readers word their findings' prevents and hints themselves */
     for (size_t i = 0; i < n->n_findings && r->n_findings < LA_F_COUNT; i++) {
-        const struct la_note_finding *f = &n->findings[i];
+        const struct la_finding *f = &n->findings[i];
         struct la_finding *g = add(r, f->code, "%s", f->message);
         g->prevents = f->prevents;
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);

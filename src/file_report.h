@@ -18,19 +18,6 @@
 #include "stats.h"     /* la_stats */
 #include "weights.h"   /* la_pos_counts */
 
-#define LA_MSG_LEN 512
-
-struct la_finding {
-    enum la_severity severity;
-    enum la_code code;
-    char message[LA_MSG_LEN];     /* one line, for people */
-    const char *prevents;         /* the PyTorch error in users' words, or NULL */
-    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
-    /* ignore-like-value: the value to pass as --ignore-index */
-    int has_suggested_ignore;
-    int64_t suggested_ignore;
-};
-
 struct la_notes;        /* label_notes.h */
 struct la_class_count;  /* class_count.h */
 

@@ -68,8 +68,6 @@ const struct la_code_def *la_finding_def(enum la_code code) { return &g_findings
 
 enum la_code la_finding_code_by_name(const char *name)
 {
-    if (strcmp(name, "at") == 0)
-        return LA_P_AT;
     int code = 0;
     while (code < LA_F_COUNT && strcmp(g_findings[code].name, name) != 0)
         code++;

@@ -54,6 +54,28 @@ enum la_code {
     LA_P_AT
 };
 
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* int64_t, uint64_t */
+
+#define LA_MSG_LEN 512
+
+/* A finding: the one type the readers' notes (label_notes.h), the
+ * diagnoses and the reports all pass. */
+struct la_finding {
+    enum la_severity severity;
+    enum la_code code;
+    char message[LA_MSG_LEN];     /* one line, for people */
+    const char *prevents;         /* the PyTorch error in users' words, or NULL */
+    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
+    /* ignore-like-value: the value to pass as --ignore-index */
+    int has_suggested_ignore;
+    int64_t suggested_ignore;
+    /* a reader's, in a dataset (la_notes_fold): the sources that had it, and
+     * the problems of its code in all of them but the first */
+    size_t sources;
+    uint64_t more;
+};
+
 struct la_code_def {
     const char *name;             /* "out-of-range": the JSON's "code" */
     enum la_severity severity;
@@ -70,8 +92,8 @@ const char *la_finding_code_name(enum la_code code);
  *  table gives them; a finding may carry its own). */
 const struct la_code_def *la_finding_def(enum la_code code);
 
-/** la_finding_code_by_name() : the code spelled name (LA_P_AT for "at"), or
- *  LA_F_COUNT when none is. */
+/** la_finding_code_by_name() : the finding code spelled name, or LA_F_COUNT
+ *  when none is ("at" is none). */
 enum la_code la_finding_code_by_name(const char *name);
 
 const char *la_severity_name(enum la_severity sev);

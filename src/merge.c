@@ -531,15 +531,14 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
 
 // ---- what the readers found: a WebDataset's missing labels, COCO's categories -----
 
-/* A problem's code in its own spelling (a static string), or NULL when it is
- * no finding's. */
-static const char *code_named(const char *name)
+/* A problem's code by its spelling, or LA_F_COUNT when it is no finding's. */
+static enum la_code code_named(const char *name)
 {
     enum la_code c = name ? la_finding_code_by_name(name) : LA_F_COUNT;
-    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+    return c != LA_F_CLASS_COUNT ? c : LA_F_COUNT;
 }
 
-static const char *problem_code(const cJSON *code)
+static enum la_code problem_code(const cJSON *code)
 {
     return code_named(cJSON_IsString(code) ? code->valuestring : NULL);
 }
@@ -607,8 +606,8 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, get(obj, "problems")) {
-        const char *code = problem_code(get(p, "code"));
-        if (!code)
+        enum la_code code = problem_code(get(p, "code"));
+        if (code == LA_F_COUNT)
             continue;
         cJSON *json = cJSON_Duplicate(p, 1);
         if (!json)
@@ -637,10 +636,10 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
     if (!cJSON_IsObject(by_code))
         by_code = NULL;
     cJSON_ArrayForEach(c, by_code) {
-        const char *code = code_named(c->string);
+        enum la_code code = code_named(c->string);
         uint64_t count = num_u64(c);
-        uint64_t listed = code ? la_notes_count(n, code) : 0;
-        if (code && count > listed)
+        uint64_t listed = code != LA_F_COUNT ? la_notes_count(n, code) : 0;
+        if (code != LA_F_COUNT && count > listed)
             la_notes_count_more(n, code, count - listed);
     }
     uint64_t total = get_u64(obj, "problems_total");
@@ -669,7 +668,7 @@ static int rebuild_places(struct la_notes *n, const cJSON *e)
         }
         char where[LA_NOTE_LEN];
         place_words(b, 0, where, sizeof where);
-        if (la_notes_problem(n, "at", get_u64(b, "index"), sample, where, "", json) != 0)
+        if (la_notes_problem(n, LA_P_AT, get_u64(b, "index"), sample, where, "", json) != 0)
             return -1;
     }
     return 0;
@@ -686,7 +685,7 @@ static void rebuild_findings(struct la_notes *n, const cJSON *e)
             continue;
         const char *message = text_of(f, "message"), *hint = strstr(message, "; ");
         const cJSON *prevents = get(f, "prevents");
-        struct la_note_finding *g = la_notes_finding(
+        struct la_finding *g = la_notes_finding(
             n, code,
             cJSON_IsString(prevents) ? la_notes_keep(n, prevents->valuestring) : NULL, "%.*s",
             hint ? (int)(hint - message) : (int)strlen(message), message);
