@@ -175,7 +175,7 @@ int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
 {
     for (int i = 0; i < la_report_count(cfg); i++) {
         struct la_file_report r;
-        int rc = audit_report(cfg, b, io, i, &r);
+        int rc = audit_report(cfg, b, io, i, &r);   /* the sink may take r over */
         if (rc == 0 && sink(ctx, &r) != 0)
             rc = -2;
         la_file_report_free(&r);
