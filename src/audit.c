@@ -23,7 +23,7 @@
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
 #include "class_count.h" /* N from a reader's own classes */
-#include "report_ctx.h"
+#include "context.h"
 
 /* Whether --seq-len cuts this file into blocks: a flat stream of ids (one
  * axis, one element a sample, no reader's own samples). */

@@ -7,7 +7,7 @@
 #include "diagnose.h"
 #include "indices_out.h"
 #include "scan.h"
-#include "report_ctx.h"
+#include "context.h"
 
 /** la_token_ids() : with --vocab-size, whether the file holds the ids fed to
  *  the embedding (anything but a labels column or --array: a name holding

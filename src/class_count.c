@@ -11,7 +11,7 @@
 #include "label_notes.h"
 #include "msg.h"             /* la_verbose */
 #include "options.h"
-#include "report_ctx.h"
+#include "context.h"
 #include "read/class_meta.h"
 #include "read/walk.h"       /* la_path_join */
 

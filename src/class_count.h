@@ -16,7 +16,7 @@
  *
  * One la_class_count per report: plan.c makes it before the labels are
  * read (la_class_count_new: the files it finds beside them), gives its N to
- * the report's context (la_class_count_apply, report_ctx.h), and after the
+ * the report's context (la_class_count_apply, context.h), and after the
  * audit hands it the reader's notes and the report (la_class_count_finish),
  * which then owns it. This file is the model: the sources and the choice;
  * their findings are class_findings.h's, the reports' words class_report.h's,

@@ -7,7 +7,7 @@
 #include <stddef.h> /* size_t */
 #include "file_report.h" /* the report model diagnose fills */
 #include "options.h"
-#include "report_ctx.h" /* what the report is checked with */
+#include "context.h" /* what the report is checked with */
 #include "label_notes.h"
 
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */

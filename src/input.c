@@ -41,7 +41,7 @@
 
 #include "msg.h"        /* la_verbose: -v says which path read the file */
 #include "pool.h"       /* la_thread_create: the decompressor is one of -j */
-#include "report_ctx.h" /* the report's --format and the options that imply one */
+#include "context.h" /* the report's --format and the options that imply one */
 #include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "ring.h"       /* the decompressor hands blocks over */
 

@@ -7,7 +7,7 @@
 #include <string.h> /* strcmp, memcpy */
 #include <unistd.h> /* pread */
 
-#include "report_ctx.h" /* the options' rule and read options */
+#include "context.h" /* the options' rule and read options */
 #include "config.h"  /* HAVE_SPNG */
 #include "dataset.h"
 #include "input.h"

@@ -5,7 +5,7 @@
  * completes it (la_options_parse, then the run's setup: the split FILEs,
  * --merge's checks, -j 0's CPUs, --model read) and from then on every
  * module gets it as const. What differs per report (its format, N and its
- * sources, the split) is the report's context (report_ctx.h), which plan.c
+ * sources, the split) is the report's context (context.h), which plan.c
  * builds. */
 #ifndef LA_OPTIONS_H
 #define LA_OPTIONS_H
@@ -87,7 +87,7 @@ struct la_config {
     bool merge;                    /* --merge: FILEs are shard reports (merge.h) */
     /* per FILE once la_plan_splits() ran: the split of a `datasets` cache
      * folder it reads (that folder is as many FILEs as it has splits), or
-     * NULL; a report's own is its context's (report_ctx.h) */
+     * NULL; a report's own is its context's (context.h) */
     char **splits;
 
     char **files;

@@ -7,7 +7,7 @@
 #include "msg.h"     /* la_err */
 #include "class_count.h" /* N from the model, the metadata, the reader */
 #include "class_findings.h" /* la_class_count_finish */
-#include "report_ctx.h" /* one per report */
+#include "context.h" /* one per report */
 
 #include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
 
@@ -124,7 +124,7 @@ static void merge_report(const struct la_config *cfg, struct la_file_report *r)
 }
 
 /* Report i of la_report_count(): a merge, a --concat, a directory or a file.
- * plan.c builds its context (report_ctx.h): the class count from where it
+ * plan.c builds its context (context.h): the class count from where it
  * is written (class_count.h), found before the labels are read and judged
  * against what the reader found once they are; then the format of a folder
  * one reader reads whole. A metadata file beside the labels that cannot be

@@ -25,7 +25,7 @@ scan:      src/scan.* src/scan_cpu.c src/scan_cuda.cu src/scan_cuda_stub.c src/w
 model:     src/file_report.* src/label_notes.* src/source_list.*
 outputs:   src/indices_out.* src/outputs.* src/atomic_file.*
 fold:      src/stats.* src/batching.* src/weights.* src/ignored_samples.*
-interface: src/reader.h src/input.h src/formats.h src/options.* src/report_ctx.* src/reader_options.* src/msg.* src/findings.*
+interface: src/reader.h src/input.h src/formats.h src/options.* src/context.* src/reader_options.* src/msg.* src/findings.*
 base:      src/util.* src/fatal.* src/utf8.* src/dtype.* src/verdict.h src/pool.* src/ring.* src/scheduler.*
 '
 

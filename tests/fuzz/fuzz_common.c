@@ -15,7 +15,7 @@
 #include <unistd.h>      /* write, lseek, dup, dup2, close, pread */
 
 #include "audit.h"       /* diagnose.h: la_diagnose */
-#include "report_ctx.h"  /* the options' context: rule, read options */
+#include "context.h"  /* the options' context: rule, read options */
 #include "input.h"       /* la_source_* */
 #include "reader.h"      /* struct la_reader, la_reader_for_format */
 #include "report.h"      /* la_report_json, la_report_text */

@@ -1,4 +1,4 @@
-/* report_ctx.h - struct la_report_ctx: what one report is checked with.
+/* context.h - struct la_report_ctx: what one report is checked with.
  *
  * The command line (struct la_config, options.h) is the run's: main.c
  * completes it and from then on passes it as const. What differs from one
@@ -14,8 +14,8 @@
  * several columns per sample (the columns to check, beside read.column),
  * mask/image pairs (the pair's image source), splits (split, below, with
  * the split's own sources), --fix (where the fixed labels go). */
-#ifndef LA_REPORT_CTX_H
-#define LA_REPORT_CTX_H
+#ifndef LA_CONTEXT_H
+#define LA_CONTEXT_H
 
 #include <stdbool.h> /* bool */
 #include <stdint.h>  /* int64_t, uint64_t */

@@ -1,5 +1,5 @@
-/* report_ctx.c - see report_ctx.h. */
-#include "report_ctx.h"
+/* context.c - see context.h. */
+#include "context.h"
 
 #include <string.h> /* memset */
 
