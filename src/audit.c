@@ -78,7 +78,8 @@ int la_token_ids(const struct la_report_ctx *ctx, const struct la_array_info *in
 
 int la_ignore_is_an_id(const struct la_report_ctx *ctx, const struct la_array_info *info)
 {
-    return la_token_ids(ctx, info) && ctx->cfg->has_ignore_index && !ctx->cfg->ignore_index_given;
+    return la_token_ids(ctx, info) && ctx->cfg->has_ignore_index &&
+           !ctx->cfg->ignore_index_given;
 }
 
 struct la_rule la_rule_for_file(const struct la_report_ctx *ctx, const struct la_array_info *info)
@@ -99,7 +100,8 @@ int la_stats_init_for(struct la_stats *s, const struct la_report_ctx *ctx, uint6
     else if (ctx->cfg->loss != LA_LOSS_BCE)
         hist_len = !ctx->has_num_classes ? LA_HIST_MAX
                  : (uint64_t)ctx->num_classes <= LA_HIST_MAX ? (uint64_t)ctx->num_classes : 0;
-    int64_t above_base = ctx->cfg->loss == LA_LOSS_BCE ? 1 : ctx->has_num_classes ? ctx->num_classes : 0;
+    int64_t above_base = ctx->cfg->loss == LA_LOSS_BCE ? 1
+                       : ctx->has_num_classes ? ctx->num_classes : 0;
     uint64_t cap = ctx->max_report;
     return la_stats_init(s, sample_stride, cap > 1u << 24 ? 1u << 24 : cap, hist_len, above_base);
 }
@@ -397,7 +399,8 @@ static int fits_one_chunk(const struct la_array_info *info)
 }
 
 /* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
-static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_report_ctx *ctx,
+static int scan_all(struct la_reader *rd, struct la_file_report *r,
+                    const struct la_report_ctx *ctx,
                     struct la_scan_backend *b)
 {
     struct la_rule rule = la_rule_for_file(ctx, &rd->info);

@@ -75,7 +75,8 @@ static void add_model(struct la_class_count *cc, const struct la_config *cfg)
     cc->model = m;
     cc->vocab = !m->is_head || labels_are_token_ids(cfg);
     if (!cc->vocab) {
-        la_class_count_add_source(cc, 1, m->head.n, m->head.path, "model config.json ", m->head.key);
+        la_class_count_add_source(cc, 1, m->head.n, m->head.path, "model config.json ",
+                                  m->head.key);
         add_problem(cc, m->head.path, m->head.problem);
     } else if (m->has_vocab_size) {
         la_class_count_add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ",

@@ -340,7 +340,8 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     la_ignored_samples_add(&r->ignored_samples, &f->ignored_samples, s->first_sample);
     r->token_ids |= f->token_ids;   /* --vocab-size over ids: the embedding's wording */
     r->samples += s->samples;
-    if (f->notes && la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, ctx) != 0)
+    if (f->notes &&
+        la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, ctx) != 0)
         la_dataset_note_unreadable(d, path, "out of memory", ctx->max_report);
 }
 

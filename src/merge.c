@@ -832,10 +832,9 @@ static struct la_class_count *class_count_of_report(const cJSON *file)
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "num_classes");
         if (!cJSON_IsString(words) || !cJSON_IsNumber(n) || n->valuedouble < 1)
             continue;
-        struct la_class_source *s = la_class_count_add_source(cc, la_class_count_rank_of(words->valuestring),
-                                               (uint64_t)n->valuedouble,
-                                               cJSON_IsString(path) ? path->valuestring : NULL,
-                                               words->valuestring, "");
+        struct la_class_source *s = la_class_count_add_source(
+            cc, la_class_count_rank_of(words->valuestring), (uint64_t)n->valuedouble,
+            cJSON_IsString(path) ? path->valuestring : NULL, words->valuestring, "");
         if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
             cc->chosen = (int)(cc->n_src - 1);
     }
