@@ -22,35 +22,25 @@
 #include "msg.h"
 #include "util.h"   /* la_mul_overflow, la_grow */
 #include "ring.h"   /* the reader thread hands chunks over */
-#include "class_count.h" /* N from the model, the metadata, the reader */
-
-struct la_rule la_rule_from_config(const struct la_config *cfg)
-{
-    struct la_rule r = { 0 };
-    r.bce = cfg->loss == LA_LOSS_BCE;
-    r.has_ignore = !r.bce && cfg->has_ignore_index;
-    r.ignore = cfg->ignore_index;
-    r.has_upper = !r.bce && cfg->has_num_classes;
-    r.upper = cfg->num_classes;
-    return r;
-}
+#include "class_count.h" /* N from a reader's own classes */
+#include "context.h"
 
 /* Whether --seq-len cuts this file into blocks: a flat stream of ids (one
  * axis, one element a sample, no reader's own samples). */
-static int cut_in_blocks(const struct la_array_info *info, const struct la_config *cfg,
+static int cut_in_blocks(const struct la_array_info *info, const struct la_report_ctx *ctx,
                          const struct la_notes *notes)
 {
-    return cfg->seq_len > 0 && info->ndim <= 1 && !info->one_sample &&
+    return ctx->cfg->seq_len > 0 && info->ndim <= 1 && !info->one_sample &&
            !(notes && (notes->sample_of || notes->has_samples));
 }
 
 /* Elements per sample: the product of every axis but the first (of all, when
  * the file is one sample: an image, a volume); --seq-len's for a stream. */
-static uint64_t sample_stride(const struct la_array_info *info, const struct la_config *cfg,
+static uint64_t sample_stride(const struct la_array_info *info, const struct la_report_ctx *ctx,
                               const struct la_notes *notes)
 {
-    if (cut_in_blocks(info, cfg, notes))
-        return cfg->seq_len;
+    if (cut_in_blocks(info, ctx, notes))
+        return ctx->cfg->seq_len;
     uint64_t stride = 1;
     for (int d = info->one_sample ? 0 : 1; d < info->ndim; d++)
         if (la_mul_overflow(stride, info->shape[d], &stride))
@@ -72,59 +62,61 @@ static int labels_column(const struct la_array_info *info)
 }
 
 /* --array's name, as a column's: an .npz member or a tensor named labels. */
-static int labels_array(const struct la_config *cfg)
+static int labels_array(const struct la_report_ctx *ctx)
 {
     struct la_array_info named = { 0 };
-    if (!cfg->read.array)
+    if (!ctx->read.array)
         return 0;
-    snprintf(named.column, sizeof named.column, "%s", cfg->read.array);
+    snprintf(named.column, sizeof named.column, "%s", ctx->read.array);
     return labels_column(&named);
 }
 
-int la_token_ids(const struct la_config *cfg, const struct la_array_info *info)
+int la_token_ids(const struct la_report_ctx *ctx, const struct la_array_info *info)
 {
-    return cfg->has_vocab_size && !labels_column(info) && !labels_array(cfg);
+    return ctx->has_vocab_size && !labels_column(info) && !labels_array(ctx);
 }
 
-int la_ignore_is_an_id(const struct la_config *cfg, const struct la_array_info *info)
+int la_ignore_is_an_id(const struct la_report_ctx *ctx, const struct la_array_info *info)
 {
-    return la_token_ids(cfg, info) && cfg->has_ignore_index && !cfg->ignore_index_given;
+    return la_token_ids(ctx, info) && ctx->cfg->has_ignore_index &&
+           !ctx->cfg->ignore_index_given;
 }
 
-struct la_rule la_rule_for_file(const struct la_config *cfg, const struct la_array_info *info)
+struct la_rule la_rule_for_file(const struct la_report_ctx *ctx, const struct la_array_info *info)
 {
-    struct la_rule r = la_rule_from_config(cfg);
-    if (la_ignore_is_an_id(cfg, info) || info->no_ignore)
+    struct la_rule r = ctx->rule;
+    if (la_ignore_is_an_id(ctx, info) || info->no_ignore)
         r.has_ignore = 0;
     return r;
 }
 
-int la_stats_init_for(struct la_stats *s, const struct la_config *cfg, uint64_t sample_stride)
+int la_stats_init_for(struct la_stats *s, const struct la_report_ctx *ctx, uint64_t sample_stride)
 {
     uint64_t hist_len = 0;
     /* token ids: no histogram over the vocabulary unless asked for (it would
      * cost a counter per id and say nothing the range check does not) */
-    if (cfg->has_vocab_size && !cfg->histogram)
+    if (ctx->has_vocab_size && !ctx->cfg->histogram)
         ;
-    else if (cfg->loss != LA_LOSS_BCE)
-        hist_len = !cfg->has_num_classes ? LA_HIST_MAX
-                 : (uint64_t)cfg->num_classes <= LA_HIST_MAX ? (uint64_t)cfg->num_classes : 0;
-    int64_t above_base = cfg->loss == LA_LOSS_BCE ? 1 : cfg->has_num_classes ? cfg->num_classes : 0;
-    uint64_t cap = la_config_max_report(cfg);
+    else if (ctx->cfg->loss != LA_LOSS_BCE)
+        hist_len = !ctx->has_num_classes ? LA_HIST_MAX
+                 : (uint64_t)ctx->num_classes <= LA_HIST_MAX ? (uint64_t)ctx->num_classes : 0;
+    int64_t above_base = ctx->cfg->loss == LA_LOSS_BCE ? 1
+                       : ctx->has_num_classes ? ctx->num_classes : 0;
+    uint64_t cap = ctx->max_report;
     return la_stats_init(s, sample_stride, cap > 1u << 24 ? 1u << 24 : cap, hist_len, above_base);
 }
 
-static int init_stats(struct la_file_report *r, const struct la_config *cfg,
+static int init_stats(struct la_file_report *r, const struct la_report_ctx *ctx,
                       struct la_indices_out *io, const struct la_notes *notes)
 {
-    r->seq_len = cut_in_blocks(&r->info, cfg, notes) ? cfg->seq_len : 0;
-    r->token_ids = la_token_ids(cfg, &r->info);
-    r->ignore_off = la_ignore_is_an_id(cfg, &r->info);
-    if (la_stats_init_for(&r->stats, cfg, sample_stride(&r->info, cfg, notes)) != 0)
+    r->seq_len = cut_in_blocks(&r->info, ctx, notes) ? ctx->cfg->seq_len : 0;
+    r->token_ids = la_token_ids(ctx, &r->info);
+    r->ignore_off = la_ignore_is_an_id(ctx, &r->info);
+    if (la_stats_init_for(&r->stats, ctx, sample_stride(&r->info, ctx, notes)) != 0)
         return -1;
-    if (la_pos_counts_start(&r->pos, cfg, &r->info) != 0)
+    if (la_pos_counts_start(&r->pos, ctx->cfg, &r->info) != 0)
         return -1;
-    struct la_rule rule = la_rule_for_file(cfg, &r->info);
+    struct la_rule rule = la_rule_for_file(ctx, &r->info);
     uint64_t stride = r->stats.sample_stride;
     /* a reader's samples of contiguous elements (list rows, records, items,
      * sequences): counted by its map, each sample's end where sample_end
@@ -133,7 +125,7 @@ static int init_stats(struct la_file_report *r, const struct la_config *cfg,
     la_ignored_samples_start(&r->ignored_samples, rule.has_ignore, rule.ignore, r->info.dtype,
                              by_map ? 0 : stride, by_map ? notes->sample_of : NULL,
                              by_map ? notes->sample_end : NULL,
-                             by_map ? notes->sample_ctx : NULL, la_config_max_report(cfg));
+                             by_map ? notes->sample_ctx : NULL, ctx->max_report);
     if (io) {
         la_indices_out_begin_file(io, r->path, r->info.dtype);
         r->stats.sink = la_indices_out_sink;
@@ -407,12 +399,13 @@ static int fits_one_chunk(const struct la_array_info *info)
 }
 
 /* Read and fold every value. @return 0, -1 on a read error (r->error), -2 on a scan error. */
-static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg,
+static int scan_all(struct la_reader *rd, struct la_file_report *r,
+                    const struct la_report_ctx *ctx,
                     struct la_scan_backend *b)
 {
-    struct la_rule rule = la_rule_for_file(cfg, &rd->info);
+    struct la_rule rule = la_rule_for_file(ctx, &rd->info);
     struct la_progress prog;
-    la_progress_begin(&prog, cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
+    la_progress_begin(&prog, ctx->cfg, r->path, (rd->src ? la_source_file_size(rd->src) : 0));
     int serial = !rd->has_run && (fits_one_chunk(&rd->info) || rd->threads_itself);
     if (serial && rd->threads_itself)
         la_verbose(r->path, "read and scanned on this thread: its reader takes the threads "
@@ -444,20 +437,20 @@ static void finish_layout(struct la_file_report *r)
 }
 
 /* A file of 0 bytes (after gunzip): read, and empty. */
-static void read_nothing(struct la_file_report *r, const struct la_config *cfg,
+static void read_nothing(struct la_file_report *r, const struct la_report_ctx *ctx,
                          enum la_format format)
 {
     r->info.format = format;
-    r->info.dtype = cfg->read.has_dtype ? cfg->read.dtype : LA_DT_INT64;
+    r->info.dtype = ctx->read.has_dtype ? ctx->read.dtype : LA_DT_INT64;
     r->info.ndim = 1;
     r->info.shape_known = 1;
-    if (init_stats(r, cfg, NULL, NULL) != 0) {
+    if (init_stats(r, ctx, NULL, NULL) != 0) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return;
     }
     finish_layout(r);
     r->read_ok = 1;
-    la_diagnose(r, cfg);
+    la_diagnose(r, ctx);
 }
 
 static void shrank(struct la_file_report *r, uint64_t at)
@@ -508,18 +501,18 @@ struct opened {
 /* Open path's source (unless its reader opens the path itself), tell its
  * format, and give a reader that leaves notes (label_notes.h) their room.
  * @return 0, or -1 with the reason in err (o is then closed by close_opened). */
-static int open_source(const char *path, const struct la_config *cfg, struct opened *o,
+static int open_source(const char *path, const struct la_report_ctx *ctx, struct opened *o,
                        char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
-    la_read_opts_of(cfg, &o->opts);
+    o->opts = ctx->read;
     o->rd.opts = &o->opts;
     o->rd.path = path;
     /* imagefolder, coco, yolo open the path themselves (a folder; a file read twice) */
-    int by_path = la_format_has(cfg->format, LA_FMTF_PATH);
+    int by_path = la_format_has(ctx->format, LA_FMTF_PATH);
     if (by_path) {
-        o->format = cfg->format;
+        o->format = ctx->format;
         la_verbose(path, "format %s (--format): its reader opens the path itself",
                    la_format_name(o->format));
     } else {
@@ -531,12 +524,12 @@ static int open_source(const char *path, const struct la_config *cfg, struct ope
         size_t head_len = 1;
         la_source_peek(o->rd.src, &head_len);
         o->empty = head_len == 0;
-        o->format = la_source_format(o->rd.src, cfg, err, errlen);
+        o->format = la_source_format(o->rd.src, ctx, err, errlen);
     }
     if (o->format == LA_FMT_NONE)   /* a zip archive, UTF-32 text: refused by name */
         return -1;
     int notes = by_path || la_format_has(o->format, LA_FMTF_NOTES);   /* wds: missing-label */
-    if (notes && !(o->rd.notes = la_notes_new(la_config_max_report(cfg)))) {
+    if (notes && !(o->rd.notes = la_notes_new(ctx->max_report))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -573,24 +566,23 @@ static void close_opened(struct opened *o)
 
 /* Scan o's open reader into r and diagnose it. @return 0, or -1 when the scan
  * backend failed (r->error says why; r->read_ok stays 0 on any failure). */
-static int audit_opened(struct opened *o, const struct la_config *cfg,
+static int audit_opened(struct opened *o, const struct la_report_ctx *ctx,
                         struct la_scan_backend *b, struct la_indices_out *io,
                         struct la_file_report *r)
 {
     struct la_reader *rd = &o->rd;
     /* a reader that found its classes while opening (ImageFolder's folders,
      * COCO's categories, a ClassLabel) gives N where nothing above did */
-    struct la_config with_classes;
-    if (la_class_count_apply_notes(rd->notes, (with_classes = *cfg, &with_classes)))
-        cfg = &with_classes;
+    struct la_report_ctx with_classes;
+    ctx = la_class_count_notes_ctx(rd->notes, ctx, &with_classes);
     struct la_notes *nt = rd->notes;   /* yolo, coco: a sample is a file, an image */
-    if (init_stats(r, cfg, io, rd->notes) != 0 ||
+    if (init_stats(r, ctx, io, rd->notes) != 0 ||
         (nt && nt->sample_of && la_stats_map_samples(&r->stats, nt->sample_of, nt->sample_ctx,
                                                      r->info.shape[0], nt->samples_ordered) != 0)) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return 0;
     }
-    int scanned = scan_all(rd, r, cfg, b);
+    int scanned = scan_all(rd, r, ctx, b);
     r->info = rd->info;          /* csv/text learn their dtype while reading */
     if (scanned != 0)
         return scanned == -2 ? -1 : 0;
@@ -603,21 +595,21 @@ static int audit_opened(struct opened *o, const struct la_config *cfg,
     r->read_ok = 1;
     r->stats.ambiguous_headers = r->info.header_guessed && r->info.header_present &&
                                  r->info.header_ambiguous_row[0];
-    la_diagnose(r, cfg);
+    la_diagnose(r, ctx);
     return 0;
 }
 
-int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_backend *b,
+int la_audit_file(const char *path, const struct la_report_ctx *ctx, struct la_scan_backend *b,
                   struct la_indices_out *io, struct la_file_report *r)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
     struct opened o;
     int rc = 0;
-    if (open_source(path, cfg, &o, r->error, sizeof r->error) != 0)
+    if (open_source(path, ctx, &o, r->error, sizeof r->error) != 0)
         goto done;
     if (o.empty) {              /* 0 bytes hold no labels in any format: `empty`, not unreadable */
-        read_nothing(r, cfg, o.format);
+        read_nothing(r, ctx, o.format);
         goto done;
     }
     if (open_reader(&o) != 0) {
@@ -626,7 +618,7 @@ int la_audit_file(const char *path, const struct la_config *cfg, struct la_scan_
         goto done;
     }
     r->info = o.rd.info;
-    rc = audit_opened(&o, cfg, b, io, r);
+    rc = audit_opened(&o, ctx, b, io, r);
 done:
     /* whatever went right or wrong was about other bytes than the file's own */
     if (rc == 0 && changed_while_read(o.fd, &o.before, r) != 0)
@@ -643,14 +635,14 @@ done:
  * most of it (a header, metadata); else it is other arrays, scanned by no one.
  * Only the formats whose readers may offer runs (LA_FMTF_IN_PLACE) are opened:
  * the others' bytes are parsed whatever they hold. */
-static void hint_file(const struct la_config *cfg, const char *path, int64_t size,
+static void hint_file(const struct la_report_ctx *ctx, const char *path, int64_t size,
                       struct la_auto_hint *h)
 {
     char err[LA_ERR_LEN];
     struct opened o;
     int64_t run = -1;
     la_verbose_hold(1);         /* the audit says how each file is read, once */
-    if (open_source(path, cfg, &o, err, sizeof err) == 0 && !o.empty &&
+    if (open_source(path, ctx, &o, err, sizeof err) == 0 && !o.empty &&
         la_format_has(o.format, LA_FMTF_IN_PLACE) && open_reader(&o) == 0 && o.rd.has_run) {
         uint64_t bytes;
         if (!la_mul_overflow(o.rd.run.count, la_dtype_info(o.rd.run.dtype)->size, &bytes))
@@ -670,6 +662,8 @@ static void hint_file(const struct la_config *cfg, const char *path, int64_t siz
 
 void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h)
 {
+    struct la_report_ctx ctx;   /* the options' alone: files opened as a report opens them */
+    la_report_ctx_init(&ctx, cfg, NULL);
     memset(h, 0, sizeof *h);
     int64_t total = 0;
     for (int i = 0; i < cfg->nfiles; i++) {
@@ -687,6 +681,6 @@ void la_auto_hint_of(const struct la_config *cfg, struct la_auto_hint *h)
     for (int i = 0; i < cfg->nfiles; i++) {
         struct stat st;
         if (stat(cfg->files[i], &st) == 0)
-            hint_file(cfg, cfg->files[i], (int64_t)st.st_size, h);
+            hint_file(&ctx, cfg->files[i], (int64_t)st.st_size, h);
     }
 }

@@ -6,17 +6,17 @@
 #include <string.h>   /* strcmp, strrchr */
 #include <sys/stat.h> /* stat */
 
-#include "file_report.h"     /* la_file_report, la_report_add_finding */
+#include "file_report.h"     /* la_file_report: r->classes */
 #include "formats.h"         /* la_format_by_name */
 #include "label_notes.h"
 #include "msg.h"             /* la_verbose */
 #include "options.h"
+#include "context.h"
 #include "read/class_meta.h"
 #include "read/walk.h"       /* la_path_join */
 
 #define FOLDERS_FROM LA_CLASSES_FROM_FOLDERS
 #define COCO_FROM "COCO categories"      /* read_coco.c's classes_from */
-#define NAMES_JSON_MAX 65536    /* class_names listed in the JSON up to this many classes */
 #define PARENTS 2               /* data.yaml and dataset.json: the folder and 2 above it */
 
 
@@ -25,9 +25,9 @@ int la_class_count_folders(const struct la_notes *n)
     return !n->classes_from || strcmp(n->classes_from, FOLDERS_FROM) == 0;
 }
 
-/* A source of rank saying n, its words the text kind then what. */
-static struct la_class_source *add_source(struct la_class_count *cc, int rank, uint64_t n,
-                                          const char *path, const char *kind, const char *what)
+struct la_class_source *la_class_count_add_source(struct la_class_count *cc, int rank,
+                                                  uint64_t n, const char *path,
+                                                  const char *kind, const char *what)
 {
     if (cc->n_src >= LA_CLASS_SOURCES)
         return NULL;
@@ -75,13 +75,14 @@ static void add_model(struct la_class_count *cc, const struct la_config *cfg)
     cc->model = m;
     cc->vocab = !m->is_head || labels_are_token_ids(cfg);
     if (!cc->vocab) {
-        add_source(cc, 1, m->head.n, m->head.path, "model config.json ", m->head.key);
+        la_class_count_add_source(cc, 1, m->head.n, m->head.path, "model config.json ",
+                                  m->head.key);
         add_problem(cc, m->head.path, m->head.problem);
     } else if (m->has_vocab_size) {
-        add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ",
+        la_class_count_add_source(cc, 1, m->vocab_size, m->head.path, "model config.json ",
                    m->vocab_key ? m->vocab_key : "vocab_size");
     } else if (m->has_tokenizer) {
-        add_source(cc, 1, m->tokenizer_vocab, m->tokenizer_path, "model ",
+        la_class_count_add_source(cc, 1, m->tokenizer_vocab, m->tokenizer_path, "model ",
                    "tokenizer.json vocabulary");
     }
 }
@@ -166,7 +167,7 @@ static int add_meta(struct la_class_count *cc, const char *file, int given,
         return -1;
     }
     cc->meta = m;
-    add_source(cc, 2, m->n, m->path, kind, m->key);
+    la_class_count_add_source(cc, 2, m->n, m->path, kind, m->key);
     add_problem(cc, m->path, m->problem);
     return 0;
 }
@@ -224,9 +225,10 @@ static int choose(const struct la_class_count *cc)
     return best;
 }
 
-struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const char *path,
                                           char *err, size_t errlen)
 {
+    const struct la_config *cfg = ctx->cfg;     /* the command line's -n, --model, --format */
     struct la_class_count *cc = calloc(1, sizeof *cc);
     err[0] = '\0';
     if (!cc) {
@@ -234,9 +236,9 @@ struct la_class_count *la_class_count_new(const struct la_config *cfg, const cha
         return NULL;
     }
     if (cfg->has_num_classes)
-        add_source(cc, 0, (uint64_t)cfg->num_classes, NULL, "-n", "");
+        la_class_count_add_source(cc, 0, (uint64_t)cfg->num_classes, NULL, "-n", "");
     if (cfg->has_vocab_size)
-        add_source(cc, 0, (uint64_t)cfg->vocab_size, NULL, "--vocab-size", "");
+        la_class_count_add_source(cc, 0, (uint64_t)cfg->vocab_size, NULL, "--vocab-size", "");
     add_model(cc, cfg);
     if (path && add_metadata(cc, cfg, path, err, errlen) != 0) {
         la_class_count_free(cc);
@@ -264,30 +266,33 @@ void la_class_count_free(struct la_class_count *cc)
     free(cc);
 }
 
-void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg)
+void la_class_count_apply(const struct la_class_count *cc, struct la_report_ctx *ctx)
 {
-    cfg->classes = (struct la_class_count *)cc;
+    ctx->classes = cc;
     if (!cc || cc->chosen < 0 || cc->src[cc->chosen].rank == 0)
         return;
     const struct la_class_source *s = &cc->src[cc->chosen];
-    cfg->has_num_classes = true;
-    cfg->num_classes = (int64_t)s->n;
-    cfg->num_classes_from = s->from;
-    if (cc->vocab) {        /* --vocab-size's wording and rules apply */
-        cfg->has_vocab_size = true;
-        cfg->vocab_size = (int64_t)s->n;
-    }
+    /* a model's embedding: --vocab-size's wording and rules apply */
+    la_report_ctx_set_classes(ctx, s->n, s->from, cc->vocab);
 }
 
-int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg)
+const struct la_report_ctx *la_class_count_notes_ctx(const struct la_notes *notes,
+                                                     const struct la_report_ctx *ctx,
+                                                     struct la_report_ctx *with)
 {
-    if (cfg->has_num_classes || cfg->has_vocab_size || !notes || !notes->has_classes ||
+    if (ctx->has_num_classes || ctx->has_vocab_size || !notes || !notes->has_classes ||
         !notes->classes_from || notes->classes == 0 || notes->classes > LA_META_MAX_COUNT)
-        return 0;
-    cfg->has_num_classes = true;
-    cfg->num_classes = (int64_t)notes->classes;
-    cfg->num_classes_from = notes->classes_from;
-    return 1;
+        return ctx;
+    *with = *ctx;
+    la_report_ctx_set_classes(with, notes->classes, notes->classes_from, false);
+    return with;
+}
+
+void la_class_count_give(struct la_class_count *cc, struct la_file_report *r)
+{
+    la_class_count_free(r->classes);
+    r->classes = cc;
+    r->classes_free = la_class_count_free;
 }
 
 int la_class_count_from_source(const struct la_class_count *cc)
@@ -300,7 +305,7 @@ int la_class_count_from_file(const struct la_class_count *cc)
     return la_class_count_from_source(cc) && cc->src[cc->chosen].path[0];
 }
 
-// ---- after the audit: the reader's classes, the findings -------------------------
+// ---- after the audit: the reader's classes ---------------------------------------
 
 static void add_notes_source(struct la_class_count *cc, const struct la_notes *n)
 {
@@ -309,7 +314,8 @@ static void add_notes_source(struct la_class_count *cc, const struct la_notes *n
     for (size_t i = 0; i < cc->n_src; i++)
         if (cc->src[i].rank == 2 && strcmp(cc->src[i].from, n->classes_from) == 0)
             return;         /* audited again (the GPU fell back): already there */
-    struct la_class_source *s = add_source(cc, 2, n->classes, NULL, n->classes_from, "");
+    struct la_class_source *s = la_class_count_add_source(cc, 2, n->classes, NULL,
+                                                         n->classes_from, "");
     /* -n meets the class folders in class-count, and COCO's categories in
      * out-of-range and unknown-category (ids with gaps: -n 80 for 91 ids) */
     if (s)
@@ -317,124 +323,13 @@ static void add_notes_source(struct la_class_count *cc, const struct la_notes *n
                      strcmp(n->classes_from, COCO_FROM) == 0;
 }
 
-
-/* The sources that disagree with the chosen one, in one finding. */
-static void diagnose_disagreement(struct la_class_count *cc, struct la_file_report *r)
+void la_class_count_take_notes(struct la_class_count *cc, const struct la_notes *n)
 {
-    const struct la_class_source *c = &cc->src[cc->chosen];
-    char others[400] = "";
-    size_t len = 0, n = 0;
-    for (size_t i = 0; i < cc->n_src; i++) {
-        const struct la_class_source *s = &cc->src[i];
-        if ((int)i == cc->chosen || s->n == c->n || (s->folders && c->rank == 0))
-            continue;       /* folders against -n: the class-count finding */
-        len += (size_t)snprintf(others + len, len < sizeof others ? sizeof others - len : 0,
-                                "%s%s says %llu", n++ ? ", " : "", s->from,
-                                (unsigned long long)s->n);
-        if (len >= sizeof others)
-            len = sizeof others - 1;
-    }
-    if (!n)
-        return;
-    struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH,
-        "%s says %llu classes, but %s: the labels are checked against %llu", c->from,
-        (unsigned long long)c->n, others, (unsigned long long)c->n);
-    if (f)
-        snprintf(f->hint, sizeof f->hint, "make them agree: a head of fewer outputs than a "
-                 "label fails in the loss (CUDA: device-side assert), one of more outputs "
-                 "trains its extra classes on nothing and raises no error");
-}
-
-static void diagnose_problems(const struct la_class_count *cc, struct la_file_report *r)
-{
-    for (size_t i = 0; i < cc->n_problems; i++) {
-        struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH, "%s",
-                                                     cc->problems[i]);
-        if (f)
-            snprintf(f->hint, sizeof f->hint, "fix the file so that its counts agree; "
-                     "the labels are checked against %llu",
-                     cc->chosen >= 0 ? (unsigned long long)cc->src[cc->chosen].n : 0ULL);
-    }
-}
-
-static int max_as_u64(const struct la_stats *s, uint64_t *out)
-{
-    if (!s->has_minmax)
-        return 0;
-    if (s->max.kind == LA_NUM_I64 && s->max.v.i >= 0)
-        return *out = (uint64_t)s->max.v.i, 1;
-    if (s->max.kind == LA_NUM_U64)
-        return *out = s->max.v.u, 1;
-    return 0;
-}
-
-/* The tokenizer against the embedding, and the ids against the tokenizer. */
-static void diagnose_vocab(const struct la_class_count *cc, struct la_file_report *r)
-{
-    const struct la_model *m = cc->model;
-    if (!m || !cc->vocab || !m->has_tokenizer)
-        return;
-    if (m->has_vocab_size && m->tokenizer_vocab > m->vocab_size)
-        la_report_add_finding(r, LA_F_VOCAB_MISMATCH, "the tokenizer's vocabulary has %llu "
-            "ids (%llu base, %llu added tokens) but the model's vocab_size is %llu: ids %llu "
-            "and up have no embedding row", (unsigned long long)m->tokenizer_vocab,
-            (unsigned long long)m->tokenizer_base, (unsigned long long)m->tokenizer_added,
-            (unsigned long long)m->vocab_size, (unsigned long long)m->vocab_size);
-    uint64_t top;
-    if (max_as_u64(&r->stats, &top) && top >= m->tokenizer_vocab &&
-        (!m->has_vocab_size || top < m->vocab_size)) {
-        struct la_finding *f = la_report_add_finding(r, LA_F_VOCAB_MISMATCH, "ids up to %llu, "
-            "but the tokenizer's vocabulary has %llu (ids 0..%llu): the data was tokenized "
-            "with another tokenizer, or its ids were shifted", (unsigned long long)top,
-            (unsigned long long)m->tokenizer_vocab, (unsigned long long)m->tokenizer_vocab - 1);
-        if (f) {
-            f->prevents = NULL;    /* inside the embedding: no error, untrained rows */
-            snprintf(f->hint, sizeof f->hint, "tokenize the data again with the model's own "
-                     "tokenizer (%.400s)", m->tokenizer_path);
-        }
-    }
-}
-
-/* A composite config's own vocab_size against its text model's: the ids were
- * checked against the text model's, where the embedding is built from; the
- * stale number trains nothing wrong, so a warning. */
-static void diagnose_stale_vocab(const struct la_class_count *cc, struct la_file_report *r)
-{
-    const struct la_model *m = cc->model;
-    if (!m || !cc->vocab || !m->vocab_problem[0])
-        return;
-    const char *base = strrchr(m->head.path, '/');
-    struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH, "%.200s: %.300s",
-                                                 base ? base + 1 : m->head.path,
-                                                 m->vocab_problem);
-    if (f) {
-        f->severity = LA_SEV_WARNING;
-        f->prevents = NULL;
-        snprintf(f->hint, sizeof f->hint, "make the top-level vocab_size agree with the text "
-                 "model's, or drop it: code that reads config.vocab_size gets the stale one");
-    }
-}
-
-void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
-                           const struct la_config *cfg)
-{
-    (void)cfg;
-    if (!cc)
-        return;
-    add_notes_source(cc, r->notes);
+    add_notes_source(cc, n);
     cc->chosen = choose(cc);
-    if (r->read_ok && cc->chosen >= 0) {
-        diagnose_problems(cc, r);
-        diagnose_disagreement(cc, r);
-        diagnose_vocab(cc, r);
-        diagnose_stale_vocab(cc, r);
-    }
-    la_class_count_free(r->classes);
-    r->classes = cc;
-    r->classes_free = la_class_count_free;
 }
 
-// ---- names and the reports ---------------------------------------------------------
+// ---- the classes' names ------------------------------------------------------------
 
 static const char *name_in(char *const *names, size_t n, uint64_t c)
 {
@@ -474,154 +369,11 @@ const char *la_class_count_name(const struct la_class_count *cc, const struct la
     return name;
 }
 
-/* A source beyond -n to speak of: the report then says where N came from. */
-static int has_sources(const struct la_class_count *cc)
-{
-    for (size_t i = 0; cc && i < cc->n_src; i++)
-        if (cc->src[i].rank > 0)
-            return 1;
-    return 0;
-}
-
-void la_class_count_text(FILE *out, const struct la_file_report *r)
-{
-    const struct la_class_count *cc = r->classes;
-    if (!la_class_count_from_source(cc) || !r->read_ok)
-        return;     /* -n's N: the report says it already */
-    const struct la_class_source *c = &cc->src[cc->chosen];
-    fprintf(out, "  classes: %llu, from %s", (unsigned long long)c->n, c->from);
-    if (c->path[0]) {
-        fputs(" (", out);
-        la_fputs_escaped(c->path, out);
-        fputc(')', out);
-    }
-    fputc('\n', out);
-    const struct la_stats *s = &r->stats;
-    int shown = 0;
-    for (int k = 0; k < LA_OUTLIER_BINS && shown < 4; k++) {
-        if (!s->outlier_above[k] || s->above_base + k < (int64_t)c->n)
-            continue;
-        uint64_t v = (uint64_t)(s->above_base + k);
-        const char *name = la_class_count_name(cc, r->notes, v);
-        fprintf(out, "  class %llu (", (unsigned long long)v);
-        if (name)
-            la_fputs_escaped(name, out);
-        else if (c->rank == 1)
-            fprintf(out, "no name; the model has %llu %s", (unsigned long long)c->n,
-                    cc->vocab ? "embedding rows" : "outputs");
-        else
-            fprintf(out, "no name; %s says %llu classes", c->from, (unsigned long long)c->n);
-        fprintf(out, "): %llu %s\n", (unsigned long long)s->outlier_above[k],
-                s->outlier_above[k] == 1 ? "label" : "labels");
-        shown++;
-    }
-}
-
-static cJSON *names_array(const struct la_file_report *r, uint64_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    int any = 0;
-    for (uint64_t c = 0; a && c < n; c++) {
-        const char *name = la_class_count_name(r->classes, r->notes, c);
-        any |= name != NULL;
-        cJSON_AddItemToArray(a, name ? cJSON_CreateString(name) : cJSON_CreateNull());
-    }
-    if (!any) {
-        cJSON_Delete(a);
-        return cJSON_CreateNull();
-    }
-    return a;
-}
-
 /* The rank of a source by its words, as la_class_count_new and the readers
  * name them: the command line's, a model's, else the dataset's metadata. */
-static int rank_of(const char *from)
+int la_class_count_rank_of(const char *from)
 {
     if (strcmp(from, "-n") == 0 || strcmp(from, "--vocab-size") == 0)
         return 0;
     return strncmp(from, "model ", 6) == 0 ? 1 : 2;
-}
-
-/* A report's class_names (strings, null where a class has none) into cc.
- * @return 0, or -1 out of memory. */
-static int take_report_names(struct la_class_count *cc, const cJSON *names)
-{
-    int n = cJSON_IsArray(names) ? cJSON_GetArraySize(names) : 0;
-    if (n <= 0)
-        return 0;
-    cc->report_names = calloc((size_t)n, sizeof *cc->report_names);
-    if (!cc->report_names)
-        return -1;
-    cc->n_report_names = (size_t)n;
-    const cJSON *x;
-    size_t i = 0;
-    cJSON_ArrayForEach(x, names) {
-        if (cJSON_IsString(x) && !(cc->report_names[i] = strdup(x->valuestring)))
-            return -1;
-        i++;
-    }
-    return 0;
-}
-
-struct la_class_count *la_class_count_from_report(const cJSON *file)
-{
-    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(file, "class_sources");
-    const cJSON *from = cJSON_GetObjectItemCaseSensitive(file, "num_classes_from"), *o;
-    struct la_class_count *cc = cJSON_IsArray(sources) ? calloc(1, sizeof *cc) : NULL;
-    if (!cc)
-        return NULL;
-    cc->chosen = -1;
-    cJSON_ArrayForEach(o, sources) {
-        const cJSON *words = cJSON_GetObjectItemCaseSensitive(o, "from");
-        const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "num_classes");
-        if (!cJSON_IsString(words) || !cJSON_IsNumber(n) || n->valuedouble < 1)
-            continue;
-        struct la_class_source *s = add_source(cc, rank_of(words->valuestring),
-                                               (uint64_t)n->valuedouble,
-                                               cJSON_IsString(path) ? path->valuestring : NULL,
-                                               words->valuestring, "");
-        if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
-            cc->chosen = (int)(cc->n_src - 1);
-    }
-    if (take_report_names(cc, cJSON_GetObjectItemCaseSensitive(file, "class_names")) != 0) {
-        la_class_count_free(cc);
-        return NULL;
-    }
-    /* a model's embedding (vocab_size, the tokenizer's) counts token ids */
-    cc->vocab = cc->chosen >= 0 && cc->src[cc->chosen].rank == 1 &&
-                (strstr(cc->src[cc->chosen].from, "vocab_size") ||
-                 strstr(cc->src[cc->chosen].from, "tokenizer"));
-    return cc;
-}
-
-void la_class_count_json(const struct la_file_report *r, cJSON *file)
-{
-    const struct la_class_count *cc = r->classes;
-    if (!has_sources(cc) || !r->read_ok)
-        return;
-    const struct la_class_source *c = cc->chosen >= 0 ? &cc->src[cc->chosen] : NULL;
-    cJSON_AddItemToObject(file, "num_classes", c ? cJSON_CreateNumber((double)c->n)
-                                                 : cJSON_CreateNull());
-    cJSON_AddItemToObject(file, "num_classes_from", c ? cJSON_CreateString(c->from)
-                                                      : cJSON_CreateNull());
-    cJSON *a = cJSON_AddArrayToObject(file, "class_sources");
-    for (size_t i = 0; a && i < cc->n_src; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "from", cc->src[i].from);
-        cJSON_AddItemToObject(o, "path", cc->src[i].path[0] ? cJSON_CreateString(cc->src[i].path)
-                                                            : cJSON_CreateNull());
-        cJSON_AddNumberToObject(o, "num_classes", (double)cc->src[i].n);
-        cJSON_AddItemToArray(a, o);
-    }
-    cJSON_AddItemToObject(file, "class_names", c && c->n <= NAMES_JSON_MAX && !cc->vocab
-                                                   ? names_array(r, c->n) : cJSON_CreateNull());
-    const struct la_model *m = cc->model;
-    if (m && cc->vocab && m->has_tokenizer) {
-        cJSON *t = cJSON_AddObjectToObject(file, "tokenizer");
-        cJSON_AddStringToObject(t, "path", m->tokenizer_path);
-        cJSON_AddNumberToObject(t, "vocabulary", (double)m->tokenizer_vocab);
-        cJSON_AddNumberToObject(t, "base", (double)m->tokenizer_base);
-        cJSON_AddNumberToObject(t, "added_tokens", (double)m->tokenizer_added);
-    }
 }

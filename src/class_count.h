@@ -14,19 +14,20 @@
  * then the tokenizer.json beside it is held to vocab_size, and the ids to
  * the tokenizer's vocabulary (vocab-mismatch).
  *
- * One la_class_count per report: audit.c makes it before the labels are
+ * One la_class_count per report: plan.c makes it before the labels are
  * read (la_class_count_new: the files it finds beside them), gives its N to
- * the scan (la_class_count_apply), and after the audit hands it the reader's
- * notes and the report (la_class_count_finish), which then owns it. */
+ * the report's context (la_class_count_apply, context.h), and after the
+ * audit hands it the reader's notes and the report (la_class_count_finish),
+ * which then owns it. This file is the model: the sources and the choice;
+ * their findings are class_findings.h's, the reports' words class_report.h's,
+ * and --merge reads a shard report's sources back itself (merge.c). */
 #ifndef LA_CLASS_COUNT_H
 #define LA_CLASS_COUNT_H
 
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* uint64_t */
-#include <stdio.h>  /* FILE */
-#include <cjson/cJSON.h>
 
-struct la_config;
+struct la_report_ctx;
 struct la_file_report;
 struct la_notes;
 struct la_model;
@@ -67,46 +68,47 @@ struct la_class_count {
  *  yolo or --data-yaml; a dataset.json of an nnU-Net folder). @return NULL
  *  out of memory, or when a metadata file cannot be read (err says which
  *  and why: the report is then unreadable). */
-struct la_class_count *la_class_count_new(const struct la_config *cfg, const char *path,
+struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const char *path,
                                           char *err, size_t errlen);
 void la_class_count_free(struct la_class_count *cc);
 
-/** la_class_count_apply() : cfg gets the N chosen (where -n did not give
- *  one), its source (cfg->num_classes_from) and, for token ids, the
- *  --vocab-size members. */
-void la_class_count_apply(const struct la_class_count *cc, struct la_config *cfg);
+/** la_class_count_apply() : the report's context (plan.c's, while it builds
+ *  it) gets cc and the N chosen (where -n did not give one), with its source
+ *  and, for token ids, --vocab-size's rules. */
+void la_class_count_apply(const struct la_class_count *cc, struct la_report_ctx *ctx);
 
-/** la_class_count_apply_notes() : as apply, for a reader that found its
- *  classes while opening (notes->has_classes with classes_from), where
- *  nothing above gave N. @return 1 when cfg changed. */
-int la_class_count_apply_notes(const struct la_notes *notes, struct la_config *cfg);
+/** la_class_count_notes_ctx() : for a reader that found its classes while
+ *  opening (notes->has_classes with classes_from), where nothing in ctx gave
+ *  N: with, ctx with that N; else ctx itself. */
+const struct la_report_ctx *la_class_count_notes_ctx(const struct la_notes *notes,
+                                                     const struct la_report_ctx *ctx,
+                                                     struct la_report_ctx *with);
 
-/** la_class_count_finish() : take the reader's classes (r->notes), add the
- *  class-count-mismatch and vocab-mismatch findings to r, and give cc to r
- *  (r->classes owns it from now on). */
-void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r,
-                           const struct la_config *cfg);
+/** la_class_count_give() : r owns cc from now on (r->classes, freed with r). */
+void la_class_count_give(struct la_class_count *cc, struct la_file_report *r);
+
+/** la_class_count_take_notes() : after the audit, the reader's classes
+ *  (notes: ImageFolder's folders, COCO's categories, a ClassLabel) as one
+ *  more source, and N chosen again. The findings and the hand-over to the
+ *  report are class_findings.h's (la_class_count_finish). */
+void la_class_count_take_notes(struct la_class_count *cc, const struct la_notes *notes);
+
+/** la_class_count_add_source() : a source of rank (0 the command line, 1 a
+ *  model, 2 the dataset's metadata or the reader) saying n, its words kind
+ *  then what; NULL when cc holds LA_CLASS_SOURCES already. */
+struct la_class_source *la_class_count_add_source(struct la_class_count *cc, int rank,
+                                                  uint64_t n, const char *path,
+                                                  const char *kind, const char *what);
+
+/** la_class_count_rank_of() : the rank of a source by its words, as
+ *  la_class_count_new and the readers word them (a --merge'd report's). */
+int la_class_count_rank_of(const char *from);
 
 /** la_class_count_name() : class c's name from the source that names it
  *  (the model's id2label, data.yaml's names, dataset.json's labels, the
  *  reader's class folders or categories), or NULL. */
 const char *la_class_count_name(const struct la_class_count *cc, const struct la_notes *notes,
                                 uint64_t c);
-
-/** la_class_count_text() : the text report's lines: where N came from, and
- *  the out-of-range classes by name ("class 10 (no name; the model has 10
- *  outputs)"). */
-void la_class_count_text(FILE *out, const struct la_file_report *r);
-
-/** la_class_count_from_report() : the class count a --json report's file
- *  entry gives (its class_sources and num_classes_from: what
- *  la_class_count_json wrote), for --merge; NULL where it names none (or out
- *  of memory). The names are not carried. Freed by la_class_count_free. */
-struct la_class_count *la_class_count_from_report(const cJSON *file);
-
-/** la_class_count_json() : num_classes, num_classes_from, class_sources and
- *  class_names into the file's JSON object, when a source beyond -n exists. */
-void la_class_count_json(const struct la_file_report *r, cJSON *file);
 
 /** la_class_count_folders() : whether notes' classes are ImageFolder's class
  *  folders (or a reader's that does not say), which -n meets in class-count. */

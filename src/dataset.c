@@ -123,10 +123,10 @@ static int by_bytes(const void *a, const void *b)
 
 /* The files below root, in byte-wise order of their relative paths (all share
  * the prefix "root/", so the full paths sort the same), matching glob. */
-static int list_directory(const char *root, const char *glob, const struct la_config *cfg,
+static int list_directory(const char *root, const char *glob, const struct la_report_ctx *ctx,
                           struct la_dataset *d, struct path_list *out)
 {
-    struct walk w = { root, strlen(root), glob, d, la_config_max_report(cfg), { 0 }, 0 };
+    struct walk w = { root, strlen(root), glob, d, ctx->max_report, { 0 }, 0 };
     walk_dir(&w, root);
     if (w.oom) {
         list_free(&w.files);
@@ -137,7 +137,7 @@ static int list_directory(const char *root, const char *glob, const struct la_co
     for (size_t i = 0; i < w.files.n; i++) {
         const char *rel = w.files.v[i] + w.root_len + 1;
         if (glob && fnmatch(glob, rel, 0) != 0) {
-            la_dataset_note_skipped(d, w.files.v[i], cfg->glob ? "does not match --glob"
+            la_dataset_note_skipped(d, w.files.v[i], ctx->cfg->glob ? "does not match --glob"
                                     : "not a label file of the layout", w.max_report);
             free(w.files.v[i]);
         } else {
@@ -258,9 +258,9 @@ static int fold_class_label(struct la_notes *d, const struct la_notes *n, size_t
  * that disagrees with -n. */
 int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
                           const struct la_notes *n, const struct la_source_info *s,
-                          const struct la_config *cfg)
+                          const struct la_report_ctx *ctx)
 {
-    uint64_t max_report = la_config_max_report(cfg);
+    uint64_t max_report = ctx->max_report;
     if (!r->notes && !(r->notes = la_notes_new(max_report)))
         return -1;
     struct la_notes *d = r->notes;
@@ -269,8 +269,8 @@ int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char
                                     (size_t)(s - r->dataset->src), path, keeps_bad, &r->stats };
     if (la_notes_fold(d, n, &shift) != 0)
         return -1;
-    int wrong = cfg->has_num_classes && n->classes != (uint64_t)cfg->num_classes;
-    int kept_right = !cfg->has_num_classes || d->classes == (uint64_t)cfg->num_classes;
+    int wrong = ctx->has_num_classes && n->classes != (uint64_t)ctx->num_classes;
+    int kept_right = !ctx->has_num_classes || d->classes == (uint64_t)ctx->num_classes;
     /* ImageFolder's class folders only: the classes other readers state
      * (COCO's categories, a ClassLabel) are each file's own */
     if (n->has_classes && la_class_count_folders(n) && (!d->has_classes || (wrong && kept_right))) {
@@ -281,15 +281,15 @@ int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char
 }
 
 static void fold_file(struct la_file_report *r, const char *path, struct la_file_report *f,
-                      const struct la_config *cfg)
+                      const struct la_report_ctx *ctx)
 {
     struct la_dataset *d = r->dataset;
     if (!f->read_ok) {
-        la_dataset_note_unreadable(d, path, f->error, la_config_max_report(cfg));
+        la_dataset_note_unreadable(d, path, f->error, ctx->max_report);
         return;
     }
     if (record_source(r, path, f) != 0) {
-        la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
+        la_dataset_note_unreadable(d, path, "out of memory", ctx->max_report);
         return;
     }
     const struct la_source_info *s = &d->src[d->n_src - 1];
@@ -297,8 +297,9 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     la_ignored_samples_add(&r->ignored_samples, &f->ignored_samples, s->first_sample);
     r->token_ids |= f->token_ids;   /* --vocab-size over ids: the embedding's wording */
     r->samples += s->samples;
-    if (f->notes && la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, cfg) != 0)
-        la_dataset_note_unreadable(d, path, "out of memory", la_config_max_report(cfg));
+    if (f->notes &&
+        la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, ctx) != 0)
+        la_dataset_note_unreadable(d, path, "out of memory", ctx->max_report);
 }
 
 // ---- audit: serial, or on -j threads ------------------------------------------
@@ -314,7 +315,7 @@ struct pool_slot {
  * opened at its first file and closed when all are folded. */
 struct par {
     char **paths;
-    const struct la_config *cfg;
+    const struct la_report_ctx *ctx;
     size_t window;
     struct pool_slot *slots;
     struct la_file_report *r;
@@ -332,7 +333,7 @@ static void audit_one(void *ctx, int worker, size_t i)
     if (!p->have_backend[worker])
         p->have_backend[worker] = la_scan_cpu_open(b, 1) == 0 ? 1 : -1;
     s->rc = p->have_backend[worker] > 0
-        ? la_audit_file(p->paths[i], p->cfg, b, NULL, &s->rep) : -1;
+        ? la_audit_file(p->paths[i], p->ctx, b, NULL, &s->rep) : -1;
     if (p->have_backend[worker] < 0)
         snprintf(s->rep.error, sizeof s->rep.error, "the CPU backend did not start");
 }
@@ -345,7 +346,7 @@ static void fold_one(void *ctx, size_t i)
         la_err(p->paths[i], "scan failed: %s", s->rep.error);
         p->rc = -1;
     }
-    fold_file(p->r, p->paths[i], &s->rep, p->cfg);
+    fold_file(p->r, p->paths[i], &s->rep, p->ctx);
     la_file_report_free(&s->rep);
 }
 
@@ -355,11 +356,11 @@ static void fold_one(void *ctx, size_t i)
  * fewer files, or the budget is short) audit the others; what the budget
  * has left goes to the files' readers. At most WINDOW_PER_THREAD files per
  * thread are in flight. @return 0, or -1. */
-static int audit_parallel(char **paths, size_t n, int threads, const struct la_config *cfg,
+static int audit_parallel(char **paths, size_t n, int threads, const struct la_report_ctx *ctx,
                           struct la_scan_backend *b, struct la_file_report *r)
 {
     struct la_sched *sched = la_sched_open((size_t)threads < n ? threads : (int)n);
-    struct par p = { paths, cfg, (size_t)threads * WINDOW_PER_THREAD, NULL, r, b, NULL, NULL, 0 };
+    struct par p = { paths, ctx, (size_t)threads * WINDOW_PER_THREAD, NULL, r, b, NULL, NULL, 0 };
     int workers = sched ? la_sched_threads(sched) : 0, rc = -1;
     p.slots = calloc(p.window, sizeof *p.slots);
     p.backends = calloc((size_t)workers + 1, sizeof *p.backends);
@@ -381,11 +382,11 @@ static int audit_parallel(char **paths, size_t n, int threads, const struct la_c
 /* The run's backend gives its scan threads back to the budget while the
  * files are audited on one-thread backends of their own, and takes them
  * again after. @return 0, or -1 when a backend could not be opened. */
-static int audit_on_threads(char **paths, size_t n, int threads, const struct la_config *cfg,
+static int audit_on_threads(char **paths, size_t n, int threads, const struct la_report_ctx *ctx,
                             struct la_scan_backend *b, struct la_file_report *r)
 {
     la_scan_close(b);
-    int rc = la_scan_cpu_open(b, 1) == 0 ? audit_parallel(paths, n, threads, cfg, b, r) : -1;
+    int rc = la_scan_cpu_open(b, 1) == 0 ? audit_parallel(paths, n, threads, ctx, b, r) : -1;
     la_scan_close(b);
     if (la_scan_cpu_open(b, threads) != 0)
         rc = -1;
@@ -394,29 +395,29 @@ static int audit_on_threads(char **paths, size_t n, int threads, const struct la
     return rc;
 }
 
-static int audit_serial(char **paths, size_t n, const struct la_config *cfg,
+static int audit_serial(char **paths, size_t n, const struct la_report_ctx *ctx,
                         struct la_scan_backend *b, struct la_indices_out *io,
                         struct la_file_report *r)
 {
     for (size_t i = 0; i < n; i++) {
         struct la_file_report f;
         la_scan_cpu_rest(b);    /* the file's reader may want the scan's idle threads */
-        if (la_audit_file(paths[i], cfg, b, io, &f) != 0) {
+        if (la_audit_file(paths[i], ctx, b, io, &f) != 0) {
             la_err(paths[i], "scan failed: %s", f.error);
             la_file_report_free(&f);
             return -1;
         }
         la_indices_out_flush(io);
-        fold_file(r, paths[i], &f, cfg);
+        fold_file(r, paths[i], &f, ctx);
         la_file_report_free(&f);
     }
     return 0;
 }
 
 /* The dataset's own accumulator: as a file's, with no sample layout. */
-static int init_dataset_stats(struct la_file_report *r, const struct la_config *cfg)
+static int init_dataset_stats(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    return la_stats_init_for(&r->stats, cfg, 1);
+    return la_stats_init_for(&r->stats, ctx, 1);
 }
 
 /* The dataset's shape: [samples] and the sources' sample shape when they share one. */
@@ -449,57 +450,56 @@ static char *dataset_path(const char *first, int is_dir)
 }
 
 int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
-                     const struct la_config *cfg)
+                     const struct la_report_ctx *ctx)
 {
     memset(r, 0, sizeof *r);
     struct la_dataset *d = calloc(1, sizeof *d);
     r->dataset = d;
     r->path = first;
-    if (!d || !(d->path = dataset_path(first, is_dir)) || init_dataset_stats(r, cfg) != 0) {
+    if (!d || !(d->path = dataset_path(first, is_dir)) || init_dataset_stats(r, ctx) != 0) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
     r->path = d->path;
-    r->ignored_samples.cap = la_config_max_report(cfg);   /* its sources' all-ignored samples */
+    r->ignored_samples.cap = ctx->max_report;   /* its sources' all-ignored samples */
     return 0;
 }
 
 /* The sources' ClassLabel, where every one stated the same, gives the
  * dataset's N (as a file's gives its own: audit.c) where nothing above did;
- * else the dataset has none. @return the config to diagnose with. */
-static const struct la_config *dataset_class_label(struct la_file_report *r,
-                                                   const struct la_config *cfg,
-                                                   struct la_config *with)
+ * else the dataset has none. @return the context to diagnose with. */
+static const struct la_report_ctx *dataset_class_label(struct la_file_report *r,
+                                                       const struct la_report_ctx *ctx,
+                                                       struct la_report_ctx *with)
 {
     struct la_notes *n = r->notes;
     if (!n || !n->classes_stated)
-        return cfg;
+        return ctx;
     if (n->classes_stated != r->dataset->n_src) {
         n->has_classes = 0;
         n->classes_from = NULL;
-        return cfg;
+        return ctx;
     }
-    *with = *cfg;
-    return la_class_count_apply_notes(n, with) ? with : cfg;
+    return la_class_count_notes_ctx(n, ctx, with);
 }
 
-void la_dataset_end(struct la_file_report *r, const struct la_config *cfg)
+void la_dataset_end(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     finish_shape(r);
     la_notes_fold_end(r->notes);
-    if (cfg->merge)    /* shard reports: the ids' wording as --concat's files had it */
-        r->token_ids = la_token_ids(cfg, &r->info);
+    if (ctx->cfg->merge)    /* shard reports: the ids' wording as --concat's files had it */
+        r->token_ids = la_token_ids(ctx, &r->info);
     r->read_ok = 1;
-    struct la_config with;
-    la_diagnose(r, dataset_class_label(r, cfg, &with));
+    struct la_report_ctx with;
+    la_diagnose(r, dataset_class_label(r, ctx, &with));
 }
 
 /* The dataset's files audited into r (begun), serially or on the threads. */
-static int audit_list(char **list, size_t count, const struct la_config *cfg,
+static int audit_list(char **list, size_t count, const struct la_report_ctx *ctx,
                       struct la_scan_backend *b, struct la_indices_out *io,
                       struct la_file_report *r)
 {
-    int threads = cfg->threads > 0 ? cfg->threads : 1;
+    int threads = ctx->cfg->threads > 0 ? ctx->cfg->threads : 1;
     /* --indices-out writes each file's entries as the scan finds them, and the
      * GPU is one device: both keep to one file at a time */
     int serial = threads < 2 || count < 2 || io || !(b->ops->flags & LA_SCANF_CONCURRENT);
@@ -508,35 +508,36 @@ static int audit_list(char **list, size_t count, const struct la_config *cfg,
                !serial ? "several at once, on the threads"
                : io ? "one at a time (--indices-out)"
                : threads < 2 || count < 2 ? "one at a time" : "one at a time (the GPU is one device)");
-    int rc = serial ? audit_serial(list, count, cfg, b, io, r)
-                    : audit_on_threads(list, count, threads, cfg, b, r);
-    la_dataset_end(r, cfg);
+    int rc = serial ? audit_serial(list, count, ctx, b, io, r)
+                    : audit_on_threads(list, count, threads, ctx, b, r);
+    la_dataset_end(r, ctx);
     return rc;
 }
 
 int la_audit_folder(const char *path, const char *walk, const char *glob,
-                    const struct la_config *cfg, struct la_scan_backend *b,
+                    const struct la_report_ctx *ctx, struct la_scan_backend *b,
                     struct la_indices_out *io, struct la_file_report *r)
 {
     struct path_list files = { 0 };
-    if (la_dataset_begin(r, path, 1, cfg) != 0)
+    if (la_dataset_begin(r, path, 1, ctx) != 0)
         return 0;
-    if (list_directory(walk, cfg->glob ? cfg->glob : glob, cfg, r->dataset, &files) != 0) {
+    const char *match = ctx->cfg->glob ? ctx->cfg->glob : glob;
+    if (list_directory(walk, match, ctx, r->dataset, &files) != 0) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return 0;
     }
-    int rc = audit_list(files.v, files.n, cfg, b, io, r);
+    int rc = audit_list(files.v, files.n, ctx, b, io, r);
     list_free(&files);
     return rc;
 }
 
-int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
+int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_report_ctx *ctx,
                      struct la_scan_backend *b, struct la_indices_out *io,
                      struct la_file_report *r)
 {
     if (is_dir)
-        return la_audit_folder(paths[0], paths[0], NULL, cfg, b, io, r);
-    if (la_dataset_begin(r, paths[0], 0, cfg) != 0)
+        return la_audit_folder(paths[0], paths[0], NULL, ctx, b, io, r);
+    if (la_dataset_begin(r, paths[0], 0, ctx) != 0)
         return 0;
-    return audit_list((char **)paths, (size_t)n, cfg, b, io, r);
+    return audit_list((char **)paths, (size_t)n, ctx, b, io, r);
 }

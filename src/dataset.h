@@ -23,7 +23,7 @@ int la_is_directory(const char *path);
  *  one dataset into r. Each unreadable file is named on standard error and
  *  kept in r->dataset's skipped list; the others are still audited.
  *  @return 0, or -1 when the scan backend failed for good. */
-int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_config *cfg,
+int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_report_ctx *ctx,
                      struct la_scan_backend *b, struct la_indices_out *io,
                      struct la_file_report *r);
 
@@ -31,7 +31,7 @@ int la_audit_dataset(char *const *paths, int n, int is_dir, const struct la_conf
  *  files those below walk (path or a folder in it: a layout's labels,
  *  layouts.h) that match --glob, else glob (NULL: all). */
 int la_audit_folder(const char *path, const char *walk, const char *glob,
-                    const struct la_config *cfg, struct la_scan_backend *b,
+                    const struct la_report_ctx *ctx, struct la_scan_backend *b,
                     struct la_indices_out *io, struct la_file_report *r);
 
 /* The steps of la_audit_dataset(), for another way of filling a dataset
@@ -40,7 +40,7 @@ int la_audit_folder(const char *path, const char *walk, const char *glob,
 /** la_dataset_begin() : an empty dataset report named after first (a
  *  directory, or first+). @return 0, or -1 with r->error (out of memory). */
 int la_dataset_begin(struct la_file_report *r, const char *first, int is_dir,
-                     const struct la_config *cfg);
+                     const struct la_report_ctx *ctx);
 
 /** la_dataset_add_source() : append a source (s->path and s->inner are
  *  copied) starting at the dataset's current sample and value counts; the
@@ -55,9 +55,9 @@ int la_dataset_add_source(struct la_file_report *r, const struct la_source_info 
  *  text (NULL: they name it already). @return 0, or -1 when out of memory. */
 int la_dataset_fold_notes(struct la_file_report *r, const char *path, const char *format,
                           const struct la_notes *n, const struct la_source_info *s,
-                          const struct la_config *cfg);
+                          const struct la_report_ctx *ctx);
 
 /** la_dataset_end() : the dataset's shape, findings and batching. */
-void la_dataset_end(struct la_file_report *r, const struct la_config *cfg);
+void la_dataset_end(struct la_file_report *r, const struct la_report_ctx *ctx);
 
 #endif

@@ -12,141 +12,27 @@
 #include "formats.h" /* la_format_has */
 #include "class_count.h" /* la_class_count_folders, la_class_count_name */
 
-/* The errors users search for, in PyTorch's own words. */
-#define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
-                     "t < n_classes` failed (on the CPU: IndexError: Target is out of bounds)"
-#define PREVENTS_BCE "Loss.cu: Assertion `target_val >= zero && target_val <= one` failed " \
-                     "(on the CPU: all elements of target should be between 0 and 1)"
-/* PyTorch 1.x words it the first way, 2.x the second; T is torch's name of the dtype. */
-#define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
-                              "expected target dtype to be Long or Byte, but got " T ")"
-#define PREVENTS_PARSE "ValueError: could not convert string to float"
 /* Ultralytics checks each label file when it caches the dataset
  * (verify_image_label) and leaves out the image whose file fails: no error,
  * one line in the cache log, and every box of that image is lost. */
 #define PREVENTS_YOLO_CLASS "nothing raises: Ultralytics drops the image (\"ignoring corrupt " \
                             "image/label: Label class K exceeds dataset class count N\"), " \
                             "so its labels never train"
-/* An id at or past the embedding's rows (nn.Embedding, F.embedding). */
-#define PREVENTS_EMBEDDING "indexSelectLargeIndex: ... Assertion `srcIndex < srcSelectDimSize` " \
-                           "failed (on the CPU: IndexError: index out of range in self)"
-#define PREVENTS_NAN_LOSS "loss is nan (a mean over zero targets: every label of the batch " \
-                          "is ignore_index)"
-/* A float dtype as torch names it: torch.as_tensor keeps NumPy's float64. */
-#define PREVENTS_FLOAT PREVENTS_INT_DTYPE("Float")
-#define FIX_INT64 "store them as int64 (y.astype(np.int64)), or convert in the Dataset " \
-                  "(torch.as_tensor(y, dtype=torch.long))"
-#define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
 
-#define ERR LA_SEV_ERROR
-#define WARN LA_SEV_WARNING
-
-/* Every finding code, with what is the same each time it is found. With
- * --loss bce, out-of-range and non-finite prevent BCE's error instead of the
- * class losses' given here; int-labels-dtype's error names the dtype; the
- * readers word their codes' prevents and hints (label_notes.h). */
-static const struct la_code_def g_findings[LA_F_COUNT] = {
-    [LA_F_OUT_OF_RANGE] = { "out-of-range", ERR, PREVENTS_NLL, NULL },
-    [LA_F_NON_FINITE] = { "non-finite", ERR, PREVENTS_NLL, NULL },
-    [LA_F_NON_INTEGER] = { "non-integer", ERR, PREVENTS_FLOAT, NULL },
-    [LA_F_UNPARSABLE] = { "unparsable", ERR, PREVENTS_PARSE, NULL },
-    [LA_F_EMPTY] = { "empty", ERR, NULL, NULL },
-    [LA_F_FLOAT_LABELS] = { "float-labels", WARN, PREVENTS_FLOAT, FIX_INT64 },
-    [LA_F_ONE_BASED] = { "one-based", WARN, PREVENTS_NLL, NULL },
-    [LA_F_IGNORE_LIKE_VALUE] = { "ignore-like-value", WARN, PREVENTS_NLL, NULL },
-    [LA_F_MISSING_CLASSES] = { "missing-classes", WARN, NULL, NULL },
-    [LA_F_TINY_LAST_BATCH] = { "tiny-last-batch", WARN, PREVENTS_BATCHNORM, NULL },
-    [LA_F_NO_BATCHES] = { "no-batches", WARN, NULL, NULL },
-    [LA_F_INT_LABELS_DTYPE] = { "int-labels-dtype", WARN, NULL, FIX_INT64 },
-    [LA_F_LABEL_GAP] = { "label-gap", WARN, PREVENTS_NLL, NULL },
-    [LA_F_LABELIDS_NOT_TRAINIDS] = { "labelids-not-trainids", WARN, PREVENTS_NLL,
-        "train on the trainIds masks (cityscapesscripts' createTrainIdLabelImgs makes "
-        "them), with --ignore-index 255" },
-    [LA_F_REDUCE_ZERO_LABEL] = { "reduce-zero-label", WARN, PREVENTS_NLL,
-        "reduce_zero_label: map 0 -> 255 and c -> c-1, then --ignore-index 255 "
-        "(mmsegmentation: reduce_zero_label=True)" },
-    [LA_F_HIDDEN_CLASS_FOLDER] = { "hidden-class-folder", ERR, NULL, NULL },
-    [LA_F_EMPTY_CLASS_FOLDER] = { "empty-class-folder", ERR, NULL, NULL },
-    [LA_F_CLASS_COUNT] = { "class-count", ERR, PREVENTS_NLL,
-        "torchvision makes a class of every sub-folder of the root: look for a stray or "
-        "missing one in the class_to_idx above" },
-    [LA_F_UNKNOWN_CATEGORY] = { "unknown-category", ERR, NULL, NULL },
-    [LA_F_DEGENERATE_BOX] = { "degenerate-box", ERR, NULL, NULL },
-    [LA_F_BOX_OUTSIDE_IMAGE] = { "box-outside-image", WARN, NULL, NULL },
-    [LA_F_DUPLICATE_LABEL] = { "duplicate-label", WARN, NULL, NULL },
-    [LA_F_MISSING_LABEL] = { "missing-label", ERR, NULL, NULL },
-    [LA_F_AMBIGUOUS_HEADER] = { "ambiguous-header", WARN, NULL,
-        "--no-header if there is no header (np.savetxt writes none), --header if pandas "
-        "wrote it" },
-    [LA_F_UNLOADABLE_IMAGE] = { "unloadable-image", ERR, NULL, NULL },
-    [LA_F_DTYPE_TOO_NARROW] = { "dtype-too-narrow", ERR, PREVENTS_EMBEDDING, NULL },
-    [LA_F_ALL_IGNORED] = { "all-ignored", WARN, PREVENTS_NAN_LOSS,
-        "drop these samples (a prompt longer than the block leaves no answer token), or "
-        "cut them so that each keeps some target" },
-    [LA_F_CLASS_COUNT_MISMATCH] = { "class-count-mismatch", ERR, PREVENTS_NLL, NULL },
-    [LA_F_VOCAB_MISMATCH] = { "vocab-mismatch", ERR, PREVENTS_EMBEDDING,
-        "model.resize_token_embeddings(len(tokenizer)) after adding tokens, and save the "
-        "model's config with it" },
-};
-
-#undef ERR
-#undef WARN
-
-const char *la_finding_code_name(enum la_code code) { return g_findings[code].name; }
-
-const struct la_code_def *la_finding_def(enum la_code code) { return &g_findings[code]; }
-
-enum la_code la_finding_code_by_name(const char *name)
-{
-    int code = 0;
-    while (code < LA_F_COUNT && strcmp(g_findings[code].name, name) != 0)
-        code++;
-    return (enum la_code)code;
-}
-
-const char *la_severity_name(enum la_severity sev)
-{
-    return sev == LA_SEV_ERROR ? "error" : "warning";
-}
-
-/* A finding of code with its row's severity, prevents and fix; the message
- * from fmt and ap. The caller knows there is room. */
-static struct la_finding *vadd(struct la_file_report *r, enum la_code code, const char *fmt,
-                               va_list ap)
-{
-    const struct la_code_def *def = &g_findings[code];
-    struct la_finding *f = &r->findings[r->n_findings++];
-    *f = (struct la_finding){ .severity = def->severity, .code = code,
-                              .prevents = def->prevents };
-    if (def->fix)
-        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
-    vsnprintf(f->message, sizeof f->message, fmt, ap);
-    return f;
-}
-
-/* vadd() for this file's diagnoses: one finding a code at most, so there is room. */
+/* A finding of code with its row's severity, prevents and fix, and the
+ * message from fmt: this file's diagnoses find one a code at most, so the
+ * report has room (a full one, which cannot happen, gets a scratch finding). */
 static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static struct la_finding *add(struct la_file_report *r, enum la_code code, const char *fmt, ...)
 {
+    static struct la_finding dropped;   /* written to, never read */
     va_list ap;
     va_start(ap, fmt);
-    struct la_finding *f = vadd(r, code, fmt, ap);
+    struct la_finding *f = la_report_vadd_finding(r, code, fmt, ap);
     va_end(ap);
-    return f;
-}
-
-struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
-                                         const char *fmt, ...)
-{
-    if (r->n_findings >= LA_F_COUNT)
-        return NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    struct la_finding *f = vadd(r, code, fmt, ap);
-    va_end(ap);
-    return f;
+    return f ? f : &dropped;
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -154,45 +40,45 @@ static const char *plural(uint64_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-static int is_class_loss(const struct la_config *cfg) { return cfg->loss != LA_LOSS_BCE; }
+static int is_class_loss(const struct la_report_ctx *ctx) { return ctx->cfg->loss != LA_LOSS_BCE; }
 
 /* Token ids against a vocabulary: --vocab-size, or a format that stores
  * tokens (megatron): no per-class findings (a histogram, missing classes,
  * one-based, a dtype the collate keeps) over tens of thousands of ids. */
-static int over_vocabulary(const struct la_file_report *r, const struct la_config *cfg)
+static int over_vocabulary(const struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    return cfg->has_vocab_size || la_format_has(r->info.format, LA_FMTF_TOKENS);
+    return ctx->has_vocab_size || la_format_has(r->info.format, LA_FMTF_TOKENS);
 }
 
 /* The N the histogram covers: --num-classes, or max+1 of the valid labels. */
-static void decide_histogram(struct la_file_report *r, const struct la_config *cfg)
+static void decide_histogram(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_stats *s = &r->stats;
     r->has_hist = 0;
     r->hist_skipped = 0;
-    if (!is_class_loss(cfg) || (over_vocabulary(r, cfg) && !cfg->histogram))
+    if (!is_class_loss(ctx) || (over_vocabulary(r, ctx) && !ctx->cfg->histogram))
         return;
     if (!s->hist) {
         /* audit.c allocates no histogram above the cap: say that the classes
          * went unchecked rather than report none missing */
-        r->hist_skipped = cfg->has_num_classes && (uint64_t)cfg->num_classes > LA_HIST_MAX;
+        r->hist_skipped = ctx->has_num_classes && (uint64_t)ctx->num_classes > LA_HIST_MAX;
         return;
     }
-    if (cfg->has_num_classes) {
-        r->has_hist = (uint64_t)cfg->num_classes <= LA_HIST_MAX;
-        r->hist_n = (uint64_t)cfg->num_classes;
+    if (ctx->has_num_classes) {
+        r->has_hist = (uint64_t)ctx->num_classes <= LA_HIST_MAX;
+        r->hist_n = (uint64_t)ctx->num_classes;
     } else if (s->hist_beyond == 0 && s->n_verdict[LA_V_VALID] > 0) {
         r->has_hist = 1;
         r->hist_n = s->hist_hi;
     }
 }
 
-static const char *prevents_range(const struct la_config *cfg)
+static const char *prevents_range(const struct la_report_ctx *ctx)
 {
-    return is_class_loss(cfg) ? PREVENTS_NLL : PREVENTS_BCE;
+    return is_class_loss(ctx) ? PREVENTS_NLL : PREVENTS_BCE;
 }
 
-static int one_based(const struct la_file_report *r, const struct la_config *cfg);
+static int one_based(const struct la_file_report *r, const struct la_report_ctx *ctx);
 static int64_t num_as_int(struct la_num v, int *ok);
 
 /* Ids that rightly start at 1 (the format table says which: COCO's), where
@@ -217,42 +103,42 @@ static uint64_t first_class(const struct la_file_report *r)
 
 /* COCO ids up to N itself: torchvision's num_classes counts the background
  * as well, so -n is one short (the usual mistake: the number of categories). */
-static void hint_background_class(struct la_file_report *r, const struct la_config *cfg,
+static void hint_background_class(struct la_file_report *r, const struct la_report_ctx *ctx,
                                   struct la_finding *f)
 {
     int ok;
     int64_t top = num_as_int(r->stats.max, &ok);
-    if (!ok || r->stats.outlier_above[0] == 0 || top < cfg->num_classes)
+    if (!ok || r->stats.outlier_above[0] == 0 || top < ctx->num_classes)
         return;
     snprintf(f->hint, sizeof f->hint,
              "torchvision's detection models count the background (class 0) in num_classes: "
              "with category ids 1..%lld, num_classes is %lld (pass -n %lld), unless the ids "
              "past %lld are strays", (long long)top, (long long)top + 1, (long long)top + 1,
-             (long long)cfg->num_classes - 1);
+             (long long)ctx->num_classes - 1);
 }
 
 /* Labels exported 1..N with a few strays: N itself is as common as a class. */
-static void hint_shifted_labels(struct la_file_report *r, const struct la_config *cfg,
+static void hint_shifted_labels(struct la_file_report *r, const struct la_report_ctx *ctx,
                                 struct la_finding *f)
 {
     const struct la_stats *s = &r->stats;
     uint64_t at_n = s->outlier_above[0], out = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
     if (ids_start_by_convention(r)) {
-        hint_background_class(r, cfg, f);
+        hint_background_class(r, ctx, f);
         return;
     }
-    if (one_based(r, cfg) || at_n * 2 <= out ||
-        at_n * (uint64_t)cfg->num_classes * 2 < s->count)
+    if (one_based(r, ctx) || at_n * 2 <= out ||
+        at_n * (uint64_t)ctx->num_classes * 2 < s->count)
         return;
     snprintf(f->hint, sizeof f->hint,
              "%llu of them equal %lld = N, as often as a class: if the labels run 1..N, "
              "subtract 1, then look at the rest", (unsigned long long)at_n,
-             (long long)cfg->num_classes);
+             (long long)ctx->num_classes);
 }
 
 /* --vocab-size: ids against the embedding's rows (or, in labels, the
  * logits': cross_entropy over the vocabulary). */
-static void diagnose_out_of_vocab(struct la_file_report *r, const struct la_config *cfg,
+static void diagnose_out_of_vocab(struct la_file_report *r, const struct la_report_ctx *ctx,
                                   uint64_t below, uint64_t above)
 {
     uint64_t n = below + above;
@@ -261,8 +147,8 @@ static void diagnose_out_of_vocab(struct la_file_report *r, const struct la_conf
     snprintf(whats, sizeof whats, "%ss", what);
     struct la_finding *f = add(r, LA_F_OUT_OF_RANGE,
         "%llu %s outside the vocabulary [0, %lld) (%llu below 0, %llu at or above %lld)",
-        (unsigned long long)n, plural(n, what, whats), (long long)cfg->vocab_size,
-        (unsigned long long)below, (unsigned long long)above, (long long)cfg->vocab_size);
+        (unsigned long long)n, plural(n, what, whats), (long long)ctx->vocab_size,
+        (unsigned long long)below, (unsigned long long)above, (long long)ctx->vocab_size);
     f->prevents = r->token_ids ? PREVENTS_EMBEDDING : PREVENTS_NLL;
     if (above)
         snprintf(f->hint, sizeof f->hint, "ids past the model's vocab_size: tokenized with a "
@@ -287,20 +173,20 @@ static int dtype_span(int dtype, int64_t *lo, uint64_t *hi)
 /* The vocabulary (or N) has more ids than the stored dtype can hold: the ids
  * past it were cut when the data was written (a uint16 cast of a 128k
  * vocabulary wraps ids 65536 and up onto others), which no range check sees. */
-static void diagnose_dtype_width(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_dtype_width(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     int64_t lo;
     uint64_t hi;
-    if (!is_class_loss(cfg) || !cfg->has_num_classes || !dtype_span(r->info.dtype, &lo, &hi) ||
-        (uint64_t)cfg->num_classes <= hi + 1)
+    if (!is_class_loss(ctx) || !ctx->has_num_classes || !dtype_span(r->info.dtype, &lo, &hi) ||
+        (uint64_t)ctx->num_classes <= hi + 1)
         return;
     const char *name = la_dtype_info(r->info.dtype)->name;
     struct la_finding *f = add(r, LA_F_DTYPE_TOO_NARROW,
         "%s holds ids up to %llu, but %s %lld %s: ids at or above %llu were cut when the data "
         "was written", name, (unsigned long long)hi,
-        cfg->has_vocab_size ? "the vocabulary has" : "-n says", (long long)cfg->num_classes,
-        cfg->has_vocab_size ? "ids" : "classes", (unsigned long long)hi + 1);
-    f->prevents = cfg->has_vocab_size ? PREVENTS_EMBEDDING : PREVENTS_NLL;
+        ctx->has_vocab_size ? "the vocabulary has" : "-n says", (long long)ctx->num_classes,
+        ctx->has_vocab_size ? "ids" : "classes", (unsigned long long)hi + 1);
+    f->prevents = ctx->has_vocab_size ? PREVENTS_EMBEDDING : PREVENTS_NLL;
     snprintf(f->hint, sizeof f->hint, "tokenize again and store the ids as %s (nanoGPT's "
              "prepare.py: np.uint32 in place of np.uint16; Megatron's preprocess_data.py picks "
              "int32 past 65500 ids)", lo < 0 ? "int32" : "uint32");
@@ -308,7 +194,7 @@ static void diagnose_dtype_width(struct la_file_report *r, const struct la_confi
 
 /* Samples of several targets, each one the ignore index: the first few are
  * named in the message; the JSON's all_ignored lists up to --max-report. */
-static void diagnose_all_ignored(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_all_ignored(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_ignored_samples *t = &r->ignored_samples;
     if (!t->count)
@@ -323,32 +209,32 @@ static void diagnose_all_ignored(struct la_file_report *r, const struct la_confi
         "to train on (%s%s%s)", (unsigned long long)t->count, unit, t->count == 1 ? "" : "s",
         (unsigned long long)r->samples, t->count == 1 ? "s" : "", (long long)t->ignore,
         t->count == 1 ? unit : "first: ", t->count == 1 ? " " : "", list);
-    (void)cfg;
+    (void)ctx;
 }
 
-static void diagnose_out_of_range(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_out_of_range(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_stats *s = &r->stats;
     uint64_t below = s->n_verdict[LA_V_BELOW], above = s->n_verdict[LA_V_ABOVE];
     uint64_t n = below + above;
     if (n == 0)
         return;
-    if (!is_class_loss(cfg)) {
+    if (!is_class_loss(ctx)) {
         add(r, LA_F_OUT_OF_RANGE, "%llu %s outside [0, 1] (%llu below 0, %llu above 1)",
             (unsigned long long)n, plural(n, "target", "targets"), (unsigned long long)below,
             (unsigned long long)above)->prevents = PREVENTS_BCE;
         return;
     }
-    if (cfg->has_vocab_size) {
-        diagnose_out_of_vocab(r, cfg, below, above);
+    if (ctx->has_vocab_size) {
+        diagnose_out_of_vocab(r, ctx, below, above);
         return;
     }
-    if (cfg->has_num_classes) {
+    if (ctx->has_num_classes) {
         struct la_finding *f = add(r, LA_F_OUT_OF_RANGE,
             "%llu %s outside [0, %lld) (%llu below 0, %llu at or above %lld)",
-            (unsigned long long)n, plural(n, "label", "labels"), (long long)cfg->num_classes,
-            (unsigned long long)below, (unsigned long long)above, (long long)cfg->num_classes);
-        hint_shifted_labels(r, cfg, f);
+            (unsigned long long)n, plural(n, "label", "labels"), (long long)ctx->num_classes,
+            (unsigned long long)below, (unsigned long long)above, (long long)ctx->num_classes);
+        hint_shifted_labels(r, ctx, f);
         if (r->info.format == LA_FMT_YOLO)   /* no loss sees them: the image is left out */
             f->prevents = PREVENTS_YOLO_CLASS;
     } else if (above)     /* a dataset of no N whose sources had their own (a ClassLabel each) */
@@ -373,7 +259,7 @@ static const char *float_dtype_error(int dtype)
     }
 }
 
-static void diagnose_values(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_values(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_stats *s = &r->stats;
     uint64_t n;
@@ -382,13 +268,13 @@ static void diagnose_values(struct la_file_report *r, const struct la_config *cf
             (unsigned long long)n, plural(n, "cell is", "cells are"));
     if ((n = s->n_verdict[LA_V_NON_FINITE]))
         add(r, LA_F_NON_FINITE, "%llu %s NaN or infinite", (unsigned long long)n,
-            plural(n, "label is", "labels are"))->prevents = prevents_range(cfg);
+            plural(n, "label is", "labels are"))->prevents = prevents_range(ctx);
     if ((n = s->n_verdict[LA_V_NON_INTEGER]))
         add(r, LA_F_NON_INTEGER,
             "%llu %s a fractional part (class targets must be integers)",
             (unsigned long long)n, plural(n, "label has", "labels have"))->prevents =
             float_dtype_error(r->info.dtype);
-    diagnose_out_of_range(r, cfg);
+    diagnose_out_of_range(r, ctx);
 }
 
 static int64_t num_as_int(struct la_num v, int *ok)
@@ -410,33 +296,33 @@ static int64_t num_as_int(struct la_num v, int *ok)
  * occurs (min == 1 covers every finite label read), so the N that max + 1
  * would suggest is one too many and the suggestion would hide the shift. A
  * single value (all labels 1) says nothing about where counting starts. */
-static int one_based(const struct la_file_report *r, const struct la_config *cfg)
+static int one_based(const struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     int ok_min, ok_max;
-    if (!is_class_loss(cfg) || !r->stats.has_minmax || ids_start_by_convention(r))
+    if (!is_class_loss(ctx) || !r->stats.has_minmax || ids_start_by_convention(r))
         return 0;
     int64_t lo = num_as_int(r->stats.min, &ok_min), hi = num_as_int(r->stats.max, &ok_max);
     if (!ok_min || !ok_max || lo != 1)
         return 0;
-    return cfg->has_num_classes ? hi == cfg->num_classes : hi >= 2;
+    return ctx->has_num_classes ? hi == ctx->num_classes : hi >= 2;
 }
 
 /* The N of 1-based labels once shifted: -n, or else their max. */
-static int64_t one_based_n(const struct la_file_report *r, const struct la_config *cfg)
+static int64_t one_based_n(const struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     int ok;
-    return cfg->has_num_classes ? cfg->num_classes : num_as_int(r->stats.max, &ok);
+    return ctx->has_num_classes ? ctx->num_classes : num_as_int(r->stats.max, &ok);
 }
 
-static void diagnose_one_based(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_one_based(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    int64_t n = one_based_n(r, cfg);
+    int64_t n = one_based_n(r, ctx);
     struct la_finding *f = add(r, LA_F_ONE_BASED,
                                "labels run from 1 to %lld%s: they look 1-based", (long long)n,
-                               cfg->has_num_classes ? "" : " and class 0 never occurs");
+                               ctx->has_num_classes ? "" : " and class 0 never occurs");
     /* without -n, say which N goes with the shifted labels: max + 1 would not */
     char then_n[96] = "";
-    if (!cfg->has_num_classes)
+    if (!ctx->has_num_classes)
         snprintf(then_n, sizeof then_n, ", then -n %lld (not %lld)", (long long)n,
                  (long long)n + 1);
     snprintf(f->hint, sizeof f->hint, "labels look 1-based: subtract 1%s", then_n);
@@ -511,10 +397,10 @@ static int labels_reach_loss_as_stored(const struct la_file_report *r)
     }
 }
 
-static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_hints(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_stats *s = &r->stats;
-    if (!is_class_loss(cfg))
+    if (!is_class_loss(ctx))
         return;
     if (s->saw_float || la_dtype_is_float(r->info.dtype))
         add(r, LA_F_FLOAT_LABELS,
@@ -523,7 +409,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
             la_dtype_info(r->info.dtype)->name)->prevents = float_dtype_error(r->info.dtype);
     /* token ids: a stored dtype is the loader's business (nanoGPT casts to
      * int64, Megatron's loader too), and where counting starts says nothing */
-    const char *int_dtype_error = over_vocabulary(r, cfg) ? NULL
+    const char *int_dtype_error = over_vocabulary(r, ctx) ? NULL
                                                           : int_dtype_kept_by_collate(r->info.dtype);
     if (int_dtype_error) {
         int stored = labels_reach_loss_as_stored(r);
@@ -535,14 +421,14 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
         if (stored)
             f->severity = LA_SEV_ERROR;
     }
-    if (!over_vocabulary(r, cfg) && one_based(r, cfg))
-        diagnose_one_based(r, cfg);
+    if (!over_vocabulary(r, ctx) && one_based(r, ctx))
+        diagnose_one_based(r, ctx);
     int64_t v = 0;
     uint64_t n = 0;
     /* the ignore index itself is out of range only in ids fed to the embedding;
      * values that are no loss targets (YOLO classes) take no ignore index */
     if (!r->info.no_ignore && dominant_outlier(s, &v, &n) && looks_like_ignore_value(v) &&
-        !(cfg->has_ignore_index && v == cfg->ignore_index && !r->ignore_off)) {
+        !(ctx->cfg->has_ignore_index && v == ctx->cfg->ignore_index && !r->ignore_off)) {
         uint64_t total = s->n_verdict[LA_V_BELOW] + s->n_verdict[LA_V_ABOVE];
         struct la_finding *f = add(r, LA_F_IGNORE_LIKE_VALUE,
                                    "%llu of the %llu out-of-range %s are %lld",
@@ -555,7 +441,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
                  "(and ignore_index=%lld to the loss)", (long long)v, (long long)v, (long long)v);
         if (r->token_ids)   /* an embedding skips no id: a pad sentinel must become one */
             f->prevents = PREVENTS_EMBEDDING;
-        if (r->token_ids && cfg->has_ignore_index && v == cfg->ignore_index)
+        if (r->token_ids && ctx->cfg->has_ignore_index && v == ctx->cfg->ignore_index)
             snprintf(f->hint, sizeof f->hint,
                      "%lld is the loss's ignore index, which the embedding does not skip: if "
                      "these are labels (targets), pass --ignore-index %lld; ids fed to the model "
@@ -569,7 +455,7 @@ static void diagnose_hints(struct la_file_report *r, const struct la_config *cfg
     }
 }
 
-static void diagnose_missing(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_missing(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     if (!r->has_hist)
         return;
@@ -578,7 +464,7 @@ static void diagnose_missing(struct la_file_report *r, const struct la_config *c
         if (r->stats.hist[c] == 0 && missing++ == 0)
             first = c;
     /* the name a model or the metadata gives it, where one does */
-    const char *name = cfg->classes ? la_class_count_name(cfg->classes, r->notes, first) : NULL;
+    const char *name = ctx->classes ? la_class_count_name(ctx->classes, r->notes, first) : NULL;
     if (missing)
         add(r, LA_F_MISSING_CLASSES,
             "%llu of %llu classes never occur (first: %llu%s%.200s%s)",
@@ -610,20 +496,20 @@ static int few_outliers(const struct la_stats *s, int64_t *values, int max)
 /* ADE20K: every value of 0..N occurs, where 0 is "other" and the classes are
  * 1..N; 0 holds at least as many labels as an average class. (With a class
  * missing instead, N is more likely a gap's stray: BraTS's 0, 1, 2, 4.) */
-static int zero_means_other(const struct la_file_report *r, const struct la_config *cfg,
+static int zero_means_other(const struct la_file_report *r, const struct la_report_ctx *ctx,
                             const int64_t *out, int n_out)
 {
     const struct la_stats *s = &r->stats;
     for (uint64_t c = 0; c < r->hist_n; c++)
         if (s->hist[c] == 0)
             return 0;
-    return n_out == 1 && out[0] == cfg->num_classes &&
-           s->hist[0] * (uint64_t)cfg->num_classes >= s->n_verdict[LA_V_VALID];
+    return n_out == 1 && out[0] == ctx->num_classes &&
+           s->hist[0] * (uint64_t)ctx->num_classes >= s->n_verdict[LA_V_VALID];
 }
 
 /* Cityscapes labelIds (0..33, and 255 for none) audited against its 19
  * trainIds. @return the highest labelId seen above 18, or 0 when it is not that. */
-static int64_t cityscapes_label_ids(const struct la_config *cfg, const int64_t *out, int n_out)
+static int64_t cityscapes_label_ids(const struct la_report_ctx *ctx, const int64_t *out, int n_out)
 {
     int64_t top = 0;
     for (int i = 0; i < n_out; i++) {
@@ -632,7 +518,7 @@ static int64_t cityscapes_label_ids(const struct la_config *cfg, const int64_t *
         else if (out[i] != 255)
             return 0;
     }
-    return cfg->num_classes == 19 ? top : 0;
+    return ctx->num_classes == 19 ? top : 0;
 }
 
 /* The most out-of-range values the mask hints look at: Cityscapes' labelIds
@@ -699,71 +585,71 @@ static uint64_t outlier_count(const struct la_stats *s, int64_t v)
  * class's share, the test hint_shifted_labels makes); a few strays are typos,
  * and "remap 4 -> 3" would hide them in a class that merely went unsampled.
  * Masks need no such test: a gap class may hold few pixels (BraTS's 4). */
-static int outliers_are_classes(const struct la_file_report *r, const struct la_config *cfg,
+static int outliers_are_classes(const struct la_file_report *r, const struct la_report_ctx *ctx,
                                 const int64_t *out, int n_out)
 {
     for (int i = 0; i < n_out; i++)
-        if (outlier_count(&r->stats, out[i]) * (uint64_t)cfg->num_classes * 2 < r->stats.count)
+        if (outlier_count(&r->stats, out[i]) * (uint64_t)ctx->num_classes * 2 < r->stats.count)
             return 0;
     return 1;
 }
 
 /* How the message names N: "-n " when the command line gave it, "N = "
  * when a model or the metadata did (num_classes_from says which). */
-static const char *n_is(const struct la_config *cfg)
+static const char *n_is(const struct la_report_ctx *ctx)
 {
-    return cfg->num_classes_from ? "N = " : "-n ";
+    return ctx->num_classes_from ? "N = " : "-n ";
 }
 
 /* The dataset-level remaps of masks; they return 1 when they found theirs. */
-static int hint_label_ids(struct la_file_report *r, const struct la_config *cfg,
+static int hint_label_ids(struct la_file_report *r, const struct la_report_ctx *ctx,
                           const int64_t *out, int n_out)
 {
-    int64_t label_id = cityscapes_label_ids(cfg, out, n_out);
+    int64_t label_id = cityscapes_label_ids(ctx, out, n_out);
     if (!label_id)
         return 0;
     add(r, LA_F_LABELIDS_NOT_TRAINIDS, "values up to %lld with %s19: these look like "
-        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id, n_is(cfg));
+        "Cityscapes labelIds (0..33), not trainIds (0..18)", (long long)label_id, n_is(ctx));
     return 1;
 }
 
-static int hint_reduce_zero(struct la_file_report *r, const struct la_config *cfg,
+static int hint_reduce_zero(struct la_file_report *r, const struct la_report_ctx *ctx,
                             const int64_t *out, int n_out)
 {
-    if (!zero_means_other(r, cfg, out, n_out))
+    if (!zero_means_other(r, ctx, out, n_out))
         return 0;
     add(r, LA_F_REDUCE_ZERO_LABEL, "values run 0..%lld with %s%lld and 0 is frequent (%llu "
-        "of %llu labels): 0 looks like \"other\", as in ADE20K", (long long)cfg->num_classes,
-        n_is(cfg), (long long)cfg->num_classes, (unsigned long long)r->stats.hist[0],
+        "of %llu labels): 0 looks like \"other\", as in ADE20K", (long long)ctx->num_classes,
+        n_is(ctx), (long long)ctx->num_classes, (unsigned long long)r->stats.hist[0],
         (unsigned long long)r->stats.count);
     return 1;
 }
 
-static void diagnose_mask_hints(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_mask_hints(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     int64_t out[LA_FEW_OUTLIERS];
     int n_out = few_outliers(&r->stats, out, LA_FEW_OUTLIERS);
-    if (!is_class_loss(cfg) || !cfg->has_num_classes || !r->has_hist || n_out <= 0 ||
-        one_based(r, cfg))
+    if (!is_class_loss(ctx) || !ctx->has_num_classes || !r->has_hist || n_out <= 0 ||
+        one_based(r, ctx))
         return;
     /* labelIds and reduce_zero_label are how mask datasets are stored: in one label per sample, 0..33 or 0..N mean a wrong -n or bad labels */
     int masks = sample_dims(r) >= 2;
-    if (masks && (hint_label_ids(r, cfg, out, n_out) || hint_reduce_zero(r, cfg, out, n_out)))
+    if (masks && (hint_label_ids(r, ctx, out, n_out) || hint_reduce_zero(r, ctx, out, n_out)))
         return;
     for (int i = 0; i < n_out; i++)
         if (looks_like_ignore_value(out[i]))
             return;     /* a "no label" value is ignore-like-value's business */
-    if (masks || outliers_are_classes(r, cfg, out, n_out))
+    if (masks || outliers_are_classes(r, ctx, out, n_out))
         hint_label_gap(r, out, n_out);
 }
 
-static void diagnose_batching(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_batching(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    r->has_batching = cfg->has_batch_size;
+    r->has_batching = ctx->cfg->has_batch_size;
     if (!r->has_batching)
         return;
-    struct la_batch_params p = { cfg->batch_size, cfg->drop_last, cfg->world_size,
-                                 cfg->sampler_drop_last, cfg->min_batch };
+    struct la_batch_params p = { ctx->cfg->batch_size, ctx->cfg->drop_last, ctx->cfg->world_size,
+                                 ctx->cfg->sampler_drop_last, ctx->cfg->min_batch };
     la_batching_compute(r->samples, &p, &r->batching);
     const struct la_batching *b = &r->batching;
     if (b->no_batches)
@@ -780,19 +666,19 @@ static void diagnose_batching(struct la_file_report *r, const struct la_config *
 
 /* What the imagefolder, coco and yolo readers found (label_notes.h), and
  * ImageFolder's class count against -n. */
-static void diagnose_notes(struct la_file_report *r, const struct la_config *cfg)
+static void diagnose_notes(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_notes *n = r->notes;
     if (!n)
         return;
     /* against -n only: a number from a model or metadata is class_count.c's */
-    if (n->has_classes && cfg->has_num_classes && !cfg->num_classes_from &&
-        la_class_count_folders(n) && n->classes != (uint64_t)cfg->num_classes)
+    if (n->has_classes && ctx->has_num_classes && !ctx->num_classes_from &&
+        la_class_count_folders(n) && n->classes != (uint64_t)ctx->num_classes)
         add(r, LA_F_CLASS_COUNT, "%llu class folders, but -n says %lld classes",
-            (unsigned long long)n->classes, (long long)cfg->num_classes);
+            (unsigned long long)n->classes, (long long)ctx->num_classes);
     /* the readers word their findings' prevents and hints themselves */
     for (size_t i = 0; i < n->n_findings && r->n_findings < LA_F_COUNT; i++) {
-        const struct la_note_finding *f = &n->findings[i];
+        const struct la_finding *f = &n->findings[i];
         struct la_finding *g = add(r, f->code, "%s", f->message);
         g->prevents = f->prevents;
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
@@ -822,25 +708,25 @@ static void diagnose_header(struct la_file_report *r)
                 plural(n, "it a row", "them rows"));
 }
 
-void la_diagnose(struct la_file_report *r, const struct la_config *cfg)
+void la_diagnose(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     r->n_findings = 0;
-    decide_histogram(r, cfg);
+    decide_histogram(r, ctx);
     if (r->stats.count == 0) {
         add(r, LA_F_EMPTY, "no labels at all");
     } else {
-        diagnose_values(r, cfg);
-        diagnose_hints(r, cfg);
-        if (!over_vocabulary(r, cfg)) {   /* no per-class findings over a vocabulary */
-            diagnose_missing(r, cfg);
-            diagnose_mask_hints(r, cfg);
+        diagnose_values(r, ctx);
+        diagnose_hints(r, ctx);
+        if (!over_vocabulary(r, ctx)) {   /* no per-class findings over a vocabulary */
+            diagnose_missing(r, ctx);
+            diagnose_mask_hints(r, ctx);
         }
     }
-    diagnose_dtype_width(r, cfg);
-    diagnose_all_ignored(r, cfg);
+    diagnose_dtype_width(r, ctx);
+    diagnose_all_ignored(r, ctx);
     diagnose_header(r);
-    diagnose_notes(r, cfg);
-    diagnose_batching(r, cfg);
+    diagnose_notes(r, ctx);
+    diagnose_batching(r, ctx);
 }
 
 int la_report_exit_status(const struct la_file_report *files, int n, const struct la_config *cfg,

@@ -7,10 +7,11 @@
 #include <stddef.h> /* size_t */
 #include "file_report.h" /* the report model diagnose fills */
 #include "options.h"
+#include "context.h" /* what the report is checked with */
 #include "label_notes.h"
 
 /** la_diagnose() : fill r->findings (and has_hist, hist_n, batching) from r->stats. */
-void la_diagnose(struct la_file_report *r, const struct la_config *cfg);
+void la_diagnose(struct la_file_report *r, const struct la_report_ctx *ctx);
 
 /** la_report_exit_status() : errors and warnings over all files, and the exit status
  *  the SPEC gives them (0, 1, or 3 when a file could not be read). */

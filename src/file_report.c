@@ -1,7 +1,34 @@
-/* file_report.c - see file_report.h: releasing a report. */
+/* file_report.c - see file_report.h: a report's findings, and releasing it. */
 #include "file_report.h"
 
+#include <stdio.h>  /* snprintf, vsnprintf */
+
 #include "label_notes.h" /* la_notes_free */
+
+struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code code,
+                                          const char *fmt, va_list ap)
+{
+    if (r->n_findings >= LA_F_COUNT)
+        return NULL;
+    const struct la_code_def *def = la_finding_def(code);
+    struct la_finding *f = &r->findings[r->n_findings++];
+    *f = (struct la_finding){ .severity = def->severity, .code = code,
+                              .prevents = def->prevents };
+    if (def->fix)
+        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    return f;
+}
+
+struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
+                                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    struct la_finding *f = la_report_vadd_finding(r, code, fmt, ap);
+    va_end(ap);
+    return f;
+}
 
 void la_file_report_free(struct la_file_report *r)
 {

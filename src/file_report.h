@@ -8,6 +8,7 @@
 #define LA_FILE_REPORT_H
 
 #include <stdint.h> /* uint64_t */
+#include <stdarg.h> /* va_list */
 #include <stddef.h> /* size_t */
 #include "batching.h"  /* la_batching */
 #include "findings.h"  /* enum la_code, la_severity, LA_F_COUNT */
@@ -16,19 +17,6 @@
 #include "source_list.h" /* la_dataset: a dataset's sources */
 #include "stats.h"     /* la_stats */
 #include "weights.h"   /* la_pos_counts */
-
-#define LA_MSG_LEN 512
-
-struct la_finding {
-    enum la_severity severity;
-    enum la_code code;
-    char message[LA_MSG_LEN];     /* one line, for people */
-    const char *prevents;         /* the PyTorch error in users' words, or NULL */
-    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
-    /* ignore-like-value: the value to pass as --ignore-index */
-    int has_suggested_ignore;
-    int64_t suggested_ignore;
-};
 
 struct la_notes;        /* label_notes.h */
 struct la_class_count;  /* class_count.h */
@@ -62,12 +50,16 @@ struct la_file_report {
 };
 
 /** la_report_add_finding() : a finding of code with its table row's
- *  severity, prevents and fix, and the message from fmt; NULL when the
- *  report holds as many as it can. diagnose.c, which holds the table,
- *  makes it; the diagnoses beside the model (class_count.c) add theirs. */
+ *  severity, prevents and fix (findings.h), and the message from fmt; NULL
+ *  when the report holds as many as it can. The diagnoses (diagnose.c,
+ *  class_findings.c) add theirs with it. */
 struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code code,
                                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/** la_report_vadd_finding() : la_report_add_finding() with a va_list. */
+struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code code,
+                                          const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /** la_file_report_free() : release what the audit, a dataset or a merge
  *  allocated in r (not r itself). */

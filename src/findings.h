@@ -1,6 +1,6 @@
 /* findings.h - the SPEC's finding codes and what is constant about each: its
  * spelling, severity, the PyTorch error it prevents and its fix. One table
- * (diagnose.c's g_findings) indexed by enum la_code holds them, so a code
+ * (findings.c's g_findings) indexed by enum la_code holds them, so a code
  * has exactly one spelling and a reader that names a code that does not
  * exist does not compile. This header depends on nothing else of ours: the
  * readers' notes (label_notes.h) name their findings with it. */
@@ -8,6 +8,27 @@
 #define LA_FINDINGS_H
 
 enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
+
+/* The errors users search for, in PyTorch's own words. */
+#define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
+                     "t < n_classes` failed (on the CPU: IndexError: Target is out of bounds)"
+#define PREVENTS_BCE "Loss.cu: Assertion `target_val >= zero && target_val <= one` failed " \
+                     "(on the CPU: all elements of target should be between 0 and 1)"
+/* PyTorch 1.x words it the first way, 2.x the second; T is torch's name of the dtype. */
+#define PREVENTS_INT_DTYPE(T) "expected scalar type Long but found " T " (PyTorch 2: " \
+                              "expected target dtype to be Long or Byte, but got " T ")"
+#define PREVENTS_PARSE "ValueError: could not convert string to float"
+/* An id at or past the embedding's rows (nn.Embedding, F.embedding). */
+#define PREVENTS_EMBEDDING "indexSelectLargeIndex: ... Assertion `srcIndex < srcSelectDimSize` " \
+                           "failed (on the CPU: IndexError: index out of range in self)"
+#define PREVENTS_NAN_LOSS "loss is nan (a mean over zero targets: every label of the batch " \
+                          "is ignore_index)"
+/* A float dtype as torch names it: torch.as_tensor keeps NumPy's float64. */
+#define PREVENTS_FLOAT PREVENTS_INT_DTYPE("Float")
+#define FIX_INT64 "store them as int64 (y.astype(np.int64)), or convert in the Dataset " \
+                  "(torch.as_tensor(y, dtype=torch.long))"
+#define PREVENTS_BATCHNORM "Expected more than 1 value per channel when training"
+
 
 /* The SPEC's stable codes, each a row of the table. */
 enum la_code {
@@ -27,7 +48,32 @@ enum la_code {
     LA_F_ALL_IGNORED,            /* samples whose every target is the ignore index */
     LA_F_CLASS_COUNT_MISMATCH,   /* two sources of N disagree (class_count.c) */
     LA_F_VOCAB_MISMATCH,         /* tokenizer vs vocab_size, ids vs tokenizer */
-    LA_F_COUNT
+    LA_F_COUNT,
+    /* not a finding: a reader's problem that only names the place of one of
+     * the scan's bad entries (label_notes.h's locate), "at" in the JSON */
+    LA_P_AT
+};
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* int64_t, uint64_t */
+
+#define LA_MSG_LEN 512
+
+/* A finding: the one type the readers' notes (label_notes.h), the
+ * diagnoses and the reports all pass. */
+struct la_finding {
+    enum la_severity severity;
+    enum la_code code;
+    char message[LA_MSG_LEN];     /* one line, for people */
+    const char *prevents;         /* the PyTorch error in users' words, or NULL */
+    char hint[LA_MSG_LEN];        /* the fix, or "" ("labels look 1-based: subtract 1") */
+    /* ignore-like-value: the value to pass as --ignore-index */
+    int has_suggested_ignore;
+    int64_t suggested_ignore;
+    /* a reader's, in a dataset (la_notes_fold): the sources that had it, and
+     * the problems of its code in all of them but the first */
+    size_t sources;
+    uint64_t more;
 };
 
 struct la_code_def {
@@ -39,14 +85,15 @@ struct la_code_def {
     const char *fix;              /* the hint when it is always the same, else NULL */
 };
 
-/** la_finding_code_name() : "out-of-range", ... */
+/** la_finding_code_name() : "out-of-range", ...; "at" for LA_P_AT. */
 const char *la_finding_code_name(enum la_code code);
 
 /** la_finding_def() : the table's row of code (its prevents and fix as the
  *  table gives them; a finding may carry its own). */
 const struct la_code_def *la_finding_def(enum la_code code);
 
-/** la_finding_code_by_name() : the code spelled name, or LA_F_COUNT when none is. */
+/** la_finding_code_by_name() : the finding code spelled name, or LA_F_COUNT
+ *  when none is ("at" is none). */
 enum la_code la_finding_code_by_name(const char *name);
 
 const char *la_severity_name(enum la_severity sev);

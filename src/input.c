@@ -42,7 +42,7 @@
 
 #include "msg.h"        /* la_verbose: -v says which path read the file */
 #include "pool.h"       /* la_thread_create: the decompressor is one of -j */
-#include "options.h"    /* struct la_config: the options that imply a format */
+#include "context.h" /* the report's --format and the options that imply one */
 #include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "ring.h"       /* the decompressor hands blocks over */
 
@@ -1172,17 +1172,17 @@ enum la_format la_detect_format(const char *path, const unsigned char *head, siz
  * the rows of reader_options.c that name a format theirs (--dtype and
  * --endian raw, --field jsonl); two kinds at once, nothing, since a run over
  * several files may need both. */
-static enum la_format implied_format(const struct la_config *cfg)
+static enum la_format implied_format(const struct la_report_ctx *ctx)
 {
-    int table = cfg->read.delimiter || cfg->read.column || cfg->read.header != LA_AUTO;
-    enum la_format named = la_read_options_implied(&cfg->read);
+    int table = ctx->read.delimiter || ctx->read.column || ctx->read.header != LA_AUTO;
+    enum la_format named = la_read_options_implied(&ctx->read);
     if (table == (named != LA_FMT_NONE))
         return LA_FMT_NONE;
     if (named != LA_FMT_NONE)
         return named;
-    if (!cfg->read.delimiter)
+    if (!ctx->read.delimiter)
         return IMPLIED_TABLE;
-    return cfg->read.delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
+    return ctx->read.delimiter == '\t' ? LA_FMT_TSV : LA_FMT_CSV;
 }
 
 /* The message that refuses a file no reader of this build reads: one whose
@@ -1208,13 +1208,13 @@ static void refuse(const struct la_source *s, enum la_format f, const char *look
                                      : "; export the label column: ", cmd);
 }
 
-enum la_format la_source_format(struct la_source *s, const struct la_config *cfg,
+enum la_format la_source_format(struct la_source *s, const struct la_report_ctx *ctx,
                                 char *err, size_t errlen)
 {
-    enum la_format forced = cfg ? cfg->format : LA_FMT_AUTO;
+    enum la_format forced = ctx ? ctx->format : LA_FMT_AUTO;
     const char *why;
     enum la_format f = detect(s->path, s->peek, s->peek_len, forced,
-                              cfg && forced == LA_FMT_AUTO ? implied_format(cfg) : LA_FMT_NONE,
+                              ctx && forced == LA_FMT_AUTO ? implied_format(ctx) : LA_FMT_NONE,
                               &why);
     if (s->codec != C_PLAIN)
         la_verbose(s->path, "%s-compressed (magic bytes): %s decompresses it",

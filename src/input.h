@@ -14,7 +14,7 @@
 #include <sys/types.h> /* ssize_t */
 #include "formats.h"   /* enum la_format */
 
-struct la_config;
+struct la_report_ctx;
 
 #define LA_PEEK_LEN 4096
 
@@ -85,7 +85,7 @@ void la_source_read_in_place(struct la_source *s, uint64_t offset);
 void la_source_close(struct la_source *s);
 
 /** la_source_format() : the format to read s as, for --format and the other
- *  options in cfg: la_detect_format, except that with --format=auto the
+ *  options in the report's ctx: la_detect_format, except that with --format=auto the
  *  CSV options (-d, -c, --header, --no-header) imply a table (tsv for a tab
  *  delimiter, or without -d for a .tsv name or a tab on the first line, else
  *  csv) and --dtype/--endian imply raw, over the name and the content
@@ -94,7 +94,7 @@ void la_source_close(struct la_source *s);
  *  is not an npz is refused, and so is a format this build lacks. For the
  *  text formats (LA_FMTF_TEXT) it calls la_source_text_mode.
  *  @return the format, or LA_FMT_NONE with a reason in err. */
-enum la_format la_source_format(struct la_source *s, const struct la_config *cfg,
+enum la_format la_source_format(struct la_source *s, const struct la_report_ctx *ctx,
                                 char *err, size_t errlen);
 
 /** la_detect_format() : forced (--format) unless LA_FMT_AUTO; else the

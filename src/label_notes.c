@@ -41,10 +41,10 @@ void la_notes_free(struct la_notes *n)
     free(n);
 }
 
-static void tally(struct la_notes *n, const char *code, uint64_t count)
+static void tally(struct la_notes *n, enum la_code code, uint64_t count)
 {
     for (size_t i = 0; i < n->n_tally; i++)
-        if (strcmp(n->tally[i].code, code) == 0) {
+        if (n->tally[i].code == code) {
             n->tally[i].count += count;
             return;
         }
@@ -54,7 +54,7 @@ static void tally(struct la_notes *n, const char *code, uint64_t count)
     }
 }
 
-void la_notes_count_more(struct la_notes *n, const char *code, uint64_t count)
+void la_notes_count_more(struct la_notes *n, enum la_code code, uint64_t count)
 {
     tally(n, code, count);
     n->problems_total += count;
@@ -66,10 +66,10 @@ static int has_room(const struct la_notes *n, int place)
     return (place ? n->n_problems - n->n_own : n->n_own) < n->cap;
 }
 
-uint64_t la_notes_count(const struct la_notes *n, const char *code)
+uint64_t la_notes_count(const struct la_notes *n, enum la_code code)
 {
     for (size_t i = 0; n && i < n->n_tally; i++)
-        if (strcmp(n->tally[i].code, code) == 0)
+        if (n->tally[i].code == code)
             return n->tally[i].count;
     return 0;
 }
@@ -80,7 +80,7 @@ static cJSON *problem_json(const struct la_note *p)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "code", p->code);
+    cJSON_AddStringToObject(o, "code", la_finding_code_name(p->code));
     cJSON_AddNumberToObject(o, "index", (double)p->index);
     cJSON_AddNumberToObject(o, "sample", (double)p->sample);
     cJSON_AddStringToObject(o, "where", p->where);
@@ -88,10 +88,10 @@ static cJSON *problem_json(const struct la_note *p)
     return o;
 }
 
-int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint64_t sample,
+int la_notes_problem(struct la_notes *n, enum la_code code, uint64_t index, uint64_t sample,
                      const char *where, const char *what, cJSON *json)
 {
-    int place = strcmp(code, "at") == 0;
+    int place = code == LA_P_AT;
     if (!place) {
         n->problems_total++;
         tally(n, code, 1);
@@ -116,21 +116,22 @@ int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint6
     if (!p->json)
         return -1;
     if (json) {   /* the reader's own fields first, then the common ones */
-        cJSON_AddStringToObject(json, "code", code);
+        cJSON_AddStringToObject(json, "code", la_finding_code_name(code));
         cJSON_AddStringToObject(json, "what", what);
     }
     n->n_problems++;
     return 0;
 }
 
-struct la_note_finding *la_notes_finding(struct la_notes *n, enum la_code code,
-                                         const char *prevents, const char *fmt, ...)
+struct la_finding *la_notes_finding(struct la_notes *n, enum la_code code,
+                                    const char *prevents, const char *fmt, ...)
 {
-    static struct la_note_finding dropped;   /* written to, never read */
+    static struct la_finding dropped;   /* written to, never read */
     if (n->n_findings >= LA_NOTES_MAX_FINDINGS)
         return &dropped;
-    struct la_note_finding *f = &n->findings[n->n_findings++];
-    *f = (struct la_note_finding){ .code = code, .prevents = prevents };
+    struct la_finding *f = &n->findings[n->n_findings++];
+    *f = (struct la_finding){ .severity = la_finding_def(code)->severity, .code = code,
+                              .prevents = prevents };
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->message, sizeof f->message, fmt, ap);
@@ -173,10 +174,10 @@ int la_notes_line(struct la_notes *n, const char *fmt, ...)
     return 0;
 }
 
-const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, const char *code)
+const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, enum la_code code)
 {
     for (size_t i = 0; n && i < n->n_problems; i++)
-        if (n->problems[i].index == index && strcmp(n->problems[i].code, code) == 0)
+        if (n->problems[i].index == index && n->problems[i].code == code)
             return &n->problems[i];
     return NULL;
 }
@@ -185,7 +186,7 @@ const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, co
 
 const char *la_notes_where(const struct la_notes *n, uint64_t index)
 {
-    const struct la_note *p = la_notes_find(n, index, "at");
+    const struct la_note *p = la_notes_find(n, index, LA_P_AT);
     return p ? p->where : NULL;
 }
 
@@ -201,13 +202,13 @@ void la_notes_print_lines(FILE *out, const struct la_notes *n)
     }
 }
 
-void la_notes_print_problems(FILE *out, const struct la_notes *n, const char *code,
+void la_notes_print_problems(FILE *out, const struct la_notes *n, enum la_code code,
                              uint64_t max_report)
 {
     uint64_t shown = 0;
     for (size_t i = 0; n && i < n->n_problems && shown < max_report; i++) {
         const struct la_note *p = &n->problems[i];
-        if (strcmp(p->code, code) != 0)
+        if (p->code != code)
             continue;
         fputs("      ", out);
         la_fputs_escaped(p->where, out);
@@ -224,7 +225,7 @@ void la_notes_print_problems(FILE *out, const struct la_notes *n, const char *co
 
 void la_notes_json_bad(const struct la_notes *n, uint64_t index, cJSON *entry)
 {
-    const struct la_note *p = la_notes_find(n, index, "at");
+    const struct la_note *p = la_notes_find(n, index, LA_P_AT);
     if (!p || !p->json)
         return;
     for (const cJSON *f = p->json->child; f; f = f->next) {
@@ -243,14 +244,15 @@ void la_notes_json_add(const struct la_notes *n, const char *format, cJSON *file
     cJSON *o = cJSON_Duplicate(n->json, 1);
     cJSON *list = cJSON_AddArrayToObject(o, "problems");
     for (size_t i = 0; i < n->n_problems; i++)
-        if (strcmp(n->problems[i].code, "at") != 0)
+        if (n->problems[i].code != LA_P_AT)
             cJSON_AddItemToArray(list, cJSON_Duplicate(n->problems[i].json, 1));
     cJSON_AddNumberToObject(o, "problems_total", (double)n->problems_total);
     cJSON_AddBoolToObject(o, "problems_truncated", n->problems_total > n->n_own);
     /* each code's count, those left out of the list too: what --merge folds */
     cJSON *by_code = cJSON_AddObjectToObject(o, "problems_by_code");
     for (size_t i = 0; by_code && i < n->n_tally; i++)
-        cJSON_AddNumberToObject(by_code, n->tally[i].code, (double)n->tally[i].count);
+        cJSON_AddNumberToObject(by_code, la_finding_code_name(n->tally[i].code),
+                                (double)n->tally[i].count);
     cJSON_AddItemToObject(file, n->json_key ? n->json_key : format, o);
 }
 
@@ -285,7 +287,7 @@ static cJSON *shifted_json(const struct la_note *p, uint64_t index, uint64_t sam
 static int fold_problem(struct la_notes *into, const struct la_note *p,
                         const struct la_notes_shift *sh)
 {
-    int place = strcmp(p->code, "at") == 0;
+    int place = p->code == LA_P_AT;
     uint64_t index = p->index + sh->first_index;
     uint64_t sample = p->sample == LA_NO_SAMPLE ? LA_NO_SAMPLE : p->sample + sh->first_sample;
     if (place && sh->keeps_bad && !sh->keeps_bad(sh->ctx, index))
@@ -316,7 +318,7 @@ static void fold_unkept(struct la_notes *into, const struct la_notes *from)
     for (size_t i = 0; i < from->n_tally; i++) {
         uint64_t kept = 0;
         for (size_t k = 0; k < from->n_problems; k++)
-            kept += strcmp(from->problems[k].code, from->tally[i].code) == 0;
+            kept += from->problems[k].code == from->tally[i].code;
         tally(into, from->tally[i].code, from->tally[i].count - kept);
         into->problems_total += from->tally[i].count - kept;
     }
@@ -325,13 +327,13 @@ static void fold_unkept(struct la_notes *into, const struct la_notes *from)
 static void fold_findings(struct la_notes *into, const struct la_notes *from, const char *path)
 {
     for (size_t i = 0; i < from->n_findings; i++) {
-        const struct la_note_finding *f = &from->findings[i];
-        struct la_note_finding *g = NULL;
+        const struct la_finding *f = &from->findings[i];
+        struct la_finding *g = NULL;
         for (size_t k = 0; k < into->n_findings && !g; k++)
             if (into->findings[k].code == f->code)
                 g = &into->findings[k];
         size_t sources = f->sources ? f->sources : 1;   /* a merged report's may be several */
-        uint64_t problems = la_notes_count(from, la_finding_code_name(f->code));
+        uint64_t problems = la_notes_count(from, f->code);
         if (g) {
             g->sources += sources;
             g->more += problems;
@@ -381,7 +383,7 @@ int la_notes_fold(struct la_notes *into, const struct la_notes *from,
     return fold_json(into, from);
 }
 
-int la_notes_unfold_message(struct la_note_finding *f)
+int la_notes_unfold_message(struct la_finding *f)
 {
     char *tail = strstr(f->message, ", and ");
     for (char *next; tail && (next = strstr(tail + 1, ", and ")); tail = next)
@@ -406,7 +408,7 @@ void la_notes_fold_end(struct la_notes *n)
     if (!n)
         return;
     for (size_t i = 0; i < n->n_findings; i++) {
-        struct la_note_finding *f = &n->findings[i];
+        struct la_finding *f = &n->findings[i];
         if (f->sources < 2)
             continue;
         char more[96] = "";

@@ -29,7 +29,8 @@ struct la_dataset;
 
 /* One problem a reader found, where it lies. */
 struct la_note {
-    const char *code;          /* the finding's code: "degenerate-box", ... */
+    enum la_code code;         /* the finding's code (LA_F_DEGENERATE_BOX, ...), or LA_P_AT:
+                                  the place of one of the scan's bad entries */
     uint64_t index;            /* element index (annotation or line ordinal) */
     uint64_t sample;           /* its sample (file, image) */
     char where[LA_NOTE_LEN];   /* "labels/a.txt line 3", "annotation id 17 (image_id 4)" */
@@ -37,27 +38,15 @@ struct la_note {
     cJSON *json;               /* the entry as printed in the JSON's "problems" */
 };
 
-/* A finding as the reader words it; diagnose.c turns it into a la_finding. */
-struct la_note_finding {
-    enum la_code code;         /* its severity is the code's (findings.h) */
-    const char *prevents;      /* static string or NULL */
-    char message[512];
-    char hint[512];
-    /* a dataset's (la_notes_fold): the sources that had this finding, and the
-     * problems of its code in all of them but the first */
-    size_t sources;
-    uint64_t more;
-};
-
 struct la_notes {
     size_t cap;                        /* keep at most this many problems */
     struct la_note *problems;
     size_t n_problems, cap_problems;
-    size_t n_own;                      /* kept problems other than "at" places */
+    size_t n_own;                      /* kept problems other than LA_P_AT places */
     uint64_t problems_total;
-    struct { const char *code; uint64_t count; } tally[LA_NOTES_MAX_FINDINGS];
+    struct { enum la_code code; uint64_t count; } tally[LA_NOTES_MAX_FINDINGS];
     size_t n_tally;                    /* problems per code, kept or not */
-    struct la_note_finding findings[LA_NOTES_MAX_FINDINGS];
+    struct la_finding findings[LA_NOTES_MAX_FINDINGS];
     size_t n_findings;
     cJSON *json;                       /* the format's object ("imagefolder": {...}) */
     const char *json_key;              /* a dataset's: that object's key, its sources' format */
@@ -78,7 +67,7 @@ struct la_notes {
     int has_samples;
     uint64_t samples;
     /* Optional, set by the reader: name the place of each of the scan's bad
-     * entries (ascending), as problems with code "at"; audit.c calls it once
+     * entries (ascending), as problems with code LA_P_AT; audit.c calls it once
      * after the scan. ctx is the reader's, freed by free_ctx with the notes. */
     int (*locate)(struct la_notes *n, const uint64_t *index, size_t count);
     void *ctx;
@@ -104,9 +93,9 @@ struct la_notes {
     struct la_dataset *sources;
 };
 
-/** la_notes_count_more() : count problems of code (a static string) that are
+/** la_notes_count_more() : count problems of code that are
  *  not kept: a merged report's beyond its list. */
-void la_notes_count_more(struct la_notes *n, const char *code, uint64_t count);
+void la_notes_count_more(struct la_notes *n, enum la_code code, uint64_t count);
 
 /** la_notes_new() : an empty notes object keeping up to cap problems, or NULL. */
 struct la_notes *la_notes_new(size_t cap);
@@ -115,12 +104,12 @@ void la_notes_free(struct la_notes *n);
 /** la_notes_problem() : count a problem, and keep it while fewer than cap are kept.
  *  json (owned from now on) may be NULL: then an entry is built from the fields.
  *  @return 0, or -1 out of memory. */
-int la_notes_problem(struct la_notes *n, const char *code, uint64_t index, uint64_t sample,
+int la_notes_problem(struct la_notes *n, enum la_code code, uint64_t index, uint64_t sample,
                      const char *where, const char *what, cJSON *json);
 
 /** la_notes_finding() : add a finding (at most LA_NOTES_MAX_FINDINGS; extra ones are dropped). */
-struct la_note_finding *la_notes_finding(struct la_notes *n, enum la_code code,
-                                         const char *prevents, const char *fmt, ...)
+struct la_finding *la_notes_finding(struct la_notes *n, enum la_code code,
+                                    const char *prevents, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /** la_notes_keep() : a copy of text that lives as long as n (a finding's
@@ -131,10 +120,10 @@ const char *la_notes_keep(struct la_notes *n, const char *text);
 int la_notes_line(struct la_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** la_notes_find() : the kept problem at element index with code, or NULL. */
-const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, const char *code);
+const struct la_note *la_notes_find(const struct la_notes *n, uint64_t index, enum la_code code);
 
 /** la_notes_count() : how many problems of code were counted (kept or not). */
-uint64_t la_notes_count(const struct la_notes *n, const char *code);
+uint64_t la_notes_count(const struct la_notes *n, enum la_code code);
 
 /* A dataset of many files (dataset.c) keeps its sources' notes as one. */
 struct la_notes_shift {
@@ -159,7 +148,7 @@ int la_notes_fold(struct la_notes *into, const struct la_notes *from,
  *  dataset's report: the ", and N more in M other files" of
  *  la_notes_fold_end cut off, its numbers in f->more and f->sources.
  *  @return 1 when the message had it, else 0 (f unchanged). */
-int la_notes_unfold_message(struct la_note_finding *f);
+int la_notes_unfold_message(struct la_finding *f);
 
 /** la_notes_fold_end() : after the last source: a finding met in several
  *  sources says how many more problems they hold; the sources' own summary
@@ -173,7 +162,7 @@ const char *la_notes_where(const struct la_notes *n, uint64_t index);
 /** la_notes_print_lines() : the reader's summary lines, escaped. */
 void la_notes_print_lines(FILE *out, const struct la_notes *n);
 /** la_notes_print_problems() : the kept problems of code, "where: what", up to max_report. */
-void la_notes_print_problems(FILE *out, const struct la_notes *n, const char *code,
+void la_notes_print_problems(FILE *out, const struct la_notes *n, enum la_code code,
                              uint64_t max_report);
 /** la_notes_json_bad() : the place of the bad entry at index into its JSON entry. */
 void la_notes_json_bad(const struct la_notes *n, uint64_t index, cJSON *entry);

@@ -9,11 +9,11 @@
 #include <signal.h>  /* signal, SIGPIPE, SIGXFSZ */
 #include <stdio.h>   /* stdout */
 #include <stdlib.h>  /* calloc */
-#include <string.h>  /* strerror */
+#include <string.h>  /* memset, strerror */
 
 #include "read/class_meta.h" /* la_model_read: --model */
 #include "audit.h"   /* la_auto_hint_of */
-#include "plan.h"    /* la_audit_files, la_audit_each: the reports */
+#include "plan.h"    /* la_audit_each: the reports */
 #include "merge.h"
 #include "fatal.h"
 #include "msg.h"
@@ -22,21 +22,6 @@
 #include "pool.h"   /* la_threads_budget: -j is every thread of the run */
 #include "report.h"
 #include "util.h"
-
-static int render(const struct la_file_report *files, const struct la_config *cfg,
-                  const struct la_summary *sum)
-{
-    if (cfg->quiet)
-        return 0;
-    int rc = cfg->json    ? la_report_json(stdout, files, sum->files, cfg, sum)
-           : cfg->concise ? la_report_concise(stdout, files, sum->files, cfg)
-                          : la_report_text(stdout, files, sum->files, cfg, sum);
-    if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
-        la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
-        return -1;
-    }
-    return 0;
-}
 
 /* Commit --indices-out, or, when skip says why not, remove its temporary file. */
 static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
@@ -55,63 +40,145 @@ static int close_indices(struct la_indices_out *io, const struct la_config *cfg,
     return 0;
 }
 
-/* Each report written as soon as it is final, then freed: memory does not
- * grow with the number of FILEs. --junit, --sarif, --annotations, --html
- * and --overlays want every report at the end, and a GPU run may fall back
- * to the CPU mid-run (which the JSON's "backend", written first, would miss): those runs keep
- * all reports and render them at the end. */
-struct stream {
+/* The run's one pipeline: every report is audited, counted in the summary
+ * and written to standard output, then the summary; then the outputs that
+ * want every report, and --indices-out is committed.
+ *
+ * A report is written as soon as it is final, then freed: memory does not
+ * grow with the number of FILEs. --junit, --sarif, --annotations, --html and
+ * --overlays want every report at the end, and a GPU run may fall back to
+ * the CPU mid-run (which the JSON's "backend", written first, would miss):
+ * those runs keep all reports and write them at the end, and nothing at all
+ * when the scan failed. */
+struct run {
     const struct la_config *cfg;
     struct la_summary sum;      /* so far */
+    int keep;                   /* every report kept, written at the end */
+    struct la_file_report *kept;    /* keep: the reports, sum.files of them */
     int write_failed;
 };
 
-static int stream_one(void *ctx, const struct la_file_report *r)
+/* Report r, the sum.files-th, to standard output. */
+static void write_report(struct run *run, const struct la_file_report *r, int index)
 {
-    struct stream *st = ctx;
+    const struct la_config *cfg = run->cfg;
+    if (cfg->quiet || run->write_failed)
+        return;
+    if (cfg->json)
+        run->write_failed = la_report_json_file(stdout, r, cfg, index) != 0;
+    else if (cfg->concise)
+        la_report_concise_file(stdout, r, cfg);
+    else
+        la_report_text_file(stdout, r, cfg);
+    run->write_failed |= ferror(stdout) != 0;
+}
+
+static void write_begin(struct run *run)
+{
+    if (!run->cfg->quiet && run->cfg->json)
+        run->write_failed = la_report_json_begin(stdout, run->cfg, run->sum.backend) != 0;
+}
+
+static void write_end(struct run *run)
+{
+    const struct la_config *cfg = run->cfg;
+    if (!cfg->quiet && !run->write_failed && !cfg->concise)   /* --concise: findings alone */
+        run->write_failed = (cfg->json ? la_report_json_end(stdout, cfg, &run->sum)
+                                       : la_report_text_summary(stdout, &run->sum)) != 0;
+}
+
+/* la_audit_each's sink: r counted, then written or kept. */
+static int take_report(void *ctx, struct la_file_report *r)
+{
+    struct run *run = ctx;
     uint64_t errors, warnings;
-    int status = la_report_exit_status(r, 1, st->cfg, &errors, &warnings);
-    st->sum.errors += errors;
-    st->sum.warnings += warnings;
-    if (status > st->sum.exit_status)     /* 0 < 1 < 3: the worst one wins */
-        st->sum.exit_status = status;
-    if (!st->cfg->quiet && !st->write_failed) {
-        if (st->cfg->json)
-            st->write_failed = la_report_json_file(stdout, r, st->cfg, st->sum.files) != 0;
-        else if (st->cfg->concise)
-            la_report_concise_file(stdout, r, st->cfg);
-        else
-            la_report_text_file(stdout, r, st->cfg);
-        st->write_failed |= ferror(stdout) != 0;
+    int status = la_report_exit_status(r, 1, run->cfg, &errors, &warnings);
+    run->sum.errors += errors;
+    run->sum.warnings += warnings;
+    if (status > run->sum.exit_status)     /* 0 < 1 < 3: the worst one wins */
+        run->sum.exit_status = status;
+    if (run->keep) {
+        run->kept[run->sum.files] = *r;   /* taken over: r is left with nothing to free */
+        memset(r, 0, sizeof *r);
+    } else {
+        write_report(run, r, run->sum.files);
     }
-    st->sum.files++;
+    run->sum.files++;
     return 0;
 }
 
-static int run_streamed(const struct la_config *cfg, struct la_scan_backend *b,
-                        struct la_indices_out *io)
+/* The outputs that want every report: --junit, --sarif and --annotations
+ * also when an input could not be read (they say so); the page last, its
+ * summary giving the exit status, overlays' failures included. @return 0,
+ * or -1 when one could not be written (said on stderr). */
+static int write_outputs(struct run *run)
 {
-    struct stream st = { cfg, { 0, 0, 0, 0, b->ops->name }, 0 };
-    if (!cfg->quiet && cfg->json)
-        st.write_failed = la_report_json_begin(stdout, cfg, b->ops->name) != 0;
-    int failed = la_audit_each(cfg, b, io, stream_one, &st) != 0;
+    const struct la_config *cfg = run->cfg;
+    const struct la_file_report *files = run->kept;
+    int n = run->sum.files, rc = 0;
+    if (cfg->junit && la_report_junit(files, n, cfg) != 0)
+        rc = -1;
+    if (cfg->sarif && la_report_sarif(files, n, cfg) != 0)
+        rc = -1;
+    if (la_report_annotations(files, n, cfg) != 0)
+        rc = -1;
+    int ov = cfg->overlays ? la_report_overlays(files, n, cfg) : 0;
+    if (ov == -1)
+        rc = -1;
+    if (rc != 0)
+        run->sum.exit_status = LA_EXIT_UNREADABLE;
+    else if (ov == -2 && run->sum.exit_status != LA_EXIT_UNREADABLE)
+        run->sum.exit_status = LA_EXIT_USAGE;   /* a file of another run in the folder */
+    if (cfg->html && la_report_html(files, n, cfg, &run->sum) != 0)
+        rc = -1;
+    return rc;
+}
+
+static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
+                       struct la_indices_out *io)
+{
+    struct run run = { cfg, { 0, 0, 0, 0, b->ops->name }, 0, NULL, 0 };
+    /* reports go out as each file is done, the JSON's "backend" first: not
+     * with a backend that --backend=auto may swap for the CPU mid-run */
+    run.keep = cfg->junit || cfg->sarif || cfg->annotations != LA_ANNOT_NONE || cfg->html ||
+               cfg->overlays || (b->ops->flags & LA_SCANF_FALLIBLE);
+    if (run.keep && !(run.kept = calloc((size_t)cfg->nfiles, sizeof *run.kept))) {
+        la_err(NULL, "out of memory");
+        close_indices(io, cfg, "out of memory");
+        la_scan_close(b);
+        return LA_EXIT_UNREADABLE;
+    }
+    if (!run.keep)
+        write_begin(&run);
+    int failed = la_audit_each(cfg, b, io, take_report, &run) != 0;
+    run.sum.backend = b->ops->name;     /* the CPU, where the GPU gave way */
     if (failed)
-        st.sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!cfg->quiet && !st.write_failed && !cfg->concise)   /* --concise: findings alone */
-        st.write_failed = (cfg->json ? la_report_json_end(stdout, cfg, &st.sum)
-                                     : la_report_text_summary(stdout, &st.sum)) != 0;
+        run.sum.exit_status = LA_EXIT_UNREADABLE;
+    if (run.keep && !failed) {          /* the kept reports, now that all are final */
+        write_begin(&run);
+        for (int i = 0; i < run.sum.files; i++)
+            write_report(&run, &run.kept[i], i);
+    }
+    if (!run.keep || !failed)
+        write_end(&run);
     const char *skip = failed ? "the scan failed"
-                     : st.sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read"
+                     : run.sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read"
                      : NULL;
-    if (!cfg->quiet && (fflush(stdout) != 0 || ferror(stdout) || st.write_failed)) {
+    if ((!run.keep || !failed) && !cfg->quiet &&
+        (fflush(stdout) != 0 || ferror(stdout) || run.write_failed)) {
         la_err(NULL, "write error: %s", strerror(errno ? errno : EIO));
-        st.sum.exit_status = LA_EXIT_UNREADABLE;
+        run.sum.exit_status = LA_EXIT_UNREADABLE;
         skip = skip ? skip : "the report could not be written";
     }
+    if (run.keep && !failed && write_outputs(&run) != 0)
+        run.sum.exit_status = LA_EXIT_UNREADABLE;
     if (close_indices(io, cfg, skip) != 0)
-        st.sum.exit_status = LA_EXIT_UNREADABLE;
+        run.sum.exit_status = LA_EXIT_UNREADABLE;
+    for (int i = 0; run.kept && i < run.sum.files; i++)
+        la_file_report_free(&run.kept[i]);
+    free(run.kept);
     la_scan_close(b);
-    return st.sum.exit_status;
+    return run.sum.exit_status;
 }
 
 /* Started with standard input, output or error closed (`labelaudit f >&-`),
@@ -130,6 +197,51 @@ static void reserve_std_fds(void)
     }
 }
 
+/* The run's options, complete: parsed, then what the run learns before any
+ * report (a `datasets` cache folder's splits as FILEs, --merge's checks from
+ * the shard reports, -j 0's CPUs, --model read once). The only writer of
+ * cfg: from here on it is const. @return -1 to go on, else the exit status. */
+static int configure(int argc, char **argv, struct la_config *cfg)
+{
+    switch (la_options_parse(argc, argv, cfg)) {
+    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? LA_EXIT_CLEAN : LA_EXIT_UNREADABLE;
+    case LA_OPT_USAGE:   return LA_EXIT_USAGE;
+    case LA_OPT_OK:      break;
+    }
+    la_msg_setup(cfg);
+    if (cfg->config_file && !cfg->quiet && !cfg->json) {   /* the text report says whose options */
+        fputs("config: ", stdout);
+        la_fputs_escaped(cfg->config_file, stdout);
+        fputc('\n', stdout);
+    }
+    if (la_outputs_check(cfg) != 0)     /* an output that is an input, or two on one file */
+        return LA_EXIT_USAGE;
+    if (la_plan_splits(cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */
+        la_err(NULL, "out of memory");
+        return LA_EXIT_UNREADABLE;
+    }
+    int merge_rc = cfg->merge ? la_merge_adopt_config(cfg) : 0;  /* the shards' checks */
+    if (merge_rc != 0)
+        return merge_rc;
+    if (cfg->threads == 0)
+        cfg->threads = la_online_cpus();
+    la_threads_budget(cfg->threads);
+    /* --model is read once, before any file: what it states holds for them all;
+     * one that cannot be read leaves nothing to check them against */
+    static struct la_model model;
+    if (cfg->model && !cfg->merge) {
+        char err[LA_ERR_LEN];
+        if (la_model_read(cfg->model, &model, err, sizeof err) != 0) {
+            la_err(NULL, "--model: %s", err);
+            return LA_EXIT_UNREADABLE;
+        }
+        if (model.tokenizer_note[0])
+            la_verbose(cfg->model, "%s", model.tokenizer_note);
+        cfg->model_info = &model;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     argv[0] = "labelaudit";            /* getopt's messages name the tool, not its path */
@@ -139,100 +251,24 @@ int main(int argc, char **argv)
     reserve_std_fds();
     la_fatal_setup();                  /* a file cut short under a mapping is an error, not a
                                           crash; a killed run removes its temporary file */
-    struct la_config cfg;
-    switch (la_options_parse(argc, argv, &cfg)) {
-    case LA_OPT_EXIT_OK: return fflush(stdout) == 0 ? LA_EXIT_CLEAN : LA_EXIT_UNREADABLE;
-    case LA_OPT_USAGE:   return LA_EXIT_USAGE;
-    case LA_OPT_OK:      break;
-    }
-    la_msg_setup(&cfg);
-    if (cfg.config_file && !cfg.quiet && !cfg.json) {   /* the text report says whose options */
-        fputs("config: ", stdout);
-        la_fputs_escaped(cfg.config_file, stdout);
-        fputc('\n', stdout);
-    }
-    if (la_outputs_check(&cfg) != 0)     /* an output that is an input, or two on one file */
-        return LA_EXIT_USAGE;
-    if (la_plan_splits(&cfg) != 0) {     /* a `datasets` cache folder: a FILE per split */
-        la_err(NULL, "out of memory");
-        return LA_EXIT_UNREADABLE;
-    }
-    int merge_rc = cfg.merge ? la_merge_adopt_config(&cfg) : 0;  /* the shards' checks */
-    if (merge_rc != 0)
-        return merge_rc;
-    if (cfg.threads == 0)
-        cfg.threads = la_online_cpus();
-    la_threads_budget(cfg.threads);
-
+    struct la_config parsed;
+    int status = configure(argc, argv, &parsed);
+    if (status >= 0)
+        return status;
+    const struct la_config *cfg = &parsed;   /* frozen: every stage reads it as const */
     char err[LA_ERR_LEN];
-    /* --model is read once, before any file: what it states holds for them all;
-     * one that cannot be read leaves nothing to check them against */
-    static struct la_model model;
-    if (cfg.model && !cfg.merge) {
-        if (la_model_read(cfg.model, &model, err, sizeof err) != 0) {
-            la_err(NULL, "--model: %s", err);
-            return LA_EXIT_UNREADABLE;
-        }
-        if (model.tokenizer_note[0])
-            la_verbose(cfg.model, "%s", model.tokenizer_note);
-        cfg.model_info = &model;
-    }
     struct la_scan_backend backend = { 0 };
     struct la_auto_hint hint; /* what --backend=auto decides from (scan.h) */
-    la_auto_hint_of(&cfg, &hint);
-    if (la_scan_choose(&backend, cfg.backend, cfg.threads, &hint, err, sizeof err) != 0) {
+    la_auto_hint_of(cfg, &hint);
+    if (la_scan_choose(&backend, cfg->backend, cfg->threads, &hint, err, sizeof err) != 0) {
         la_err(NULL, "--backend=gpu: %s", err);
         return LA_EXIT_UNREADABLE;
     }
     struct la_indices_out *io = NULL;
-    if (cfg.indices_out && !(io = la_indices_out_open(cfg.indices_out, err, sizeof err))) {
-        la_err(cfg.indices_out, "%s", err);
+    if (cfg->indices_out && !(io = la_indices_out_open(cfg->indices_out, err, sizeof err))) {
+        la_err(cfg->indices_out, "%s", err);
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    /* reports go out as each file is done, the JSON's "backend" first: not
-     * with a backend that --backend=auto may swap for the CPU mid-run */
-    if (!cfg.junit && !cfg.sarif && cfg.annotations == LA_ANNOT_NONE && !cfg.html &&
-        !cfg.overlays && !(backend.ops->flags & LA_SCANF_FALLIBLE))
-        return run_streamed(&cfg, &backend, io);
-    struct la_file_report *files = calloc((size_t)cfg.nfiles, sizeof *files);
-    if (!files) {
-        la_err(NULL, "out of memory");
-        close_indices(io, &cfg, "out of memory");
-        return LA_EXIT_UNREADABLE;
-    }
-    int failed = la_audit_files(&cfg, &backend, io, files) != 0;
-    int nreports = la_report_count(&cfg);   /* --concat: one for all FILEs */
-    struct la_summary sum = { nreports, 0, 0, 0, backend.ops->name };
-    sum.exit_status = la_report_exit_status(files, nreports, &cfg, &sum.errors, &sum.warnings);
-    const char *skip = failed ? "the scan failed"
-                     : sum.exit_status == LA_EXIT_UNREADABLE ? "an input could not be read" : NULL;
-    if (failed)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && render(files, &cfg, &sum) != 0) {
-        sum.exit_status = LA_EXIT_UNREADABLE;
-        skip = skip ? skip : "the report could not be written";
-    }
-    /* --junit, --sarif and --annotations: also when an input could not be read (they say so) */
-    if (!failed && cfg.junit && la_report_junit(files, nreports, &cfg) != 0)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && cfg.sarif && la_report_sarif(files, nreports, &cfg) != 0)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    if (!failed && la_report_annotations(files, nreports, &cfg) != 0)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    int ov = !failed && cfg.overlays ? la_report_overlays(files, nreports, &cfg) : 0;
-    if (ov == -1)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    else if (ov == -2 && sum.exit_status != LA_EXIT_UNREADABLE)
-        sum.exit_status = LA_EXIT_USAGE;   /* a file of another run in the folder */
-    /* the page last: its summary gives the exit status, overlays' failures included */
-    if (!failed && cfg.html && la_report_html(files, nreports, &cfg, &sum) != 0)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    if (close_indices(io, &cfg, skip) != 0)
-        sum.exit_status = LA_EXIT_UNREADABLE;
-    for (int i = 0; i < nreports; i++)
-        la_file_report_free(&files[i]);
-    free(files);
-    la_scan_close(&backend);
-    return sum.exit_status;
+    return run_reports(cfg, &backend, io);
 }

@@ -7,7 +7,7 @@
 #include <string.h> /* strcmp, memcpy */
 #include <unistd.h> /* pread */
 
-#include "audit.h"   /* la_rule_from_config */
+#include "context.h" /* the options' rule and read options */
 #include "config.h"  /* HAVE_SPNG */
 #include "dataset.h"
 #include "input.h"
@@ -193,17 +193,17 @@ static void worst_plane(struct la_mask_image *img)
 }
 
 /* Open pick's file as the audit did, with its rule. */
-static int open_reader(const char *path, const struct la_config *cfg, struct la_reader *rd,
+static int open_reader(const char *path, const struct la_report_ctx *ctx, struct la_reader *rd,
                        struct la_read_opts *opts, char *err, size_t errlen)
 {
-    la_read_opts_of(cfg, opts);
+    *opts = ctx->read;
     rd->opts = opts;
     rd->path = path;
     if (la_source_open(path, &rd->src, err, errlen) != 0)
         return -1;
     size_t len;
     la_source_peek(rd->src, &len);
-    enum la_format f = la_source_format(rd->src, cfg, err, errlen);
+    enum la_format f = la_source_format(rd->src, ctx, err, errlen);
     if (f == LA_FMT_NONE || !(rd->ops = la_reader_for_format(f)))
         return -1;
     rd->info.format = f;
@@ -245,11 +245,13 @@ int la_mask_load(const struct la_mask_pick *pick, const struct la_config *cfg,
 {
     struct la_reader rd = { 0 };
     struct la_read_opts opts;
-    struct la_rule rule = la_rule_from_config(cfg);
+    struct la_report_ctx ctx;   /* the run's options alone, as the page was drawn from */
+    la_report_ctx_init(&ctx, cfg, NULL);
+    struct la_rule rule = ctx.rule;
     uint64_t stride = 0;
     int rc = -1;
     *img = (struct la_mask_image){ 0 };
-    if (open_reader(pick->path, cfg, &rd, &opts, err, errlen) == 0 &&
+    if (open_reader(pick->path, &ctx, &rd, &opts, err, errlen) == 0 &&
         sample_planes(&rd.info, img, &stride, err, errlen) == 0) {
         if (!(img->index = malloc((size_t)stride)))
             snprintf(err, errlen, "out of memory");

@@ -18,8 +18,8 @@
 #include <stdlib.h>      /* malloc, calloc, strtoull, qsort, bsearch */
 #include <string.h>      /* strcmp */
 
-#include "audit.h"       /* la_rule_from_config */
-#include "class_count.h" /* la_class_count_from_report */
+#include "audit.h"       /* la_token_ids */
+#include "class_count.h" /* a shard report's class sources, read back */
 #include "dataset.h"
 #include "msg.h"
 #include "util.h"        /* la_grow */
@@ -531,15 +531,14 @@ static void carry_skipped(struct la_dataset *d, const cJSON *e, uint64_t max_rep
 
 // ---- what the readers found: a WebDataset's missing labels, COCO's categories -----
 
-/* A problem's code in its own spelling (a static string), or NULL when it is
- * no finding's. */
-static const char *code_named(const char *name)
+/* A problem's code by its spelling, or LA_F_COUNT when it is no finding's. */
+static enum la_code code_named(const char *name)
 {
     enum la_code c = name ? la_finding_code_by_name(name) : LA_F_COUNT;
-    return c != LA_F_COUNT && c != LA_F_CLASS_COUNT ? la_finding_code_name(c) : NULL;
+    return c != LA_F_CLASS_COUNT ? c : LA_F_COUNT;
 }
 
-static const char *problem_code(const cJSON *code)
+static enum la_code problem_code(const cJSON *code)
 {
     return code_named(cJSON_IsString(code) ? code->valuestring : NULL);
 }
@@ -607,8 +606,8 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, get(obj, "problems")) {
-        const char *code = problem_code(get(p, "code"));
-        if (!code)
+        enum la_code code = problem_code(get(p, "code"));
+        if (code == LA_F_COUNT)
             continue;
         cJSON *json = cJSON_Duplicate(p, 1);
         if (!json)
@@ -637,10 +636,10 @@ static int rebuild_problems(struct la_notes *n, const cJSON *e, const cJSON *obj
     if (!cJSON_IsObject(by_code))
         by_code = NULL;
     cJSON_ArrayForEach(c, by_code) {
-        const char *code = code_named(c->string);
+        enum la_code code = code_named(c->string);
         uint64_t count = num_u64(c);
-        uint64_t listed = code ? la_notes_count(n, code) : 0;
-        if (code && count > listed)
+        uint64_t listed = code != LA_F_COUNT ? la_notes_count(n, code) : 0;
+        if (code != LA_F_COUNT && count > listed)
             la_notes_count_more(n, code, count - listed);
     }
     uint64_t total = get_u64(obj, "problems_total");
@@ -669,7 +668,7 @@ static int rebuild_places(struct la_notes *n, const cJSON *e)
         }
         char where[LA_NOTE_LEN];
         place_words(b, 0, where, sizeof where);
-        if (la_notes_problem(n, "at", get_u64(b, "index"), sample, where, "", json) != 0)
+        if (la_notes_problem(n, LA_P_AT, get_u64(b, "index"), sample, where, "", json) != 0)
             return -1;
     }
     return 0;
@@ -686,7 +685,7 @@ static void rebuild_findings(struct la_notes *n, const cJSON *e)
             continue;
         const char *message = text_of(f, "message"), *hint = strstr(message, "; ");
         const cJSON *prevents = get(f, "prevents");
-        struct la_note_finding *g = la_notes_finding(
+        struct la_finding *g = la_notes_finding(
             n, code,
             cJSON_IsString(prevents) ? la_notes_keep(n, prevents->valuestring) : NULL, "%.*s",
             hint ? (int)(hint - message) : (int)strlen(message), message);
@@ -709,7 +708,7 @@ static const char *notes_key(const cJSON *e, const struct la_dataset *d, size_t 
 
 /* What the entry's readers found, folded as --concat folds a source's. */
 static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t first_src,
-                             const struct la_config *cfg)
+                             const struct la_report_ctx *ctx)
 {
     struct la_dataset *d = r->dataset;
     const char *key = d->n_src > first_src ? notes_key(e, d, first_src) : NULL;
@@ -717,7 +716,7 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
         return 0;
     const cJSON *obj = get(e, key), *fmt = get(e, "format");
     int is_dataset = cJSON_IsString(fmt) && strcmp(fmt->valuestring, "dataset") == 0;
-    struct la_notes *n = la_notes_new(la_config_max_report(cfg));
+    struct la_notes *n = la_notes_new(ctx->max_report);
     int rc = n && (n->json = cJSON_Duplicate(obj, 1)) ? 0 : -1;
     if (rc == 0) {
         cJSON_DeleteItemFromObjectCaseSensitive(n->json, "problems");
@@ -732,17 +731,17 @@ static int fold_reader_notes(struct la_file_report *r, const cJSON *e, size_t fi
     if (rc == 0) {
         rebuild_findings(n, e);
         rc = la_dataset_fold_notes(r, is_dataset ? NULL : text_of(e, "path"), key, n,
-                                   &d->src[first_src], cfg);
+                                   &d->src[first_src], ctx);
     }
     la_notes_free(n);
     return rc;
 }
 
-static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_config *cfg,
+static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_report_ctx *ctx,
                       const struct la_rule *rule)
 {
     struct la_dataset *d = r->dataset;
-    uint64_t max_report = la_config_max_report(cfg);
+    uint64_t max_report = ctx->max_report;
     const cJSON *path = get(e, "path"), *error = get(e, "error"), *fmt = get(e, "format");
     const char *name = cJSON_IsString(path) ? path->valuestring : "?";
     if (cJSON_IsString(error)) {
@@ -789,38 +788,87 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     la_stats_free(&t);
     r->samples += samples;
     if (rc == 0)
-        rc = fold_reader_notes(r, e, first_src, cfg);
+        rc = fold_reader_notes(r, e, first_src, ctx);
     return rc;
+}
+
+// ---- the shards' class count ---------------------------------------------------------
+
+/* A report's class_names (strings, null where a class has none) into cc.
+ * @return 0, or -1 out of memory. */
+static int take_report_names(struct la_class_count *cc, const cJSON *names)
+{
+    int n = cJSON_IsArray(names) ? cJSON_GetArraySize(names) : 0;
+    if (n <= 0)
+        return 0;
+    cc->report_names = calloc((size_t)n, sizeof *cc->report_names);
+    if (!cc->report_names)
+        return -1;
+    cc->n_report_names = (size_t)n;
+    const cJSON *x;
+    size_t i = 0;
+    cJSON_ArrayForEach(x, names) {
+        if (cJSON_IsString(x) && !(cc->report_names[i] = strdup(x->valuestring)))
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+/* The class count a --json report's file entry gives (its class_sources and
+ * num_classes_from: what la_class_count_json wrote); NULL where it names
+ * none (or out of memory). The names are not carried. */
+static struct la_class_count *class_count_of_report(const cJSON *file)
+{
+    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(file, "class_sources");
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(file, "num_classes_from"), *o;
+    struct la_class_count *cc = cJSON_IsArray(sources) ? calloc(1, sizeof *cc) : NULL;
+    if (!cc)
+        return NULL;
+    cc->chosen = -1;
+    cJSON_ArrayForEach(o, sources) {
+        const cJSON *words = cJSON_GetObjectItemCaseSensitive(o, "from");
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "num_classes");
+        if (!cJSON_IsString(words) || !cJSON_IsNumber(n) || n->valuedouble < 1)
+            continue;
+        struct la_class_source *s = la_class_count_add_source(
+            cc, la_class_count_rank_of(words->valuestring), (uint64_t)n->valuedouble,
+            cJSON_IsString(path) ? path->valuestring : NULL, words->valuestring, "");
+        if (s && cJSON_IsString(from) && cc->chosen < 0 && strcmp(s->from, from->valuestring) == 0)
+            cc->chosen = (int)(cc->n_src - 1);
+    }
+    if (take_report_names(cc, cJSON_GetObjectItemCaseSensitive(file, "class_names")) != 0) {
+        la_class_count_free(cc);
+        return NULL;
+    }
+    /* a model's embedding (vocab_size, the tokenizer's) counts token ids */
+    cc->vocab = cc->chosen >= 0 && cc->src[cc->chosen].rank == 1 &&
+                (strstr(cc->src[cc->chosen].from, "vocab_size") ||
+                 strstr(cc->src[cc->chosen].from, "tokenizer"));
+    return cc;
 }
 
 /* The class count of the first shard report that names one (N from a model
  * or the dataset's metadata: its config has no -n), or NULL. */
-static struct la_class_count *shards_class_count(const struct la_config *cfg)
+struct la_class_count *la_merge_class_count(const struct la_config *cfg)
 {
     struct la_class_count *cc = NULL;
     for (int i = 0; !cc && i < cfg->nfiles; i++) {
         char err[LA_ERR_LEN];
         cJSON *root = read_report(cfg->files[i], err, sizeof err);
-        cc = root ? la_class_count_from_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
+        cc = root ? class_count_of_report(cJSON_GetArrayItem(get(root, "files"), 0)) : NULL;
         free_report(root);
     }
     return cc;
 }
 
-void la_merge_reports(const struct la_config *given, struct la_file_report *r)
+void la_merge_reports(const struct la_report_ctx *ctx, struct la_file_report *r)
 {
-    /* N as the shards found it, so that the merged report judges the labels
-     * as they did: the config copy holds it, as audit_report's does */
-    struct la_class_count *cc = given->has_num_classes ? NULL : shards_class_count(given);
-    struct la_config with_classes = *given;
-    const struct la_config *cfg = &with_classes;
-    la_class_count_apply(cc, &with_classes);
-    if (la_dataset_begin(r, cfg->files[0], 0, cfg) != 0) {
-        la_class_count_free(cc);
+    const struct la_config *cfg = ctx->cfg;
+    if (la_dataset_begin(r, cfg->files[0], 0, ctx) != 0)
         return;
-    }
-    struct la_rule rule = la_rule_from_config(cfg);
-    uint64_t max_report = la_config_max_report(cfg);
+    uint64_t max_report = ctx->max_report;
     for (int i = 0; i < cfg->nfiles; i++) {
         char err[LA_ERR_LEN] = "";
         cJSON *root = read_report(cfg->files[i], err, sizeof err);
@@ -830,14 +878,11 @@ void la_merge_reports(const struct la_config *given, struct la_file_report *r)
         }
         const cJSON *e;
         cJSON_ArrayForEach(e, get(root, "files")) {
-            if (fold_entry(r, e, cfg, &rule) != 0)
+            if (fold_entry(r, e, ctx, &ctx->rule) != 0)
                 la_dataset_note_unreadable(r->dataset, cfg->files[i], "out of memory",
                                            max_report);
         }
         free_report(root);
     }
-    la_dataset_end(r, cfg);
-    la_class_count_free(r->classes);
-    r->classes = cc;
-    r->classes_free = la_class_count_free;
+    la_dataset_end(r, ctx);
 }

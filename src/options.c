@@ -873,7 +873,7 @@ void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
     opts->vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0;
     opts->seq_len = cfg->seq_len;
     opts->glob = cfg->glob;
-    opts->split = cfg->split;
+    opts->split = NULL;         /* a report's (context.h) */
 }
 
 uint64_t la_config_max_report(const struct la_config *cfg)

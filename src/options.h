@@ -1,7 +1,12 @@
 /* options.h - the command line: struct la_config, filled by options.c only.
  *
  * Everything the SPEC's options say lives here; the other modules read it and
- * never parse argv themselves. */
+ * never parse argv themselves. It is the run's, not a report's: main.c
+ * completes it (la_options_parse, then the run's setup: the split FILEs,
+ * --merge's checks, -j 0's CPUs, --model read) and from then on every
+ * module gets it as const. What differs per report (its format, N and its
+ * sources, the split) is the report's context (context.h), which plan.c
+ * builds. */
 #ifndef LA_OPTIONS_H
 #define LA_OPTIONS_H
 
@@ -10,7 +15,6 @@
 #include "reader.h"  /* enum la_format, la_tristate, struct la_read_opts */
 
 struct la_model;
-struct la_class_count;
 
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
@@ -44,11 +48,6 @@ struct la_config {
     const char *model;             /* --model=PATH: a model folder or its config.json, or NULL */
     const char *data_yaml;         /* --data-yaml=FILE, or NULL: found beside a yolo folder */
     const struct la_model *model_info;   /* --model as read by main before the audit, or NULL */
-    /* per report (audit.c's copy of the config): the source that gave
-     * num_classes when -n did not ("model config.json num_labels"), or NULL;
-     * and the report's class count, whose names the diagnosis uses */
-    const char *num_classes_from;
-    struct la_class_count *classes;
 
     /* batching */
     bool has_batch_size;
@@ -89,9 +88,8 @@ struct la_config {
     bool merge;                    /* --merge: FILEs are shard reports (merge.h) */
     /* per FILE once la_plan_splits() ran: the split of a `datasets` cache
      * folder it reads (that folder is as many FILEs as it has splits), or
-     * NULL; and per report (plan.c's copy of the config), its own */
+     * NULL; a report's own is its context's (context.h) */
     char **splits;
-    const char *split;
 
     char **files;
     int nfiles;

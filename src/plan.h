@@ -18,12 +18,15 @@
 int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
                    struct la_indices_out *io, struct la_file_report *files);
 
-/* Given each report as soon as it is final; @return 0, or -1 to stop. */
-typedef int (*la_report_sink)(void *ctx, const struct la_file_report *r);
+/* Given each report as soon as it is final. The sink may take r over (its
+ * contents, leaving r zeroed); what is left in r is freed after it.
+ * @return 0, or -1 to stop. */
+typedef int (*la_report_sink)(void *ctx, struct la_file_report *r);
 
 /** la_audit_each() : la_audit_files() holding one report at a time: each is
- *  given to sink, then freed, so memory does not grow with the number of
- *  FILEs. @return 0, -1 when the scan failed for good, -2 when sink failed. */
+ *  given to sink, then freed (unless sink took it), so memory does not grow
+ *  with the number of FILEs. @return 0, -1 when the scan failed for good,
+ *  -2 when sink failed. */
 int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
                   struct la_indices_out *io, la_report_sink sink, void *ctx);
 
@@ -34,7 +37,8 @@ int la_report_count(const struct la_config *cfg);
 /** la_plan_splits() : each FILE that is a `datasets` cache folder of splits
  *  (hf_splits.h) becomes one FILE per split, cfg->splits naming each (SPEC
  *  "Splits": a report and a batching simulation per split). Not with
- *  --concat or --merge. @return 0, or -1 out of memory. */
+ *  --concat or --merge. Part of main.c's configure(), the last step that
+ *  writes cfg before it is frozen. @return 0, or -1 out of memory. */
 int la_plan_splits(struct la_config *cfg);
 
 #endif

@@ -20,8 +20,8 @@
 enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
 
 /* What the command line says about reading, and nothing else: a reader sees
- * these, never the whole la_config (audit.c fills them: la_read_opts_of in
- * options.h). A NULL r->opts means all defaults (unit tests, fuzzers). */
+ * these, never the whole la_config (the report's context holds them,
+ * context.h, from la_read_opts_of in options.h). A NULL r->opts means all defaults (unit tests, fuzzers). */
 struct la_read_opts {
     char delimiter;            /* -d; 0: ',' or '\t' for tsv */
     const char *column;        /* -c NAME|NUMBER; NULL: the default label-column rule */

@@ -48,7 +48,7 @@ static void print_place(FILE *out, const struct la_file_report *r, const struct 
     const struct la_bad *b = first_entry(r, code);
     const struct la_note *p = NULL;
     for (size_t i = 0; !b && r->notes && i < r->notes->n_problems; i++)
-        if (strcmp(r->notes->problems[i].code, la_finding_code_name(code)) == 0)
+        if (r->notes->problems[i].code == code)
             p = &r->notes->problems[i];   /* a reader's problem: its own place */
     const char *where = b ? la_notes_where(r->notes, b->index) : p ? p->where : NULL;
     char file[LA_NOTE_LEN];

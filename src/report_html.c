@@ -170,7 +170,7 @@ static void put_entries(FILE *out, const struct la_file_report *r, const struct 
     size_t len = 0;
     FILE *mem = f->code >= LA_F_HIDDEN_CLASS_FOLDER ? open_memstream(&problems, &len) : NULL;
     if (mem) {   /* found by the reader: its own list, as the text report prints it */
-        la_notes_print_problems(mem, r->notes, la_finding_code_name(f->code),
+        la_notes_print_problems(mem, r->notes, f->code,
                                 max < ENTRY_LINES ? max : ENTRY_LINES);
         fclose(mem);
     }

@@ -2,7 +2,8 @@
  *
  * Per file: what was read, the range, each finding with its first bad
  * entries and the fix, the batching block; then a one-line summary. */
-#include "class_count.h" /* la_class_count_text */
+#include "class_count.h" /* la_class_count_from_file */
+#include "class_report.h" /* la_class_count_text */
 #include "report.h"
 
 #include <stdio.h>  /* fprintf */
@@ -332,7 +333,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     if (!has_groups(r))
         print_entries(out, r, cfg, f->code, max_report);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
-        la_notes_print_problems(out, r->notes, la_finding_code_name(f->code), max_report);
+        la_notes_print_problems(out, r->notes, f->code, max_report);
     if (f->hint[0]) {
         fputs("    fix: ", out);
         la_fputs_escaped(f->hint, out);

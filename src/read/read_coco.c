@@ -159,11 +159,11 @@ static int keep_category(struct coco_state *t)
     return 1;
 }
 
-static int problem(struct coco_state *t, const struct image *img, const char *code,
+static int problem(struct coco_state *t, const struct image *img, enum la_code code,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A problem of the current annotation, named by its ordinal, id and image_id. */
-static int problem(struct coco_state *t, const struct image *img, const char *code,
+static int problem(struct coco_state *t, const struct image *img, enum la_code code,
                    const char *fmt, ...)
 {
     const struct record *a = &t->rec;
@@ -217,17 +217,17 @@ static void check_box(struct coco_state *t, const struct image *img)
     const struct record *a = &t->rec;
     const double *b = a->bbox;
     if (a->n_bbox != 4 || a->bbox_bad) {
-        problem(t, img, "degenerate-box", "bbox is not [x, y, width, height] of 4 numbers");
+        problem(t, img, LA_F_DEGENERATE_BOX, "bbox is not [x, y, width, height] of 4 numbers");
         return;
     }
     if (!(b[2] > 0 && b[3] > 0)) {
-        problem(t, img, "degenerate-box", "bbox [%g, %g, %g, %g]: %s <= 0", b[0], b[1], b[2], b[3],
+        problem(t, img, LA_F_DEGENERATE_BOX, "bbox [%g, %g, %g, %g]: %s <= 0", b[0], b[1], b[2], b[3],
                 b[2] > 0 ? "height" : "width");
         return;
     }
     if (img && img->width > 0 && img->height > 0 &&
         (b[0] < 0 || b[1] < 0 || b[0] + b[2] > img->width || b[1] + b[3] > img->height))
-        problem(t, img, "box-outside-image", "bbox [%g, %g, %g, %g] reaches outside the %gx%g image",
+        problem(t, img, LA_F_BOX_OUTSIDE_IMAGE, "bbox [%g, %g, %g, %g] reaches outside the %gx%g image",
                 b[0], b[1], b[2], b[3], img->width, img->height);
 }
 
@@ -244,20 +244,20 @@ static int end_annotation(struct coco_state *t)
     if (cat)
         cat->count++;
     if (a->cat == CAT_INT && !cat)
-        problem(t, img, "unknown-category", "category_id %lld is not among the categories",
+        problem(t, img, LA_F_UNKNOWN_CATEGORY, "category_id %lld is not among the categories",
                 (long long)a->cat_i);
     if (!img && a->has_image_id)
-        problem(t, NULL, "unknown-category", "image_id %lld is not among the images",
+        problem(t, NULL, LA_F_UNKNOWN_CATEGORY, "image_id %lld is not among the images",
                 (long long)a->image_id);
     else if (!img)
-        problem(t, NULL, "unknown-category", "no image_id (an integer)");
+        problem(t, NULL, LA_F_UNKNOWN_CATEGORY, "no image_id (an integer)");
     check_box(t, img);
     int rc = note_sample(t, img);
     if (rc == 0 && a->cat == CAT_INT)
         rc = la_items_push_int(&t->items, a->cat_i);
     else if (rc == 0) {
         const char *text = a->cat == CAT_TEXT ? a->cat_text : "(no category_id)";
-        problem(t, img, "unparsable", a->cat_is_string ? "category_id \"%s\" is a string, not a number"
+        problem(t, img, LA_F_UNPARSABLE, a->cat_is_string ? "category_id \"%s\" is a string, not a number"
                                                        : "category_id %s is not a number", text);
         rc = la_items_push_text(&t->items, text, strlen(text));
     }
@@ -285,7 +285,7 @@ static int place_annotation(struct coco_state *t)
             cJSON_AddItemToObject(o, "image_id", a->has_image_id
                                   ? cJSON_CreateNumber((double)a->image_id) : cJSON_CreateNull());
         }
-        if (la_notes_problem(t->r->notes, "at", t->index, img ? img->ordinal : 0, where, "", o) != 0)
+        if (la_notes_problem(t->r->notes, LA_P_AT, t->index, img ? img->ordinal : 0, where, "", o) != 0)
             return t->oom = 1, 0;
         while (t->n_wanted < t->count_wanted && t->wanted[t->n_wanted] == t->index)
             t->n_wanted++;
@@ -770,9 +770,9 @@ static int describe_categories(struct la_reader *r, struct coco_state *t)
 static void coco_findings(struct la_reader *r)
 {
     struct la_notes *n = r->notes;
-    uint64_t unknown = la_notes_count(n, "unknown-category");
-    uint64_t boxes = la_notes_count(n, "degenerate-box");
-    uint64_t outside = la_notes_count(n, "box-outside-image");
+    uint64_t unknown = la_notes_count(n, LA_F_UNKNOWN_CATEGORY);
+    uint64_t boxes = la_notes_count(n, LA_F_DEGENERATE_BOX);
+    uint64_t outside = la_notes_count(n, LA_F_BOX_OUTSIDE_IMAGE);
     if (unknown)
         la_notes_finding(n, LA_F_UNKNOWN_CATEGORY, "KeyError (pycocotools, or the dataset's own lookup)",
                          "%llu %s a category_id or image_id that the file does not list",
@@ -902,7 +902,7 @@ static int place_from_problem(struct la_notes *n, uint64_t index)
 {
     for (size_t i = 0; i < n->n_problems; i++) {
         const struct la_note *p = &n->problems[i];
-        if (p->index != index || strcmp(p->code, "at") == 0 || !p->json)
+        if (p->index != index || p->code == LA_P_AT || !p->json)
             continue;
         cJSON *o = cJSON_CreateObject();
         const char *keys[] = { "sample", "id", "image_id" };
@@ -914,7 +914,7 @@ static int place_from_problem(struct la_notes *n, uint64_t index)
         char where[LA_NOTE_LEN];
         snprintf(where, sizeof where, "annotation %.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
                  paren ? paren + 1 : "");
-        return la_notes_problem(n, "at", index, p->sample, where, "", o) == 0 ? 1 : -1;
+        return la_notes_problem(n, LA_P_AT, index, p->sample, where, "", o) == 0 ? 1 : -1;
     }
     return 0;
 }

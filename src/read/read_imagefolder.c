@@ -132,7 +132,7 @@ static int note_unloadable(struct la_reader *r, struct folder_state *t, const ch
     char where[LA_NOTE_LEN];
     snprintf(where, sizeof where, "%s", path);
     la_one_line(where);
-    return la_notes_problem(r->notes, "unloadable-image", t->images, t->images, where, why, NULL);
+    return la_notes_problem(r->notes, LA_F_UNLOADABLE_IMAGE, t->images, t->images, where, why, NULL);
 }
 
 /* One class folder: count its images, name the rest. @return 0, or -1 with r->err. */
@@ -236,7 +236,7 @@ static void folder_findings(struct la_reader *r, struct folder_state *t)
                                   "hidden %s %s: torchvision makes %s, and every class after "
                                   "it shifts", plural(nh, "folder", "folders"), hidden,
                                   plural(nh, "it a class", "each a class"))->hint,
-                 sizeof ((struct la_note_finding *)0)->hint, "delete it or move it out of the dataset root");
+                 sizeof ((struct la_finding *)0)->hint, "delete it or move it out of the dataset root");
     if (ne)
         la_notes_finding(r->notes, LA_F_EMPTY_CLASS_FOLDER,
                          "FileNotFoundError: Found no valid file for the classes ...",
@@ -297,7 +297,7 @@ static int folder_open(struct la_reader *r)
                                   "open", (unsigned long long)t->unloadable,
                                   plural(t->unloadable, "image file", "image files"),
                                   plural(t->unloadable, "a sample", "samples"))->hint,
-                 sizeof ((struct la_note_finding *)0)->hint,
+                 sizeof ((struct la_finding *)0)->hint,
                  "remove them or repair the links (the JSON's problems list their paths)");
     r->notes->has_classes = 1;
     r->notes->classes = (uint64_t)t->n_classes;

@@ -168,7 +168,7 @@ static int megatron_locate(struct la_notes *n, const uint64_t *index, size_t cou
             cJSON *at = cJSON_AddArrayToObject(o, "at");
             cJSON_AddItemToArray(at, cJSON_CreateNumber((double)pos));
         }
-        if (la_notes_problem(n, "at", index[i], s, where, "", o) != 0)
+        if (la_notes_problem(n, LA_P_AT, index[i], s, where, "", o) != 0)
             return -1;
     }
     return 0;

@@ -246,7 +246,7 @@ static int note_missing(struct la_reader *r, struct wds_state *t, uint64_t sampl
     snprintf(where, sizeof where, "key %s", t->key);
     la_one_line(where);
     /* out of memory only loses the place: the count still stands */
-    (void)la_notes_problem(r->notes, "missing-label", t->labels, sample, where,
+    (void)la_notes_problem(r->notes, LA_F_MISSING_LABEL, t->labels, sample, where,
                            "no label member", NULL);
     return 0;
 }
@@ -386,7 +386,7 @@ static int finish(struct la_reader *r, const struct wds_state *t)
     if (!t->missing)
         return 0;
     const char *key = la_read_opts_or_default(r->opts)->key;
-    struct la_note_finding *f = la_notes_finding(
+    struct la_finding *f = la_notes_finding(
         r->notes, LA_F_MISSING_LABEL, "training (KeyError in the collate or the loop)",
         "%llu %s without a %s member", (unsigned long long)t->missing,
         t->missing == 1 ? "sample" : "samples", key ? key : "cls, label, target or idx");

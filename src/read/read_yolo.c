@@ -318,10 +318,10 @@ struct line_ctx {
 /* What Ultralytics does with the image of a problem line. */
 enum { KEEPS_IMAGE = 0, DROPS_IMAGE = 1 };
 
-static int problem(struct line_ctx *c, const char *code, int drops, const char *fmt, ...)
+static int problem(struct line_ctx *c, enum la_code code, int drops, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static int problem(struct line_ctx *c, const char *code, int drops, const char *fmt, ...)
+static int problem(struct line_ctx *c, enum la_code code, int drops, const char *fmt, ...)
 {
     char what[LA_NOTE_LEN], where[LA_NOTE_LEN];
     va_list ap;
@@ -337,7 +337,7 @@ static int problem(struct line_ctx *c, const char *code, int drops, const char *
         cJSON_AddNumberToObject(o, "line", (double)c->lineno);
         cJSON_AddBoolToObject(o, "drops_image", drops);
     }
-    if (strcmp(code, "degenerate-box") == 0)
+    if (code == LA_F_DEGENERATE_BOX)
         *(drops ? &c->t->boxes_dropping : &c->t->boxes_empty) += 1;
     return la_notes_problem(c->r->notes, code, c->t->index, c->sample, where, what, o);
 }
@@ -389,14 +389,14 @@ static int check_box(struct line_ctx *c, const float b[4], int polygon)
     const char *of = polygon ? "the polygon's box " : "";
     for (int i = 0; i < 4; i++)
         if (!(b[i] <= 1.01f))
-            return problem(c, "degenerate-box", DROPS_IMAGE, "%s%s %g, outside [0, 1] by more than "
+            return problem(c, LA_F_DEGENERATE_BOX, DROPS_IMAGE, "%s%s %g, outside [0, 1] by more than "
                            "Ultralytics' 1%%", of, name[i], (double)b[i]);
     for (int i = 0; i < 4; i++)
         if (!(b[i] >= (i < 2 ? -0.01f : 0.0f)))
-            return problem(c, "degenerate-box", DROPS_IMAGE, "%s%s %g%s", of, name[i], (double)b[i],
+            return problem(c, LA_F_DEGENERATE_BOX, DROPS_IMAGE, "%s%s %g%s", of, name[i], (double)b[i],
                            i < 2 ? ", outside [0, 1] by more than Ultralytics' 1%" : " < 0");
     if (b[2] == 0.0f || b[3] == 0.0f)
-        return problem(c, "degenerate-box", KEEPS_IMAGE, "%s%s 0: Ultralytics keeps the image, "
+        return problem(c, LA_F_DEGENERATE_BOX, KEEPS_IMAGE, "%s%s 0: Ultralytics keeps the image, "
                        "its augmentation drops the box", of, b[2] == 0.0f ? "width" : "height");
     return 0;
 }
@@ -408,17 +408,17 @@ static int check_field_count(struct line_ctx *c, size_t nf, int *bad)
 {
     *bad = 1;
     if (!c->polygons && nf != 5)
-        return problem(c, "unparsable", DROPS_IMAGE, "%zu fields: a box is 'class cx cy w h' (5), "
+        return problem(c, LA_F_UNPARSABLE, DROPS_IMAGE, "%zu fields: a box is 'class cx cy w h' (5), "
                        "a polygon a class and 3 or more x y pairs", nf);
     if (c->polygons && nf == 5 && !c->mixed++ && c->t->mixed_files++ < NAMED_SKIPPED &&
         la_notes_line(c->r->notes, "  %s: labels mix segment and detection rows (Ultralytics drops "
                       "the image's labels)", c->file) != 0)
         return -1;
     if (c->polygons && nf == 5)
-        return problem(c, "unparsable", DROPS_IMAGE, "labels mix segment and detection rows: a box "
+        return problem(c, LA_F_UNPARSABLE, DROPS_IMAGE, "labels mix segment and detection rows: a box "
                        "in a file of polygons");
     if (c->polygons && (nf < 3 || nf % 2 == 0))
-        return problem(c, "unparsable", DROPS_IMAGE, "%zu fields: a polygon is a class and x y pairs",
+        return problem(c, LA_F_UNPARSABLE, DROPS_IMAGE, "%zu fields: a polygon is a class and x y pairs",
                        nf);
     *bad = 0;
     return 0;
@@ -430,7 +430,7 @@ static int push_class(struct line_ctx *c, float cls, const char *s, size_t n)
 {
     if (cls > -9.2e18f && cls < 9.2e18f && cls == floorf(cls))   /* NaN fails the range first */
         return la_items_push_int(&c->t->items, (int64_t)cls);
-    if (problem(c, "unparsable", DROPS_IMAGE, "class %.*s is not an integer", (int)(n > 40 ? 40 : n),
+    if (problem(c, LA_F_UNPARSABLE, DROPS_IMAGE, "class %.*s is not an integer", (int)(n > 40 ? 40 : n),
                 s) != 0)
         return -1;
     return la_items_push_text(&c->t->items, s, n);
@@ -448,7 +448,7 @@ static int parse_line(struct line_ctx *c, const char *s, size_t n)
             cls_s = fs, cls_l = fl;
         if (!parse_number(s + fs, fl, &v)) {
             t->rows_len = first;
-            if (problem(c, "unparsable", DROPS_IMAGE, "field %zu '%.*s' is not a number", nf + 1,
+            if (problem(c, LA_F_UNPARSABLE, DROPS_IMAGE, "field %zu '%.*s' is not a number", nf + 1,
                         (int)(fl > 40 ? 40 : fl), s + fs) != 0)
                 return -1;
             return la_items_push_text(&t->items, s + fs, fl);
@@ -530,7 +530,7 @@ static int find_duplicates(struct line_ctx *c)
             continue;
         c->lineno = t->row[i].line;
         t->index = t->row[i].index;
-        if (problem(c, "duplicate-label", KEEPS_IMAGE, "the same as line %llu",
+        if (problem(c, LA_F_DUPLICATE_LABEL, KEEPS_IMAGE, "the same as line %llu",
                     (unsigned long long)t->row[k].line) != 0)
             return -1;
     }
@@ -590,7 +590,7 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 static int finish(struct la_reader *r, struct yolo_state *t)
 {
     struct la_notes *n = r->notes;
-    uint64_t dups = la_notes_count(n, "duplicate-label");
+    uint64_t dups = la_notes_count(n, LA_F_DUPLICATE_LABEL);
     uint64_t out = t->boxes_dropping, empty = t->boxes_empty;
     if (out)
         la_notes_finding(n, LA_F_DEGENERATE_BOX, ULTRA_CORRUPT,
@@ -772,7 +772,7 @@ static int yolo_locate(struct la_notes *n, const uint64_t *index, size_t count)
             cJSON_AddStringToObject(o, "file", p->files[lo]);
             cJSON_AddNumberToObject(o, "line", (double)lineno);
         }
-        if (la_notes_problem(n, "at", index[i], lo, where, "", o) != 0)
+        if (la_notes_problem(n, LA_P_AT, index[i], lo, where, "", o) != 0)
             return -1;
     }
     return 0;

@@ -226,7 +226,7 @@ static int blocks_locate(struct la_notes *n, struct la_shards *s, uint64_t index
         cJSON_AddNumberToObject(o, "shard_sample", (double)in_shard);
         cJSON_AddNumberToObject(o, "position", (double)pos);
     }
-    return la_notes_problem(n, "at", index, block, where, "", o);
+    return la_notes_problem(n, LA_P_AT, index, block, where, "", o);
 }
 
 static int shards_locate(struct la_notes *n, const uint64_t *index, size_t count)
@@ -257,7 +257,7 @@ static int shards_locate(struct la_notes *n, const uint64_t *index, size_t count
             cJSON_AddNumberToObject(o, "shard_sample", (double)in_shard);
             cJSON_AddNumberToObject(o, "position", (double)pos);
         }
-        if (la_notes_problem(n, "at", index[i], sample, where, "", o) != 0)
+        if (la_notes_problem(n, LA_P_AT, index[i], sample, where, "", o) != 0)
             return -1;
     }
     return 0;

@@ -6,7 +6,7 @@
 #  2. every command in the man page's EXAMPLES section runs, on stand-in files
 #     made from samples/, and exits as the example says (0 or 1: never a usage
 #     error or an unreadable file; "exits 0" where its comment says so);
-#  3. every finding code has its row in src/diagnose.c's table, with the
+#  3. every finding code has its row in src/findings.c's table, with the
 #     severity the SPEC gives it (tests/data/spec-codes.txt, copied from the
 #     SPEC's tables), and its entry in the man page; the codes the SPEC plans
 #     are not in the table yet (one added there must come with its docs).
@@ -98,13 +98,13 @@ ok $? "... and the README's"
 # --- 3. the finding codes: the table, the SPEC's list and the man page agree
 # "code severity" of each row: [LA_F_X] = { "code", ERR|WARN, ...
 sed -n 's/^ *\[LA_F_[A-Z_]*\] = { "\([a-z-]*\)", \(ERR\|WARN\),.*/\1 \2/p' \
-    "$srcdir/src/diagnose.c" | sed -e 's/ ERR$/ error/' -e 's/ WARN$/ warning/' |
+    "$srcdir/src/findings.c" | sed -e 's/ ERR$/ error/' -e 's/ WARN$/ warning/' |
     sort >"$d/table.codes"
 n_enum=$(grep -o 'LA_F_[A-Z_]*' "$srcdir/src/findings.h" | grep -v '^LA_F_COUNT$' | sort -u |
     wc -l)
 n_rows=$(wc -l <"$d/table.codes")
 [ "$n_rows" -gt 0 ] && [ "$n_rows" -eq "$n_enum" ]
-ok $? "diagnose.c's table has a row for each of the $n_enum codes of enum la_code ($n_rows)"
+ok $? "findings.c's table has a row for each of the $n_enum codes of enum la_code ($n_rows)"
 grep -v '^#' "$srcdir/tests/data/spec-codes.txt" | awk 'NF { print $1, $2, $3 }' >"$d/spec.codes"
 while read -r code sev status; do
     case $status in

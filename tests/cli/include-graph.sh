@@ -16,16 +16,16 @@
 layers='
 command:   src/main.c
 plan:      src/plan.*
-render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/overlays.c src/ci_notes.h src/ci_path.*
+render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/overlays.c src/ci_notes.h src/ci_path.* src/class_report.*
 dataset:   src/dataset.* src/layouts.* src/merge.*
 source:    src/audit.*
-diagnose:  src/diagnose.*
+diagnose:  src/diagnose.* src/class_findings.*
 read:      src/input.c src/stdin_memory.* src/formats.c src/reader.c src/cells.* src/line_map.* src/label_items.* src/read/* src/class_count.*
 scan:      src/scan.* src/scan_cpu.c src/scan_cuda.cu src/scan_cuda_stub.c src/window.*
 model:     src/file_report.* src/label_notes.* src/source_list.*
 outputs:   src/indices_out.* src/outputs.* src/atomic_file.*
 fold:      src/stats.* src/batching.* src/weights.* src/ignored_samples.*
-interface: src/reader.h src/input.h src/formats.h src/options.* src/config_file.* src/reader_options.* src/msg.* src/findings.h
+interface: src/reader.h src/input.h src/formats.h src/options.* src/config_file.* src/context.* src/reader_options.* src/msg.* src/findings.*
 base:      src/util.* src/fatal.* src/utf8.* src/dtype.* src/verdict.h src/pool.* src/ring.* src/scheduler.*
 '
 

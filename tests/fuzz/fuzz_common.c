@@ -14,7 +14,8 @@
 #include <sys/stat.h>    /* fstat: a file run lies inside its file */
 #include <unistd.h>      /* write, lseek, dup, dup2, close, pread */
 
-#include "audit.h"       /* la_rule_from_config; diagnose.h: la_diagnose */
+#include "audit.h"       /* diagnose.h: la_diagnose */
+#include "context.h"  /* the options' context: rule, read options */
 #include "input.h"       /* la_source_* */
 #include "reader.h"      /* struct la_reader, la_reader_for_format */
 #include "report.h"      /* la_report_json, la_report_text */
@@ -176,9 +177,9 @@ static int64_t promised(const struct la_array_info *info)
 }
 
 /* Pull and fold every chunk. @return 0 read, -1 refused (message checked). */
-static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_config *cfg)
+static int scan_all(struct la_reader *rd, struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    struct la_rule rule = la_rule_from_config(cfg);
+    struct la_rule rule = ctx->rule;
     struct la_chunk c;
     uint64_t next = 0;
     int rc;
@@ -224,8 +225,9 @@ static int audit_one(const char *path, const struct la_config *cfg)
     memset(&r, 0, sizeof r);
     r.path = path;
     struct la_reader rd = { 0 };
-    struct la_read_opts opts;
-    la_read_opts_of(cfg, &opts);
+    struct la_report_ctx ctx;   /* as plan.c makes it, from the options alone */
+    la_report_ctx_init(&ctx, cfg, NULL);
+    struct la_read_opts opts = ctx.read;
     rd.opts = &opts;
     int read_ok = 0;
     if (la_source_open(path, &rd.src, r.error, sizeof r.error) != 0) {
@@ -233,7 +235,7 @@ static int audit_one(const char *path, const struct la_config *cfg)
         goto report;
     }
     /* as audit.c does: the options' implications, byte order marks, UTF-16 */
-    enum la_format format = la_source_format(rd.src, cfg, r.error, sizeof r.error);
+    enum la_format format = la_source_format(rd.src, &ctx, r.error, sizeof r.error);
     if (format == LA_FMT_NONE) {
         check_message(r.error, "format refusal");
         goto done;
@@ -250,7 +252,7 @@ static int audit_one(const char *path, const struct la_config *cfg)
     r.info = rd.info;
     if (init_stats(&r, cfg) != 0)
         FAIL("la_stats_init failed");
-    int scanned = scan_all(&rd, &r, cfg);
+    int scanned = scan_all(&rd, &r, &ctx);
     r.info = rd.info;
     if (scanned == 0) {
         if (!r.info.shape_known && r.info.ndim <= 1) {
@@ -259,7 +261,7 @@ static int audit_one(const char *path, const struct la_config *cfg)
         }
         r.samples = r.info.ndim == 0 ? 1 : r.info.shape[0];
         r.read_ok = read_ok = 1;
-        la_diagnose(&r, cfg);
+        la_diagnose(&r, &ctx);
     }
 done:
     if (rd.ops && rd.ops->close)

@@ -1,0 +1,80 @@
+/* findings.c - see findings.h: the one table of finding codes. It sits
+ * under the report model (file_report.c adds findings with its rows) and
+ * knows nothing of the stages that find them. */
+#include "findings.h"
+
+#include <string.h> /* strcmp */
+
+#define ERR LA_SEV_ERROR
+#define WARN LA_SEV_WARNING
+
+/* Every finding code, with what is the same each time it is found. With
+ * --loss bce, out-of-range and non-finite prevent BCE's error instead of the
+ * class losses' given here; int-labels-dtype's error names the dtype; the
+ * readers word their codes' prevents and hints (label_notes.h). */
+static const struct la_code_def g_findings[LA_F_COUNT] = {
+    [LA_F_OUT_OF_RANGE] = { "out-of-range", ERR, PREVENTS_NLL, NULL },
+    [LA_F_NON_FINITE] = { "non-finite", ERR, PREVENTS_NLL, NULL },
+    [LA_F_NON_INTEGER] = { "non-integer", ERR, PREVENTS_FLOAT, NULL },
+    [LA_F_UNPARSABLE] = { "unparsable", ERR, PREVENTS_PARSE, NULL },
+    [LA_F_EMPTY] = { "empty", ERR, NULL, NULL },
+    [LA_F_FLOAT_LABELS] = { "float-labels", WARN, PREVENTS_FLOAT, FIX_INT64 },
+    [LA_F_ONE_BASED] = { "one-based", WARN, PREVENTS_NLL, NULL },
+    [LA_F_IGNORE_LIKE_VALUE] = { "ignore-like-value", WARN, PREVENTS_NLL, NULL },
+    [LA_F_MISSING_CLASSES] = { "missing-classes", WARN, NULL, NULL },
+    [LA_F_TINY_LAST_BATCH] = { "tiny-last-batch", WARN, PREVENTS_BATCHNORM, NULL },
+    [LA_F_NO_BATCHES] = { "no-batches", WARN, NULL, NULL },
+    [LA_F_INT_LABELS_DTYPE] = { "int-labels-dtype", WARN, NULL, FIX_INT64 },
+    [LA_F_LABEL_GAP] = { "label-gap", WARN, PREVENTS_NLL, NULL },
+    [LA_F_LABELIDS_NOT_TRAINIDS] = { "labelids-not-trainids", WARN, PREVENTS_NLL,
+        "train on the trainIds masks (cityscapesscripts' createTrainIdLabelImgs makes "
+        "them), with --ignore-index 255" },
+    [LA_F_REDUCE_ZERO_LABEL] = { "reduce-zero-label", WARN, PREVENTS_NLL,
+        "reduce_zero_label: map 0 -> 255 and c -> c-1, then --ignore-index 255 "
+        "(mmsegmentation: reduce_zero_label=True)" },
+    [LA_F_HIDDEN_CLASS_FOLDER] = { "hidden-class-folder", ERR, NULL, NULL },
+    [LA_F_EMPTY_CLASS_FOLDER] = { "empty-class-folder", ERR, NULL, NULL },
+    [LA_F_CLASS_COUNT] = { "class-count", ERR, PREVENTS_NLL,
+        "torchvision makes a class of every sub-folder of the root: look for a stray or "
+        "missing one in the class_to_idx above" },
+    [LA_F_UNKNOWN_CATEGORY] = { "unknown-category", ERR, NULL, NULL },
+    [LA_F_DEGENERATE_BOX] = { "degenerate-box", ERR, NULL, NULL },
+    [LA_F_BOX_OUTSIDE_IMAGE] = { "box-outside-image", WARN, NULL, NULL },
+    [LA_F_DUPLICATE_LABEL] = { "duplicate-label", WARN, NULL, NULL },
+    [LA_F_MISSING_LABEL] = { "missing-label", ERR, NULL, NULL },
+    [LA_F_AMBIGUOUS_HEADER] = { "ambiguous-header", WARN, NULL,
+        "--no-header if there is no header (np.savetxt writes none), --header if pandas "
+        "wrote it" },
+    [LA_F_UNLOADABLE_IMAGE] = { "unloadable-image", ERR, NULL, NULL },
+    [LA_F_DTYPE_TOO_NARROW] = { "dtype-too-narrow", ERR, PREVENTS_EMBEDDING, NULL },
+    [LA_F_ALL_IGNORED] = { "all-ignored", WARN, PREVENTS_NAN_LOSS,
+        "drop these samples (a prompt longer than the block leaves no answer token), or "
+        "cut them so that each keeps some target" },
+    [LA_F_CLASS_COUNT_MISMATCH] = { "class-count-mismatch", ERR, PREVENTS_NLL, NULL },
+    [LA_F_VOCAB_MISMATCH] = { "vocab-mismatch", ERR, PREVENTS_EMBEDDING,
+        "model.resize_token_embeddings(len(tokenizer)) after adding tokens, and save the "
+        "model's config with it" },
+};
+
+#undef ERR
+#undef WARN
+
+const char *la_finding_code_name(enum la_code code)
+{
+    return code == LA_P_AT ? "at" : g_findings[code].name;
+}
+
+const struct la_code_def *la_finding_def(enum la_code code) { return &g_findings[code]; }
+
+enum la_code la_finding_code_by_name(const char *name)
+{
+    int code = 0;
+    while (code < LA_F_COUNT && strcmp(g_findings[code].name, name) != 0)
+        code++;
+    return (enum la_code)code;
+}
+
+const char *la_severity_name(enum la_severity sev)
+{
+    return sev == LA_SEV_ERROR ? "error" : "warning";
+}
