@@ -21,7 +21,10 @@
 set -u
 OLD=${1:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
 NEW=${2:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
-top=$(cd "$(dirname "$0")/.." && pwd)
+# the binaries by absolute path: the runs are made from the tree's top
+case $OLD in /*) ;; */*) OLD=$PWD/$OLD ;; esac
+case $NEW in /*) ;; */*) NEW=$PWD/$NEW ;; esac
+top=$(cd "$(dirname "$0")/../.." && pwd)   # the tree: this script lives in tests/reliability/
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 runs=0 differ=0
