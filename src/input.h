@@ -5,7 +5,10 @@
  * A source hands out the decompressed bytes in order. It keeps the first
  * bytes for sniffing (la_source_peek) and replays them, so detection costs no
  * extra read and works on pipes. For the text formats it also decodes the
- * encoding a byte order mark announces (la_source_text_mode). */
+ * encoding a byte order mark announces (la_source_text_mode).
+ *
+ * Implemented by input.c and the input_*.c files beside it, one concern each
+ * (input_source.h says which). */
 #ifndef LA_INPUT_H
 #define LA_INPUT_H
 
@@ -42,10 +45,6 @@ const unsigned char *la_source_peek(struct la_source *s, size_t *len);
 uint64_t la_source_offset(const struct la_source *s);   /* decompressed bytes consumed */
 /** la_source_is_compressed() : the bytes come through a decompressor (any of them). */
 int la_source_is_compressed(const struct la_source *s);
-/** la_source_is_gzip() : the same as la_source_is_compressed, kept for its callers. */
-int la_source_is_gzip(const struct la_source *s);
-/** la_source_decompressors() : the decompressors built in, "gzip xz bzip2 zstd" or fewer. */
-const char *la_source_decompressors(void);
 /** la_source_text_mode() : for the text formats (csv, tsv, text), before the
  *  first read: skip a UTF-8 byte order mark, and decode UTF-16 text that
  *  starts with a UTF-16 byte order mark into UTF-8 as it is read (PowerShell

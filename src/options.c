@@ -16,7 +16,7 @@
 #include "config.h"  /* PACKAGE_VERSION, HAVE_CUDA */
 #include "config_file.h" /* .labelaudit.yaml */
 #include "dtype.h"
-#include "input.h"   /* la_source_decompressors */
+#include "codecs.h"  /* la_decompressors */
 #include "reader_options.h"
 #include "util.h"
 
@@ -138,7 +138,7 @@ static void usage_input(FILE *out)
           "\n"
           "Reading input:\n"
           "      --format=FMT           auto, or a format --version lists (default auto)\n",
-          la_source_decompressors());
+          la_decompressors());
     la_read_options_help(out);
     fprintf(out,
           "      --concat               all FILEs are one dataset, in order (ConcatDataset)\n"
@@ -257,7 +257,7 @@ static void version(void)
            "Class-count metadata: %s\n"
            "%s%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
-           PACKAGE_VERSION, cuda, la_source_decompressors(), built,
+           PACKAGE_VERSION, cuda, la_decompressors(), built,
            *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip, arrow);
 }
 

@@ -51,7 +51,7 @@ struct la_model {
 /** la_class_meta_free() : the names; the struct itself is the caller's. */
 void la_class_meta_free(struct la_class_meta *m);
 
-/** la_class_meta_name() : a copy of the name for class c, growing names; -1 out of memory. */
+/** la_class_meta_set_name() : a copy of the name for class c, growing names; -1 out of memory. */
 int la_class_meta_set_name(struct la_class_meta *m, uint64_t c, const char *name, size_t len);
 
 /** la_model_read() : path is config.json or a folder holding one; a

@@ -14,28 +14,28 @@
 
 void la_csv_row0_add(struct la_csv *s, const char *p, size_t n)
 {
-    if (s->kept.len + n + 1 > FIRST_ROW_MAX) {
-        FAIL(s, "line %llu: %s longer than 16 MiB", (unsigned long long)s->row_line,
-             s->kept.n ? "row" : "first row");
+    if (s->hdr.kept.len + n + 1 > FIRST_ROW_MAX) {
+        FAIL(s, "line %llu: %s longer than 16 MiB", (unsigned long long)s->at.row_line,
+             s->hdr.kept.n ? "row" : "first row");
         return;
     }
-    if (la_grow(&s->kept.text, &s->kept.cap, s->kept.len + n + 1, 256) != 0 ||
-        la_grow(&s->kept.off, &s->kept.offcap, (s->kept.ncells + 1) * sizeof *s->kept.off,
-                16 * sizeof *s->kept.off) != 0) {
+    if (la_grow(&s->hdr.kept.text, &s->hdr.kept.cap, s->hdr.kept.len + n + 1, 256) != 0 ||
+        la_grow(&s->hdr.kept.off, &s->hdr.kept.offcap, (s->hdr.kept.ncells + 1) * sizeof *s->hdr.kept.off,
+                16 * sizeof *s->hdr.kept.off) != 0) {
         FAIL(s, "out of memory");
         return;
     }
     if (n)
-        memcpy(s->kept.text + s->kept.len, p, n);
-    s->kept.text[s->kept.len + n] = '\0';
-    s->kept.off[s->kept.ncells++] = s->kept.len;
-    s->kept.len += n + 1;
+        memcpy(s->hdr.kept.text + s->hdr.kept.len, p, n);
+    s->hdr.kept.text[s->hdr.kept.len + n] = '\0';
+    s->hdr.kept.off[s->hdr.kept.ncells++] = s->hdr.kept.len;
+    s->hdr.kept.len += n + 1;
 }
 
 /* Cell i of kept row k. */
 static const char *kept_cell(const struct la_csv *s, size_t k, size_t i)
 {
-    return s->kept.text + s->kept.off[s->kept.first[k] + i];
+    return s->hdr.kept.text + s->hdr.kept.off[s->hdr.kept.first[k] + i];
 }
 
 static const char *row0_cell(const struct la_csv *s, size_t i)
@@ -59,7 +59,7 @@ static void list_columns(const struct la_csv *s, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < s->kept.cells[0]; i++) {
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++) {
         const char *cell = row0_cell(s, i);
         if (used + strlen(cell) + 6 > size) {
             snprintf(out + used, size - used, "%s...", i ? ", " : "");
@@ -73,10 +73,10 @@ static void list_columns(const struct la_csv *s, char *out, size_t size)
 /* --column=NAME: exact match first, then case-insensitive. @return index or -1. */
 static long find_name(const struct la_csv *s, const char *name)
 {
-    for (size_t i = 0; i < s->kept.cells[0]; i++)
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++)
         if (strcmp(row0_cell(s, i), name) == 0)
             return (long)i;
-    for (size_t i = 0; i < s->kept.cells[0]; i++)
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++)
         if (strcasecmp(row0_cell(s, i), name) == 0)
             return (long)i;
     return -1;
@@ -87,7 +87,7 @@ static long find_default(const struct la_csv *s)
 {
     long found = -1;
     int best = -1;
-    for (size_t i = 0; i < s->kept.cells[0]; i++) {
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++) {
         const char *cell = row0_cell(s, i);
         int rank = la_label_name_rank(cell, strlen(cell));
         if (rank >= 0 && (best < 0 || rank < best))
@@ -102,10 +102,10 @@ static long find_default(const struct la_csv *s)
  * field wider than the first row. */
 static int is_r_layout(const struct la_csv *s)
 {
-    if (s->kept.n < 2)
+    if (s->hdr.kept.n < 2)
         return 0;
-    for (size_t k = 1; k < s->kept.n; k++)
-        if (s->kept.cells[k] != s->kept.cells[0] + 1)
+    for (size_t k = 1; k < s->hdr.kept.n; k++)
+        if (s->hdr.kept.cells[k] != s->hdr.kept.cells[0] + 1)
             return 0;
     return 1;
 }
@@ -115,8 +115,8 @@ static int is_r_layout(const struct la_csv *s)
  * index is written too. */
 static int is_pandas_default_header(const struct la_csv *s)
 {
-    size_t n = s->kept.cells[0], i = 0;
-    if (s->kept.n < 2)
+    size_t n = s->hdr.kept.cells[0], i = 0;
+    if (s->hdr.kept.n < 2)
         return 0;                        /* nothing after it: it may as well be a label */
     if (n > 1 && row0_cell(s, 0)[0] == '\0')
         i = 1;                           /* the index column's header */
@@ -133,8 +133,8 @@ static int is_pandas_default_header(const struct la_csv *s)
  * default names (no index cell) is then as much a row of data as a header. */
 static int kept_rows_all_numbers(const struct la_csv *s)
 {
-    for (size_t k = 0; k < s->kept.n; k++)
-        for (size_t i = 0; i < s->kept.cells[k]; i++)
+    for (size_t k = 0; k < s->hdr.kept.n; k++)
+        for (size_t i = 0; i < s->hdr.kept.cells[k]; i++)
             if (!is_number(kept_cell(s, k, i)))
                 return 0;
     return 1;
@@ -146,7 +146,7 @@ static void join_row0(const struct la_csv *s, char *out, size_t size)
     const char sep[2] = { (char)s->delim, '\0' };
     size_t used = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < s->kept.cells[0] && used < size; i++) {
+    for (size_t i = 0; i < s->hdr.kept.cells[0] && used < size; i++) {
         int n = snprintf(out + used, size - used, "%s%s", i ? sep : "", row0_cell(s, i));
         used += n > 0 ? (size_t)n : 0;
     }
@@ -169,11 +169,11 @@ static long header_vote(const struct la_csv *s, size_t *voters)
 {
     long sum = 0;
     *voters = 0;
-    for (size_t i = 0; i < s->kept.cells[0]; i++) {
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++) {
         long shape = 0;
         int seen = 0, alike = 1;
-        for (size_t k = 1; k < s->kept.n && alike; k++) {
-            if (s->kept.cells[k] != s->kept.cells[0])
+        for (size_t k = 1; k < s->hdr.kept.n && alike; k++) {
+            if (s->hdr.kept.cells[k] != s->hdr.kept.cells[0])
                 continue;
             long here = cell_shape(kept_cell(s, k, i));
             alike = !seen || here == shape;
@@ -202,7 +202,7 @@ static int guess_header(struct la_csv *s)
         return 1;
     }
     if (voters == 0) {                   /* nothing to compare with: the label cell decides */
-        int text = !is_number(row0_cell(s, s->col));
+        int text = !is_number(row0_cell(s, s->hdr.col));
         info->header_why = text ? "the label cell of the first row is not a number"
                                 : "the label cell of the first row is a number";
         return text;
@@ -220,8 +220,8 @@ static int guess_header(struct la_csv *s)
 static int column_kind(const struct la_csv *s, size_t first, size_t i)
 {
     size_t numbers = 0, texts = 0;
-    for (size_t k = first; k < s->kept.n; k++) {
-        if (i >= s->kept.cells[k])
+    for (size_t k = first; k < s->hdr.kept.n; k++) {
+        if (i >= s->hdr.kept.cells[k])
             continue;
         const char *cell = kept_cell(s, k, i);
         if (is_number(cell))
@@ -236,7 +236,7 @@ static int column_kind(const struct la_csv *s, size_t first, size_t i)
  * and a row of numbers taken for a header name none). */
 static int row0_has_names(const struct la_csv *s)
 {
-    for (size_t i = 0; i < s->kept.cells[0]; i++)
+    for (size_t i = 0; i < s->hdr.kept.cells[0]; i++)
         if (*row0_cell(s, i) && !is_number(row0_cell(s, i)))
             return 1;
     return 0;
@@ -253,16 +253,16 @@ static int row0_has_names(const struct la_csv *s)
  * error set. */
 static int check_fallback_column(struct la_csv *s, int header)
 {
-    size_t first = header ? 1 : 0, shift = s->width - s->kept.cells[0];
-    int last_kind = column_kind(s, first, s->col);
+    size_t first = header ? 1 : 0, shift = s->hdr.width - s->hdr.kept.cells[0];
+    int last_kind = column_kind(s, first, s->hdr.col);
     if (last_kind == 0 || (last_kind > 0 && (!header || !row0_has_names(s))))
         return 0;     /* no names to go by: np.savetxt's and pandas' layouts keep the last */
     char list[320];
     size_t used = 0, found = 0;
     list[0] = '\0';
-    for (size_t i = 0; i < s->width && used + 64 < sizeof list; i++) {
+    for (size_t i = 0; i < s->hdr.width && used + 64 < sizeof list; i++) {
         const char *name = header && i >= shift ? row0_cell(s, i - shift) : "";
-        if ((last_kind < 0 && i == s->col) || column_kind(s, first, i) <= 0 ||
+        if ((last_kind < 0 && i == s->hdr.col) || column_kind(s, first, i) <= 0 ||
             (last_kind > 0 && !*name))
             continue;                    /* (an unnamed column: pandas' index) */
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s%s-c %zu%s",
@@ -274,7 +274,7 @@ static int check_fallback_column(struct la_csv *s, int header)
     if (!found)
         return 0;
     char last[48];                       /* (the error is made one line when it is set) */
-    snprintf(last, sizeof last, "%s", header && s->col >= shift ? row0_cell(s, s->col - shift) : "");
+    snprintf(last, sizeof last, "%s", header && s->hdr.col >= shift ? row0_cell(s, s->hdr.col - shift) : "");
     if (last_kind > 0)
         return FAIL(s, "no column is named like labels, and %zu columns hold numbers: "
                     "choose the label column with -c: %s", found, list);
@@ -291,11 +291,11 @@ static int choose_column(struct la_csv *s)
     int header = o->header;
     const char *want = o->column;
     int shift = header != LA_NO && is_r_layout(s);   /* the row names' column */
-    size_t n0 = s->kept.cells[0], width = n0 + (size_t)shift;
+    size_t n0 = s->hdr.kept.cells[0], width = n0 + (size_t)shift;
     uint64_t num;
     long i;
 
-    s->width = width;
+    s->hdr.width = width;
     s->r->info.header_guessed = header == LA_AUTO;
     if (want && la_csv_is_column_number(want, &num)) {
         if (num == 0)
@@ -304,20 +304,20 @@ static int choose_column(struct la_csv *s)
             return FAIL(s, "column %llu out of range: the %s has %zu column%s",
                         (unsigned long long)num, shift ? "data rows" : header == LA_NO
                         ? "first row" : "header", width, width == 1 ? "" : "s");
-        s->col = (size_t)(num - 1);      /* counted in the data rows, as cut(1) does */
+        s->hdr.col = (size_t)(num - 1);      /* counted in the data rows, as cut(1) does */
     } else if (want) {
         if ((i = find_name(s, want)) < 0) {
             char cols[320];
             list_columns(s, cols, sizeof cols);
             return FAIL(s, "no column named '%.100s' (columns: %s)", want, cols);
         }
-        s->col = (size_t)i + (size_t)shift;
+        s->hdr.col = (size_t)i + (size_t)shift;
         return 1;                        /* a name is only found in a header */
     } else if (header != LA_NO && (i = find_default(s)) >= 0) {
-        s->col = (size_t)i + (size_t)shift;
+        s->hdr.col = (size_t)i + (size_t)shift;
         return 1;
     } else {
-        s->col = width - 1;
+        s->hdr.col = width - 1;
     }
     if (header != LA_AUTO)
         header = header == LA_YES;
@@ -332,7 +332,7 @@ static int choose_column(struct la_csv *s)
 /* A data row: its label cell, or an unparsable empty one when it is too short. */
 static void data_row(struct la_csv *s, size_t cells, const char *label, unsigned long long line)
 {
-    if (cells <= s->col)
+    if (cells <= s->hdr.col)
         la_csv_push_bad(s, "", 0);              /* too short to have the label cell */
     else {
         la_csv_push_cell(s, label, strlen(label));
@@ -342,11 +342,11 @@ static void data_row(struct la_csv *s, size_t cells, const char *label, unsigned
 
 static void release_kept(struct la_csv *s)
 {
-    free(s->kept.text);
-    free(s->kept.off);
-    s->kept.text = NULL, s->kept.off = NULL;
-    s->kept.len = s->kept.cap = s->kept.ncells = s->kept.offcap = 0;
-    s->kept.n = 0;
+    free(s->hdr.kept.text);
+    free(s->hdr.kept.off);
+    s->hdr.kept.text = NULL, s->hdr.kept.off = NULL;
+    s->hdr.kept.len = s->hdr.kept.cap = s->hdr.kept.ncells = s->hdr.kept.offcap = 0;
+    s->hdr.kept.n = 0;
 }
 
 /* The kept rows suffice (or are all there is): settle the header and the
@@ -356,22 +356,22 @@ void la_csv_resolve(struct la_csv *s)
     int header = choose_column(s);
     if (header < 0)
         return;
-    s->resolved = 1;
-    s->rq.elide = !s->reference;         /* see requote_text */
+    s->hdr.resolved = 1;
+    s->lib.rq.elide = !s->lib.reference;         /* see requote_text */
     s->r->info.header_present = header;
     if (header) {
-        size_t shift = s->width - s->kept.cells[0];      /* 1 in R's layout */
-        const char *cell = s->col >= shift ? row0_cell(s, s->col - shift) : "";
+        size_t shift = s->hdr.width - s->hdr.kept.cells[0];      /* 1 in R's layout */
+        const char *cell = s->hdr.col >= shift ? row0_cell(s, s->hdr.col - shift) : "";
         struct la_array_info *info = &s->r->info;
         size_t n = la_utf8_cut(cell, strlen(cell), sizeof info->column - 1);
         memcpy(info->column, cell, n);
         info->column[n] = '\0';
         info->has_column = 1;
     }
-    for (size_t k = header ? 1 : 0; k < s->kept.n && !s->failed; k++) {
-        size_t cells = s->kept.cells[k];
-        data_row(s, cells, s->col < cells ? kept_cell(s, k, s->col) : "",
-                 (unsigned long long)s->kept.line[k]);
+    for (size_t k = header ? 1 : 0; k < s->hdr.kept.n && !s->failed; k++) {
+        size_t cells = s->hdr.kept.cells[k];
+        data_row(s, cells, s->hdr.col < cells ? kept_cell(s, k, s->hdr.col) : "",
+                 (unsigned long long)s->hdr.kept.line[k]);
     }
     release_kept(s);
 }
@@ -379,10 +379,10 @@ void la_csv_resolve(struct la_csv *s)
 /* A row kept for the header guess has ended. */
 void la_csv_keep_row(struct la_csv *s, size_t cells)
 {
-    s->kept.first[s->kept.n] = s->kept.ncells - cells;
-    s->kept.cells[s->kept.n] = cells;
-    s->kept.line[s->kept.n] = s->row_line;
-    s->kept.n++;
-    if (s->kept.n == SNIFF_ROWS + 1 || s->kept.len > SNIFF_BYTES)
+    s->hdr.kept.first[s->hdr.kept.n] = s->hdr.kept.ncells - cells;
+    s->hdr.kept.cells[s->hdr.kept.n] = cells;
+    s->hdr.kept.line[s->hdr.kept.n] = s->at.row_line;
+    s->hdr.kept.n++;
+    if (s->hdr.kept.n == SNIFF_ROWS + 1 || s->hdr.kept.len > SNIFF_BYTES)
         la_csv_resolve(s);
 }

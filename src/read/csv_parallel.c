@@ -65,8 +65,8 @@ static void quick_lines(const struct la_csv *s, struct half *h)
 {
     const char *p = h->p, *end = h->end;
     const unsigned char delim = s->delim;
-    const size_t col = s->col;
-    const int saw_float = s->saw_float;
+    const size_t col = s->hdr.col;
+    const int saw_float = s->pend.saw_float;
     size_t rows = 0;
     uint64_t lines = 0;
 
@@ -93,7 +93,7 @@ static void quick_lines(const struct la_csv *s, struct half *h)
         while (d < b && (unsigned char)*d != delim)
             d++;
         if (d < b) {
-            if (col + 1 + count_fields(s, d + 1, b) > s->width)
+            if (col + 1 + count_fields(s, d + 1, b) > s->hdr.width)
                 break;                   /* fast_line reports it */
             b = d;
         }
@@ -162,9 +162,9 @@ static int helper_start(struct la_csv *s)
     /* inline decompression (handed over above, or no thread could start) */
     hp->prefetch = s->r->src && la_source_prefetches(s->r->src);
     hp->pieces = hp->prefetch ? PIECES_INLINE : 2;
-    s->helper = hp;
+    s->fast.helper = hp;
     la_verbose(s->r->path, "csv: fast path on two threads from line %llu (%s)",
-               (unsigned long long)s->line, hp->prefetch ?
+               (unsigned long long)s->at.line, hp->prefetch ?
                "each block in pieces that the helper and this thread take in turns, "
                "with the decompression of the next" : "a helper parses half of each block");
     return 0;
@@ -172,9 +172,9 @@ static int helper_start(struct la_csv *s)
 
 void la_csv_helper_stop(struct la_csv *s)
 {
-    if (s->helper)
-        helper_free(s->helper);
-    s->helper = NULL;
+    if (s->fast.helper)
+        helper_free(s->fast.helper);
+    s->fast.helper = NULL;
 }
 
 /* Parse the complete lines from *pp on two threads: the block is cut after
@@ -189,10 +189,10 @@ void la_csv_helper_stop(struct la_csv *s)
 int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
 {
     const char *p = *pp, *end = last;
-    size_t room = CHUNK - (s->tail - s->head);           /* the run is not complete */
-    size_t est = s->fast_lines ? (size_t)(s->fast_bytes / s->fast_lines) : 8;
+    size_t room = CHUNK - (s->pend.tail - s->pend.head);           /* the run is not complete */
+    size_t est = s->fast.fast_lines ? (size_t)(s->fast.fast_bytes / s->fast.fast_lines) : 8;
 
-    if (s->tail + room > PENDING || PENDING - (s->tail + room) < CHUNK)
+    if (s->pend.tail + room > PENDING || PENDING - (s->pend.tail + room) < CHUNK)
         return 0;                                         /* head is 0 here: never */
     if (est < 1)
         est = 1;
@@ -205,12 +205,12 @@ int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
     const char *mid = p + (end - p) / 2;
     if ((const char *)memchr(mid, '\n', (size_t)(end - mid)) + 1 == end)
         return 0;                        /* one line past the middle: nothing to share */
-    if (!s->helper && helper_start(s) < 0) {
-        s->no_helper = 1;
+    if (!s->fast.helper && helper_start(s) < 0) {
+        s->fast.no_helper = 1;
         return 0;
     }
 
-    struct helper *hp = s->helper;
+    struct helper *hp = s->fast.helper;
     int n = hp->pieces;
     size_t cap = 2 * CHUNK / (size_t)(n - 1);
     hp->s = s;
@@ -224,8 +224,8 @@ int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
         }
         hp->halves[i] = i == 0
             ? (struct half){ .p = from, .end = to, .cap = room,
-                             .vals = (char *)s->vals + s->tail * sizeof(int64_t),
-                             .kinds = s->kinds + s->tail }
+                             .vals = (char *)s->pend.vals + s->pend.tail * sizeof(int64_t),
+                             .kinds = s->pend.kinds + s->pend.tail }
             : (struct half){ .p = from, .end = to, .cap = cap,
                              .vals = (char *)hp->vals + (size_t)(i - 1) * cap * sizeof(int64_t),
                              .kinds = hp->kinds + (size_t)(i - 1) * cap };
@@ -235,25 +235,25 @@ int la_csv_split_parse(struct la_csv *s, const char **pp, const char *last)
     la_sched_wait(hp->sched, &hp->batch);
 
     struct half *a = &hp->halves[0];
-    size_t limit = s->tail + room + CHUNK;   /* <= PENDING (above): past room, one CHUNK */
-    s->tail += a->rows;
-    s->line += a->lines;
-    s->fast_lines += a->lines;
+    size_t limit = s->pend.tail + room + CHUNK;   /* <= PENDING (above): past room, one CHUNK */
+    s->pend.tail += a->rows;
+    s->at.line += a->lines;
+    s->fast.fast_lines += a->lines;
     const char *stop = a->stop;
     for (int i = 1; i < n && stop == hp->halves[i - 1].end; i++) {
         struct half *b = &hp->halves[i];
-        if (s->tail + b->rows > limit)
+        if (s->pend.tail + b->rows > limit)
             break;                       /* rows far shorter than est: fast_line goes on */
-        memcpy((char *)s->vals + s->tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
-        memcpy(s->kinds + s->tail, b->kinds, b->rows);
-        s->tail += b->rows;
-        s->line += b->lines;
-        s->fast_lines += b->lines;
+        memcpy((char *)s->pend.vals + s->pend.tail * sizeof(int64_t), b->vals, b->rows * sizeof(int64_t));
+        memcpy(s->pend.kinds + s->pend.tail, b->kinds, b->rows);
+        s->pend.tail += b->rows;
+        s->at.line += b->lines;
+        s->fast.fast_lines += b->lines;
         stop = b->stop;
     }
     if (stop != end && a->rows < room)
-        s->split_after = s->line + CHUNK;   /* a piece's work was wasted: back off */
-    s->fast_bytes += (uint64_t)(stop - p);
+        s->fast.split_after = s->at.line + CHUNK;   /* a piece's work was wasted: back off */
+    s->fast.fast_bytes += (uint64_t)(stop - p);
     *pp = stop;
     return stop == end;
 }
@@ -309,14 +309,14 @@ struct blocks {
 
 int la_csv_blocks_wanted(const struct la_csv *s)
 {
-    return s->resolved && !s->no_blocks && s->line >= s->split_after;
+    return s->hdr.resolved && !s->blk.no_blocks && s->at.line >= s->fast.split_after;
 }
 
 /* Whether the next bytes go to libcsv in blocks on the scheduler, whose steps
  * then give the parsed pages of a mapping back (la_csv_pages_due). */
 int la_csv_steps_in_blocks(const struct la_csv *s)
 {
-    return s->slow && la_csv_blocks_wanted(s);
+    return s->lib.slow && la_csv_blocks_wanted(s);
 }
 
 void la_csv_blocks_free(struct blocks *b)
@@ -328,10 +328,10 @@ void la_csv_blocks_free(struct blocks *b)
         struct step *st = &b->steps[k];
         for (int t = 0; st->parts && t < b->n; t++) {
             struct la_csv *ps = &st->parts[t].s;
-            if (ps->parser_live)
-                csv_free(&ps->parser);
-            free(ps->vals);
-            free(ps->kinds);
+            if (ps->lib.parser_live)
+                csv_free(&ps->lib.parser);
+            free(ps->pend.vals);
+            free(ps->pend.kinds);
         }
         free(st->parts);
     }
@@ -349,7 +349,7 @@ static int blocks_start(struct la_csv *s)
     int inflating = la_source_is_compressed(s->r->src);
     if (!b)
         return -1;
-    s->blocks = b;
+    s->blk.blocks = b;
     b->sched = la_sched_open(la_read_opts_or_default(s->r->opts)->threads - inflating);
     b->threads = b->sched ? la_sched_threads(b->sched) : 0;
     b->n = b->threads * BLOCKS_PER_THREAD;
@@ -359,7 +359,7 @@ static int blocks_start(struct la_csv *s)
         return -1;
     }
     la_verbose(s->r->path, "csv: libcsv in blocks on %d threads from line %llu", b->threads,
-               (unsigned long long)s->line);
+               (unsigned long long)s->at.line);
     for (int k = 0; k < 2; k++) {
         struct step *st = &b->steps[k];
         st->b = b;
@@ -367,10 +367,10 @@ static int blocks_start(struct la_csv *s)
             return -1;
         for (int t = 0; t < b->n; t++) {
             struct la_csv *ps = &st->parts[t].s;
-            ps->cap = CHUNK / (size_t)b->n;
-            ps->vals = malloc(ps->cap * sizeof(int64_t));
-            ps->kinds = malloc(ps->cap);
-            if (!ps->vals || !ps->kinds)
+            ps->blk.cap = CHUNK / (size_t)b->n;
+            ps->pend.vals = malloc(ps->blk.cap * sizeof(int64_t));
+            ps->pend.kinds = malloc(ps->blk.cap);
+            if (!ps->pend.vals || !ps->pend.kinds)
                 return -1;
         }
     }
@@ -380,21 +380,21 @@ static int blocks_start(struct la_csv *s)
 /* What a part needs of s for one step: the column, the width, the kind. */
 static void part_begin(struct la_csv *ps, const struct la_csv *s)
 {
-    ps->part = ps->resolved = 1;
+    ps->blk.part = ps->hdr.resolved = 1;
     ps->delim = s->delim;
-    ps->col = s->col;
-    ps->width = s->width;
-    ps->saw_float = s->saw_float;
+    ps->hdr.col = s->hdr.col;
+    ps->hdr.width = s->hdr.width;
+    ps->pend.saw_float = s->pend.saw_float;
     ps->failed = 0;
-    ps->head = ps->tail = 0;
-    ps->line = 0;
-    ps->field = 0;
-    ps->rq.state = RQ_START;
-    ps->rq.n = ps->rq.pads = ps->rq.field = 0;
-    ps->rq.elided = 0;
-    ps->rq.elide = s->rq.elide;
-    ps->rq.el = ps->rq.elide && ps->col != 0;   /* a part starts at a row's first cell */
-    ps->rq.open = 0;
+    ps->pend.head = ps->pend.tail = 0;
+    ps->at.line = 0;
+    ps->at.field = 0;
+    ps->lib.rq.state = RQ_START;
+    ps->lib.rq.n = ps->lib.rq.pads = ps->lib.rq.field = 0;
+    ps->lib.rq.elided = 0;
+    ps->lib.rq.elide = s->lib.rq.elide;
+    ps->lib.rq.el = ps->lib.rq.elide && ps->hdr.col != 0;   /* a part starts at a row's first cell */
+    ps->lib.rq.open = 0;
 }
 
 /* Parse a part's block a unit at a time: whole rows, until UNIT_BYTES of them
@@ -408,19 +408,19 @@ static void parse_part(struct block_part *bp)
     size_t unit_rows = 0;
     uint64_t unit_lines = 0;
 
-    if (ps->parser_live)
-        csv_free(&ps->parser);           /* the last step may have left it mid-row */
-    ps->parser_live = 0;
+    if (ps->lib.parser_live)
+        csv_free(&ps->lib.parser);           /* the last step may have left it mid-row */
+    ps->lib.parser_live = 0;
     if (la_csv_parser_init(ps) == 0)
         while (la_csv_requote_span(ps, &p, bp->end) > 0) {
-            if (ps->rq.n < UNIT_BYTES && p < bp->end)
+            if (ps->lib.rq.n < UNIT_BYTES && p < bp->end)
                 continue;
             if (la_csv_requote_flush(ps, 0) != 0)
                 break;
-            unit = p, unit_rows = ps->tail, unit_lines = ps->line;
+            unit = p, unit_rows = ps->pend.tail, unit_lines = ps->at.line;
         }
-    ps->tail = unit_rows;
-    ps->line = unit_lines;
+    ps->pend.tail = unit_rows;
+    ps->at.line = unit_lines;
     bp->stop = unit;
 }
 
@@ -531,9 +531,9 @@ static uint64_t estimate_lines(const char *p, const char *end)
  * the scheduler's threads begin on it at once. */
 static void step_publish(struct la_csv *s, const char *p, const char *last)
 {
-    struct blocks *b = s->blocks;
+    struct blocks *b = s->blk.blocks;
     struct step *st = &b->steps[b->published % 2];
-    size_t want = (size_t)b->n * st->parts[0].s.cap / 8 * 7;   /* rows the parts hold */
+    size_t want = (size_t)b->n * st->parts[0].s.blk.cap / 8 * 7;   /* rows the parts hold */
     uint64_t lines = estimate_lines(p, last + 1);
     const char *end = last + 1;
     if (lines > want) {                  /* fewer bytes, as many lines as the parts hold */
@@ -580,7 +580,7 @@ static void step_drop(struct blocks *b)
  * were taken, -1 when none (the first block stopped at its first row). */
 static int step_merge(struct la_csv *s, struct step *st)
 {
-    struct blocks *b = s->blocks;
+    struct blocks *b = s->blk.blocks;
     const char *p = st->from, *stop = p;
     st->whole = 1;
     for (int t = 0; t < b->n; t++) {
@@ -592,14 +592,14 @@ static int step_merge(struct la_csv *s, struct step *st)
         if (!bp->p)
             continue;                    /* its stretch is the block before's */
         const struct la_csv *ps = &bp->s;
-        if (s->tail + ps->tail > PENDING) {
+        if (s->pend.tail + ps->pend.tail > PENDING) {
             st->whole = 0;               /* never: the parts hold CHUNK rows in all */
             break;
         }
-        memcpy((char *)s->vals + s->tail * sizeof(int64_t), ps->vals, ps->tail * sizeof(int64_t));
-        memcpy(s->kinds + s->tail, ps->kinds, ps->tail);
-        s->tail += ps->tail;
-        s->line += ps->line;
+        memcpy((char *)s->pend.vals + s->pend.tail * sizeof(int64_t), ps->pend.vals, ps->pend.tail * sizeof(int64_t));
+        memcpy(s->pend.kinds + s->pend.tail, ps->pend.kinds, ps->pend.tail);
+        s->pend.tail += ps->pend.tail;
+        s->at.line += ps->at.line;
         stop = bp->stop;
         if (bp->stop != bp->end) {
             st->whole = 0;
@@ -607,8 +607,8 @@ static int step_merge(struct la_csv *s, struct step *st)
         }
     }
     if ((size_t)(stop - p) < (size_t)(st->parts[0].end - p) / 16)
-        s->split_after = s->line + st->lines;   /* rows that need this thread are dense here */
-    s->pos = (size_t)(stop - s->buf);
+        s->fast.split_after = s->at.line + st->lines;   /* rows that need this thread are dense here */
+    s->in.pos = (size_t)(stop - s->in.buf);
     return stop > p ? 1 : -1;
 }
 
@@ -616,8 +616,8 @@ static int step_merge(struct la_csv *s, struct step *st)
  * a step over them ends. NULL when fewer, or no row ends in them. */
 static const char *last_row_end(const struct la_csv *s, const char *p)
 {
-    const char *end = s->buf + s->len;
-    return (size_t)(end - p) >= s->split_min ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+    const char *end = s->in.buf + s->in.len;
+    return (size_t)(end - p) >= s->blk.split_min ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
 }
 
 /* On a mapped file, publish the step after st (the only one in flight), from
@@ -629,10 +629,10 @@ static const char *last_row_end(const struct la_csv *s, const char *p)
  * buffer moves them. When st stops short, the step after it is dropped. */
 static void step_ahead(struct la_csv *s, const struct step *st)
 {
-    struct blocks *b = s->blocks;
-    if (!s->map.base || b->published - b->merged != 1 || s->failed)
+    struct blocks *b = s->blk.blocks;
+    if (!s->in.map.base || b->published - b->merged != 1 || s->failed)
         return;
-    if (!s->eof && (size_t)(s->buf + s->len - st->to) < s->block && la_csv_fill(s) < 0)
+    if (!s->in.eof && (size_t)(s->in.buf + s->in.len - st->to) < s->blk.block && la_csv_fill(s) < 0)
         return;
     const char *last = last_row_end(s, st->to);
     if (last)
@@ -651,16 +651,16 @@ static void step_ahead(struct la_csv *s, const struct step *st)
  * no block can be parsed now (the caller parses a PIECE). */
 int la_csv_blocks_parse(struct la_csv *s)
 {
-    struct blocks *b = s->blocks;
+    struct blocks *b = s->blk.blocks;
     if (!b || b->published == b->merged) {
-        const char *p = s->buf + s->pos, *last = last_row_end(s, p);
+        const char *p = s->in.buf + s->in.pos, *last = last_row_end(s, p);
         if (!last)
             return 0;
         if (!b && blocks_start(s) < 0) {
-            s->no_blocks = 1;
+            s->blk.no_blocks = 1;
             return -1;
         }
-        b = s->blocks;
+        b = s->blk.blocks;
         step_publish(s, p, last);
     }
     step_ahead(s, &b->steps[b->merged % 2]);

@@ -20,14 +20,14 @@ static void on_field(void *data, size_t n, void *ctx)
 
     if (s->failed)
         return;
-    if (s->field == 0)
-        s->row_line = s->line;
-    s->line += count_lf(p, n);           /* quoted newlines; the row's own are in on_row */
-    if (!s->resolved)
+    if (s->at.field == 0)
+        s->at.row_line = s->at.line;
+    s->at.line += count_lf(p, n);           /* quoted newlines; the row's own are in on_row */
+    if (!s->hdr.resolved)
         la_csv_row0_add(s, p, n);
-    else if (s->field == s->col)
+    else if (s->at.field == s->hdr.col)
         la_csv_push_cell(s, p, n);
-    s->field++;
+    s->at.field++;
 }
 
 /* libcsv's row callback. With CSV_REPALL_NL it also reports blank lines (no
@@ -37,11 +37,11 @@ static void on_row(int c, void *ctx)
     struct la_csv *s = ctx;
 
     if (c == '\n')
-        s->line++;
-    if (s->failed || s->field == 0)
+        s->at.line++;
+    if (s->failed || s->at.field == 0)
         return;
-    la_csv_end_row(s, s->field);
-    s->field = 0;
+    la_csv_end_row(s, s->at.field);
+    s->at.field = 0;
 }
 
 // ---- libcsv behind the requote filter
@@ -50,28 +50,28 @@ static void on_row(int c, void *ctx)
  * front. @return 0, or -1 with the error set. */
 int la_csv_requote_flush(struct la_csv *s, size_t keep)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     size_t n = q->n - keep;
-    size_t used = n ? csv_parse(&s->parser, q->out, n, on_field, on_row, s) : 0;
+    size_t used = n ? csv_parse(&s->lib.parser, q->out, n, on_field, on_row, s) : 0;
     int short_parse = used < n;
     memmove(q->out, q->out + n, keep);
     q->n = keep;
     if (s->failed)
         return -1;
     if (short_parse) {
-        int e = csv_error(&s->parser);
+        int e = csv_error(&s->lib.parser);
         return FAIL(s, "line %llu: %s", current_row_line(s),
                     e == CSV_ENOMEM ? "out of memory" : csv_strerror(e));
     }
     /* checked per flush, so a 100 MB cell fails having buffered 16 MiB */
-    if (csv_get_buffer_size(&s->parser) > FIELD_MAX)
+    if (csv_get_buffer_size(&s->lib.parser) > FIELD_MAX)
         return FAIL(s, "line %llu: field longer than 16 MiB", current_row_line(s));
     return 0;
 }
 
 int la_csv_requote_put(struct la_csv *s, char c)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     q->out[q->n++] = c;
     if (q->n < OUT_CAP)
         return 0;
@@ -110,7 +110,7 @@ enum rq_state la_csv_rq_next(unsigned char delim, enum rq_state st, unsigned cha
  * ended the cell. */
 static int requote_elided(struct la_csv *s, enum rq_state from, char c, int ends)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     if (ends) {
         int was_open = q->open;
         q->open = 0;
@@ -139,7 +139,7 @@ static int requote_elided(struct la_csv *s, enum rq_state from, char c, int ends
  * dropped. */
 static int requote_byte(struct la_csv *s, char c)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     enum rq_state from = q->state;
     int el = q->el, ends = 0;
 
@@ -147,7 +147,7 @@ static int requote_byte(struct la_csv *s, char c)
     if (q->state == RQ_START && ((unsigned char)c == s->delim || c == '\n' || c == '\r')) {
         q->field = (unsigned char)c == s->delim ? q->field + 1 : 0;
         q->elided = 0;
-        q->el = q->elide && q->field != s->col;
+        q->el = q->elide && q->field != s->hdr.col;
         ends = 1;
     }
     if (el)
@@ -179,7 +179,7 @@ static int requote_byte(struct la_csv *s, char c)
 /* Bytes that need no rewriting, gathered as they are. */
 static int requote_copy(struct la_csv *s, const char *p, size_t n)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     while (n > 0) {
         size_t room = OUT_CAP - q->n, k = n < room ? n : room;
         memcpy(q->out + q->n, p, k);
@@ -198,7 +198,7 @@ static int requote_copy(struct la_csv *s, const char *p, size_t n)
  * libcsv may hold fails as it would. */
 static int requote_text(struct la_csv *s, const char *p, size_t n)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     if (!q->el)
         return requote_copy(s, p, n);
     if ((q->elided += n) > FIELD_MAX)
@@ -279,7 +279,7 @@ static const char *usual_cell_end(const struct la_csv *s, const char *p, const c
  * reads that row. @return the byte after the row's LF. */
 static const char *requote_row(struct la_csv *s, const char *p, const char *end)
 {
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
     size_t n0 = q->n;
 
     for (size_t field = 0;; field++) {
@@ -294,11 +294,11 @@ static const char *requote_row(struct la_csv *s, const char *p, const char *end)
         if (crlf && (p + 1 == end || p[1] != '\n'))
             break;                       /* a CR that ends a line alone */
         size_t sep = 1 + (size_t)crlf;   /* the delimiter, LF or CR LF after it */
-        size_t len = field == s->col ? (size_t)(p - cell) : text == p ? 0 : 2 + lf;
+        size_t len = field == s->hdr.col ? (size_t)(p - cell) : text == p ? 0 : 2 + lf;
         if (OUT_CAP - q->n < len + sep)
             break;
         char *out = q->out + q->n;
-        if (field == s->col) {
+        if (field == s->hdr.col) {
             memcpy(out, cell, len);      /* the label cell as it is */
         } else if (len) {
             out[0] = '"';                /* a stand-in: the cell's LF, quoted */
@@ -310,7 +310,7 @@ static const char *requote_row(struct la_csv *s, const char *p, const char *end)
         p += sep;
         if (p[-1] == '\n') {
             q->field = 0;
-            q->el = s->col != 0;
+            q->el = s->hdr.col != 0;
             return p;
         }
     }
@@ -328,7 +328,7 @@ int la_csv_requote_span(struct la_csv *s, const char **pp, const char *end)
 {
     const char *p = *pp;
     int ended = 0, row_lane = 1;
-    struct requote *q = &s->rq;
+    struct requote *q = &s->lib.rq;
 
     while (p < end && !ended) {
         if (row_lane && q->elide && q->state == RQ_START && q->field == 0 && !q->open && !q->pads) {
@@ -363,11 +363,11 @@ int la_csv_requote_span(struct la_csv *s, const char **pp, const char *end)
 
 int la_csv_parser_init(struct la_csv *s)
 {
-    if (csv_init(&s->parser, CSV_REPALL_NL) != 0)
+    if (csv_init(&s->lib.parser, CSV_REPALL_NL) != 0)
         return -1;
-    s->parser_live = 1;
-    csv_set_delim(&s->parser, s->delim);
-    csv_set_blk_size(&s->parser, 65536);   /* a long cell grows in 64 KiB steps, not 128 B */
+    s->lib.parser_live = 1;
+    csv_set_delim(&s->lib.parser, s->delim);
+    csv_set_blk_size(&s->lib.parser, 65536);   /* a long cell grows in 64 KiB steps, not 128 B */
     return 0;
 }
 
@@ -375,18 +375,18 @@ int la_csv_parser_init(struct la_csv *s)
  * quote that never closed. */
 int la_csv_libcsv_end(struct la_csv *s)
 {
-    csv_set_opts(&s->parser, (unsigned char)(csv_get_opts(&s->parser) | CSV_STRICT
+    csv_set_opts(&s->lib.parser, (unsigned char)(csv_get_opts(&s->lib.parser) | CSV_STRICT
                                               | CSV_STRICT_FINI));
-    enum rq_state open = s->rq.state;
+    enum rq_state open = s->lib.rq.state;
     /* the last cell is closed for libcsv, unless a quote left it open */
-    int close = s->rq.el ? s->rq.open && open != RQ_QUOTED
+    int close = s->lib.rq.el ? s->lib.rq.open && open != RQ_QUOTED
                          : open == RQ_QUOTE || open == RQ_TAIL;
-    s->rq.n -= s->rq.pads;
-    s->rq.pads = 0;
+    s->lib.rq.n -= s->lib.rq.pads;
+    s->lib.rq.pads = 0;
     if (close && (la_csv_requote_put(s, '"') < 0 || la_csv_requote_flush(s, 0) < 0))
         return -1;
     unsigned long long line = current_row_line(s);
-    if (csv_fini(&s->parser, on_field, on_row, s) != 0)
+    if (csv_fini(&s->lib.parser, on_field, on_row, s) != 0)
         FAIL(s, "line %llu: unterminated quoted field", line);
     return 0;
 }

@@ -49,11 +49,11 @@
 
 void la_csv_push_bad(struct la_csv *s, const char *p, size_t n)
 {
-    if (s->part) {
+    if (s->blk.part) {
         FAIL(s, "an unparsable cell");   /* stops the part: see FAIL */
         return;
     }
-    if (s->tail == s->cap) {
+    if (s->pend.tail == s->blk.cap) {
         FAIL(s, "internal error: CSV row buffer overflow");
         return;
     }
@@ -61,16 +61,16 @@ void la_csv_push_bad(struct la_csv *s, const char *p, size_t n)
     if (nul)
         n = (size_t)(nul - p);
     n = la_utf8_cut(p, n, TEXT_MAX);
-    if (la_grow(&s->texts, &s->text_cap, s->text_len + n + 1, 4096) != 0) {
+    if (la_grow(&s->pend.texts, &s->pend.text_cap, s->pend.text_len + n + 1, 4096) != 0) {
         FAIL(s, "out of memory");
         return;
     }
     if (n)
-        memcpy(s->texts + s->text_len, p, n);
-    s->texts[s->text_len + n] = '\0';
-    s->text_len += n + 1;
-    s->kinds[s->tail++] = K_BAD;
-    s->brk = 1;
+        memcpy(s->pend.texts + s->pend.text_len, p, n);
+    s->pend.texts[s->pend.text_len + n] = '\0';
+    s->pend.text_len += n + 1;
+    s->pend.kinds[s->pend.tail++] = K_BAD;
+    s->pend.brk = 1;
 }
 
 /* One data row's label cell. */
@@ -78,34 +78,34 @@ void la_csv_push_cell(struct la_csv *s, const char *p, size_t n)
 {
     struct la_num v;
     enum la_cell c = small_int(p, n, &v.v.i) ? LA_CELL_INT : la_parse_number(p, n, &v);
-    size_t t = s->tail;
+    size_t t = s->pend.tail;
 
     if (c == LA_CELL_BAD) {
         la_csv_push_bad(s, p, n);
         return;
     }
-    if (t == s->cap) {
+    if (t == s->blk.cap) {
         FAIL(s, "internal error: CSV row buffer overflow");
         return;
     }
-    if (c == LA_CELL_FLOAT && !s->saw_float) {
-        if (s->part) {
+    if (c == LA_CELL_FLOAT && !s->pend.saw_float) {
+        if (s->blk.part) {
             FAIL(s, "the first float");  /* the run breaks here: in order, on this thread */
             return;
         }
-        s->saw_float = 1;
+        s->pend.saw_float = 1;
         s->r->info.dtype = LA_DT_FLOAT64;
-        if (t > s->head)
-            s->brk = 1;                  /* the int run before it is complete */
+        if (t > s->pend.head)
+            s->pend.brk = 1;                  /* the int run before it is complete */
     }
-    if (s->saw_float) {
-        ((double *)s->vals)[t] = c == LA_CELL_INT ? (double)v.v.i : v.v.f;
-        s->kinds[t] = K_FLOAT;
+    if (s->pend.saw_float) {
+        ((double *)s->pend.vals)[t] = c == LA_CELL_INT ? (double)v.v.i : v.v.f;
+        s->pend.kinds[t] = K_FLOAT;
     } else {
-        ((int64_t *)s->vals)[t] = v.v.i;
-        s->kinds[t] = K_INT;
+        ((int64_t *)s->pend.vals)[t] = v.v.i;
+        s->pend.kinds[t] = K_INT;
     }
-    s->tail = t + 1;
+    s->pend.tail = t + 1;
 }
 
 /* A row wider than the first one is what pandas refuses ("Expected 2 fields in
@@ -113,9 +113,9 @@ void la_csv_push_cell(struct la_csv *s, const char *p, size_t n)
  * every cell after it, the label's too. A shorter row only lacks cells. */
 void la_csv_check_width(struct la_csv *s, size_t cells, unsigned long long line)
 {
-    if (cells > s->width)
+    if (cells > s->hdr.width)
         FAIL(s, "line %llu: %zu fields, but the first row has %zu (an unquoted "
-             "delimiter inside a field?)", line, cells, s->width);
+             "delimiter inside a field?)", line, cells, s->hdr.width);
 }
 
 // ---- row handlers shared by both parsers
@@ -125,9 +125,9 @@ void la_csv_end_row(struct la_csv *s, size_t cells)
 {
     if (s->failed)
         return;
-    if (!s->resolved)
+    if (!s->hdr.resolved)
         la_csv_keep_row(s, cells);
-    else if (cells <= s->col)
+    else if (cells <= s->hdr.col)
         la_csv_push_bad(s, "", 0);              /* too short to have the label cell */
     else
         la_csv_check_width(s, cells, current_row_line(s));
@@ -139,7 +139,7 @@ void la_csv_end_row(struct la_csv *s, size_t cells)
 static void fast_first_row(struct la_csv *s, const char *p, const char *end)
 {
     size_t cells = 0;
-    s->row_line = s->line;
+    s->at.row_line = s->at.line;
     for (;;) {
         const char *d = memchr(p, s->delim, (size_t)(end - p));
         const char *a = p, *b = d ? d : end;
@@ -160,22 +160,22 @@ static void fast_line(struct la_csv *s, const char *p, const char *end)
         end--;
     if (p == end || (is_pad(s, (unsigned char)*p) && blank_line(s, p, end)))
         return;
-    if (!s->resolved) {
+    if (!s->hdr.resolved) {
         fast_first_row(s, p, end);
         return;
     }
-    for (size_t k = s->col; k; k--) {
+    for (size_t k = s->hdr.col; k; k--) {
         const char *d = memchr(p, s->delim, (size_t)(end - p));
         if (!d) {
-            la_csv_end_row(s, s->col - k + 1);
+            la_csv_end_row(s, s->hdr.col - k + 1);
             return;
         }
         p = d + 1;
     }
     const char *d = memchr(p, s->delim, (size_t)(end - p));
     if (d) {
-        la_csv_check_width(s, s->col + 1 + count_fields(s, d + 1, end),
-                           (unsigned long long)s->line);
+        la_csv_check_width(s, s->hdr.col + 1 + count_fields(s, d + 1, end),
+                           (unsigned long long)s->at.line);
         end = d;
     }
     trim(s, &p, &end);
@@ -184,17 +184,17 @@ static void fast_line(struct la_csv *s, const char *p, const char *end)
 
 static int run_complete(const struct la_csv *s)
 {
-    return s->brk || s->tail - s->head >= CHUNK || s->failed;
+    return s->pend.brk || s->pend.tail - s->pend.head >= CHUNK || s->failed;
 }
 
 /* Parse the complete lines in buf[pos..len) until the run at head is complete. */
 static void fast_parse(struct la_csv *s)
 {
-    const char *p = s->buf + s->pos, *end = s->buf + s->len;
-    const char *from = s->scan > s->pos ? s->buf + s->scan : p;   /* small reads: no rescan */
-    int split = s->resolved && !s->no_helper;
+    const char *p = s->in.buf + s->in.pos, *end = s->in.buf + s->in.len;
+    const char *from = s->in.scan > s->in.pos ? s->in.buf + s->in.scan : p;   /* small reads: no rescan */
+    int split = s->hdr.resolved && !s->fast.no_helper;
     while (!run_complete(s)) {
-        if (split && s->line >= s->split_after && (size_t)(end - from) >= SPLIT_MIN) {
+        if (split && s->at.line >= s->fast.split_after && (size_t)(end - from) >= SPLIT_MIN) {
             const char *last = memrchr(from, '\n', (size_t)(end - from));
             int all = last && la_csv_split_parse(s, &p, last + 1);
             if (p > from)
@@ -205,14 +205,14 @@ static void fast_parse(struct la_csv *s)
         }
         const char *nl = memchr(from, '\n', (size_t)(end - from));
         if (!nl) {
-            s->scan = s->len;
+            s->in.scan = s->in.len;
             break;
         }
         fast_line(s, p, nl);
-        s->line++;
+        s->at.line++;
         p = from = nl + 1;
     }
-    s->pos = (size_t)(p - s->buf);
+    s->in.pos = (size_t)(p - s->in.buf);
 }
 
 /* Whether fresh bytes need libcsv: a quote, or a CR that is not part of CR LF.
@@ -237,18 +237,18 @@ static const char *needs_libcsv(const char *p, const char *end)
  * -v says where and why, and where libcsv runs. */
 static void go_slow(struct la_csv *s, const char *at, const char *why)
 {
-    s->slow = 1;
+    s->lib.slow = 1;
     if (!la_verbose_on())
         return;
-    const char *p = s->buf + s->pos;
-    unsigned long long line = s->line + (at && at > p ? count_lf(p, (size_t)(at - p)) : 0);
+    const char *p = s->in.buf + s->in.pos;
+    unsigned long long line = s->at.line + (at && at > p ? count_lf(p, (size_t)(at - p)) : 0);
     /* the source's offset is that of buf's end: bytes after decompression */
-    unsigned long long byte = la_source_offset(s->r->src) - (s->len - (size_t)((at ? at : p) - s->buf));
-    if (s->map.base)
-        byte = s->map_base + (size_t)((at ? at : p) - s->buf);
+    unsigned long long byte = la_source_offset(s->r->src) - (s->in.len - (size_t)((at ? at : p) - s->in.buf));
+    if (s->in.map.base)
+        byte = s->in.map_base + (size_t)((at ? at : p) - s->in.buf);
     la_verbose(s->r->path, "csv: %s at line %llu (byte %llu): libcsv parses from line %llu on, "
-               "%s", why, line, byte, (unsigned long long)s->line,
-               s->no_blocks ? "on one thread" : "in blocks on threads where rows allow");
+               "%s", why, line, byte, (unsigned long long)s->at.line,
+               s->blk.no_blocks ? "on one thread" : "in blocks on threads where rows allow");
 }
 
 /* The parsed pages of a mapped file that are not given back yet, once
@@ -260,13 +260,13 @@ static void go_slow(struct la_csv *s, const char *at, const char *why)
 size_t la_csv_pages_due(struct la_csv *s, char **from)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t lead = (size_t)(s->buf - (char *)s->map.base);   /* buf's offset in the mapping */
-    size_t parsed = (lead + s->pos) / page * page;
-    if (!s->map.base || parsed < s->given_back + GIVE_BACK)
+    size_t lead = (size_t)(s->in.buf - (char *)s->in.map.base);   /* buf's offset in the mapping */
+    size_t parsed = (lead + s->in.pos) / page * page;
+    if (!s->in.map.base || parsed < s->in.given_back + GIVE_BACK)
         return 0;
-    *from = (char *)s->map.base + s->given_back;
-    size_t len = parsed - s->given_back;
-    s->given_back = parsed;
+    *from = (char *)s->in.map.base + s->in.given_back;
+    size_t len = parsed - s->in.given_back;
+    s->in.given_back = parsed;
     return len;
 }
 
@@ -274,8 +274,8 @@ size_t la_csv_pages_due(struct la_csv *s, char **from)
  * may follow, stop after the first row that ends in it. */
 static void slow_piece(struct la_csv *s)
 {
-    size_t n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
-    const char *p = s->buf + s->pos, *end = p + n;
+    size_t n = s->in.len - s->in.pos < PIECE ? s->in.len - s->in.pos : PIECE;
+    const char *p = s->in.buf + s->in.pos, *end = p + n;
     int to_row_end = la_csv_blocks_wanted(s), got;
 
     do
@@ -283,21 +283,21 @@ static void slow_piece(struct la_csv *s)
     while (got == 1 && !to_row_end);
     if (got < 0)
         return;
-    s->at_row_start = got == 1;
-    s->pos = (size_t)(p - s->buf);
-    la_csv_requote_flush(s, s->rq.pads);        /* the rows of this PIECE, no more, are pending */
+    s->blk.at_row_start = got == 1;
+    s->in.pos = (size_t)(p - s->in.buf);
+    la_csv_requote_flush(s, s->lib.rq.pads);        /* the rows of this PIECE, no more, are pending */
 }
 
 /* Feed buf[pos..len) to libcsv until the run is complete: in blocks on every
  * thread where it may, else a PIECE at a time. */
 static void slow_parse(struct la_csv *s)
 {
-    while (s->pos < s->len && !run_complete(s) && !s->failed) {
+    while (s->in.pos < s->in.len && !run_complete(s) && !s->failed) {
         if (la_csv_blocks_wanted(s)) {
-            int got = s->at_row_start ? la_csv_blocks_parse(s) : -1;
+            int got = s->blk.at_row_start ? la_csv_blocks_parse(s) : -1;
             if (got > 0)
                 continue;
-            if (got == 0 && !s->eof && s->len - s->pos < s->block)
+            if (got == 0 && !s->in.eof && s->in.len - s->in.pos < s->blk.block)
                 return;                  /* a read first: the block is too small */
         }
         slow_piece(s);
@@ -307,14 +307,14 @@ static void slow_parse(struct la_csv *s)
 /* End of input: the last line may lack its newline. */
 static void finish(struct la_csv *s)
 {
-    if (!s->slow) {
-        if (s->pos < s->len)
-            fast_line(s, s->buf + s->pos, s->buf + s->len);
-        s->pos = s->len;
+    if (!s->lib.slow) {
+        if (s->in.pos < s->in.len)
+            fast_line(s, s->in.buf + s->in.pos, s->in.buf + s->in.len);
+        s->in.pos = s->in.len;
     } else if (la_csv_libcsv_end(s) < 0) {
         return;                          /* the error is set */
     }
-    if (!s->resolved && s->kept.n && !s->failed)
+    if (!s->hdr.resolved && s->hdr.kept.n && !s->failed)
         la_csv_resolve(s);                      /* fewer rows than the guess would compare */
     s->done = 1;
 }
@@ -332,12 +332,12 @@ static void map_input(struct la_csv *s)
     uint64_t at = la_source_offset(s->r->src);
     const char *buf;
     if (fd < 0 || size < 0 || (uint64_t)size <= at
-        || !(buf = la_map_guarded(fd, at, (uint64_t)size - at, &s->map)))
+        || !(buf = la_map_guarded(fd, at, (uint64_t)size - at, &s->in.map)))
         return;
-    madvise(s->map.base, s->map.len, MADV_SEQUENTIAL);
-    s->buf = (char *)buf;
-    s->map_len = (size_t)((uint64_t)size - at);
-    s->map_base = at;
+    madvise(s->in.map.base, s->in.map.len, MADV_SEQUENTIAL);
+    s->in.buf = (char *)buf;
+    s->in.map_len = (size_t)((uint64_t)size - at);
+    s->in.map_base = at;
 }
 
 /* The next block of a mapped file (MAP_BLOCKS for libcsv): no copy, len moves on. Parsed
@@ -351,12 +351,12 @@ static ssize_t more_mapped(struct la_csv *s)
     size_t due = in_blocks ? 0 : la_csv_pages_due(s, &from);   /* else the next step's */
     if (due)
         madvise(from, due, MADV_DONTNEED);
-    int64_t fault = la_guard_fault(s->map.base);
+    int64_t fault = la_guard_fault(s->in.map.base);
     if (fault >= 0)
         return FAIL(s, "byte %lld: file shrank while being read", (long long)fault);
-    size_t step = in_blocks ? MAP_BLOCKS * s->block : s->block;
-    size_t n = s->map_len - s->len < step ? s->map_len - s->len : step;
-    la_source_read_in_place(s->r->src, s->map_base + s->len + n);
+    size_t step = in_blocks ? MAP_BLOCKS * s->blk.block : s->blk.block;
+    size_t n = s->in.map_len - s->in.len < step ? s->in.map_len - s->in.len : step;
+    la_source_read_in_place(s->r->src, s->in.map_base + s->in.len + n);
     return (ssize_t)n;
 }
 
@@ -370,15 +370,15 @@ static ssize_t more_read(struct la_csv *s)
      * second half is then never touched). Moving a long tail every time would
      * be quadratic in the line length with small reads from a pipe; this way
      * each move costs at most what was parsed since the last. */
-    if (s->pos == s->len) {
-        s->pos = s->len = s->scan = 0;
-    } else if (s->len > s->block || s->len - s->pos <= s->pos) {
-        memmove(s->buf, s->buf + s->pos, s->len - s->pos);
-        s->len -= s->pos;
-        s->scan = s->scan > s->pos ? s->scan - s->pos : 0;
-        s->pos = 0;
+    if (s->in.pos == s->in.len) {
+        s->in.pos = s->in.len = s->in.scan = 0;
+    } else if (s->in.len > s->blk.block || s->in.len - s->in.pos <= s->in.pos) {
+        memmove(s->in.buf, s->in.buf + s->in.pos, s->in.len - s->in.pos);
+        s->in.len -= s->in.pos;
+        s->in.scan = s->in.scan > s->in.pos ? s->in.scan - s->in.pos : 0;
+        s->in.pos = 0;
     }
-    ssize_t n = la_source_read(s->r->src, s->buf + s->len, s->block);
+    ssize_t n = la_source_read(s->r->src, s->in.buf + s->in.len, s->blk.block);
     if (n < 0) {
         const char *why = la_source_error(s->r->src);
         return FAIL(s, "%s", why && *why ? why : "read error");
@@ -389,16 +389,16 @@ static ssize_t more_read(struct la_csv *s)
 /* One more block after the unparsed bytes. @return 0, or -1 on a read error. */
 int la_csv_fill(struct la_csv *s)
 {
-    ssize_t n = s->map.base ? more_mapped(s) : more_read(s);
+    ssize_t n = s->in.map.base ? more_mapped(s) : more_read(s);
     if (n < 0)
         return -1;
     if (n == 0) {
-        s->eof = 1;
+        s->in.eof = 1;
         return 0;
     }
-    size_t from = s->len ? s->len - 1 : 0;   /* a CR left at the end is decided now */
-    s->len += (size_t)n;
-    const char *at = s->slow ? NULL : needs_libcsv(s->buf + from, s->buf + s->len);
+    size_t from = s->in.len ? s->in.len - 1 : 0;   /* a CR left at the end is decided now */
+    s->in.len += (size_t)n;
+    const char *at = s->lib.slow ? NULL : needs_libcsv(s->in.buf + from, s->in.buf + s->in.len);
     if (at)
         go_slow(s, at, *at == '"' ? "a quote" : "a CR that ends a line alone");
     return 0;
@@ -408,23 +408,23 @@ int la_csv_fill(struct la_csv *s)
  * asked), or the input ends. @return 0, or -1 with r->err set. */
 static int produce(struct la_csv *s, int until_resolved)
 {
-    s->brk = 0;
+    s->pend.brk = 0;
     for (;;) {
-        if (s->slow)
+        if (s->lib.slow)
             slow_parse(s);
         else
             fast_parse(s);
         if (s->failed)
             return -1;
-        if (run_complete(s) || (until_resolved && s->resolved))
+        if (run_complete(s) || (until_resolved && s->hdr.resolved))
             return 0;
         /* the parser needs more bytes; a line longer than a block goes to libcsv,
          * which holds only the cell, so memory stays bounded */
-        if (!s->slow && s->len - s->pos > s->block) {
+        if (!s->lib.slow && s->in.len - s->in.pos > s->blk.block) {
             go_slow(s, NULL, "a line longer than a read block");
             continue;
         }
-        if (s->eof) {
+        if (s->in.eof) {
             finish(s);
             return s->failed ? -1 : 0;
         }
@@ -441,18 +441,18 @@ static void la_csv_close(struct la_reader *r)
     if (!s)
         return;
     la_csv_helper_stop(s);
-    la_csv_blocks_free(s->blocks);
-    if (s->parser_live)
-        csv_free(&s->parser);
-    if (s->map.base)
-        la_unmap_guarded(&s->map);
+    la_csv_blocks_free(s->blk.blocks);
+    if (s->lib.parser_live)
+        csv_free(&s->lib.parser);
+    if (s->in.map.base)
+        la_unmap_guarded(&s->in.map);
     else
-        free(s->buf);
-    free(s->vals);
-    free(s->kinds);
-    free(s->texts);
-    free(s->kept.text);
-    free(s->kept.off);
+        free(s->in.buf);
+    free(s->pend.vals);
+    free(s->pend.kinds);
+    free(s->pend.texts);
+    free(s->hdr.kept.text);
+    free(s->hdr.kept.off);
     free(s);
     r->state = NULL;
 }
@@ -473,34 +473,34 @@ static int csv_setup(struct la_reader *r, struct la_csv *s)
 
     s->r = r;
     s->delim = pick_delimiter(r);
-    s->line = 1;
-    s->slow = s->reference = slow && strcmp(slow, "1") == 0;
-    s->no_helper = o && o->threads == 1;
-    s->no_blocks = s->slow || !o || o->threads <= 1;   /* the reference stays one thread */
-    r->threads_itself = !s->reference && (!s->no_helper || !s->no_blocks);
-    s->at_row_start = 1;
-    s->cap = PENDING;
-    s->block = READ_BYTES;
+    s->at.line = 1;
+    s->lib.slow = s->lib.reference = slow && strcmp(slow, "1") == 0;
+    s->fast.no_helper = o && o->threads == 1;
+    s->blk.no_blocks = s->lib.slow || !o || o->threads <= 1;   /* the reference stays one thread */
+    r->threads_itself = !s->lib.reference && (!s->fast.no_helper || !s->blk.no_blocks);
+    s->blk.at_row_start = 1;
+    s->blk.cap = PENDING;
+    s->blk.block = READ_BYTES;
     if (block && la_strtou64(block, &num) == 0 && num >= 2 && num <= READ_BYTES)
-        s->block = (size_t)num;          /* tests: small files cross many block edges */
-    s->split_min = s->block / 16 > 2 ? s->block / 16 : 2;
+        s->blk.block = (size_t)num;          /* tests: small files cross many block edges */
+    s->blk.split_min = s->blk.block / 16 > 2 ? s->blk.block / 16 : 2;
     if (s->delim == '"' || s->delim == '\n' || s->delim == '\r')
         return FAIL(s, "the delimiter cannot be a quote or a newline");
     if (o && o->column && o->header == LA_NO && !la_csv_is_column_number(o->column, &num))
         return FAIL(s, "--column=%.100s names a header cell, but --no-header says there is none",
                     o->column);
     map_input(s);
-    if (!s->map.base)
-        s->buf = malloc(2 * s->block);
-    s->vals = malloc(PENDING * sizeof(int64_t));
-    s->kinds = malloc(PENDING);
-    if (!s->buf || !s->vals || !s->kinds || la_csv_parser_init(s) != 0)
+    if (!s->in.map.base)
+        s->in.buf = malloc(2 * s->blk.block);
+    s->pend.vals = malloc(PENDING * sizeof(int64_t));
+    s->pend.kinds = malloc(PENDING);
+    if (!s->in.buf || !s->pend.vals || !s->pend.kinds || la_csv_parser_init(s) != 0)
         return FAIL(s, "out of memory");
-    if (s->reference)
+    if (s->lib.reference)
         la_verbose(r->path, "csv: libcsv alone on one thread (LABELAUDIT_CSV_SLOW=1)");
     else
         la_verbose(r->path, "csv: fast path (quote-free lines parsed in place)%s",
-                   s->no_helper ? " on one thread (-j1)" : "");
+                   s->fast.no_helper ? " on one thread (-j1)" : "");
     return 0;
 }
 
@@ -523,36 +523,36 @@ static void init_info(struct la_reader *r)
 static int skip_lines(struct la_csv *s, uint64_t k)
 {
     while (k > 0) {
-        const char *p = s->buf + s->pos;
-        const char *nl = memchr(p, '\n', s->len - s->pos);
+        const char *p = s->in.buf + s->in.pos;
+        const char *nl = memchr(p, '\n', s->in.len - s->in.pos);
         if (nl) {
-            s->pos = (size_t)(nl + 1 - s->buf);
-            s->line++;
+            s->in.pos = (size_t)(nl + 1 - s->in.buf);
+            s->at.line++;
             k--;
-        } else if (s->eof) {
-            s->pos = s->len;             /* fewer lines than K: no rows at all */
+        } else if (s->in.eof) {
+            s->in.pos = s->in.len;             /* fewer lines than K: no rows at all */
             return 0;
         } else {
-            s->pos = s->len;             /* the line goes on: drop what was read of it */
+            s->in.pos = s->in.len;             /* the line goes on: drop what was read of it */
             if (la_csv_fill(s) < 0)
                 return -1;
         }
     }
-    s->scan = s->pos;
+    s->in.scan = s->in.pos;
     return 0;
 }
 
 /* The header decides what row 0 is, so the first row is read before any chunk. */
 static int read_first_row(struct la_csv *s)
 {
-    while (!s->eof && s->len < 3)        /* the BOM may arrive a byte at a time */
+    while (!s->in.eof && s->in.len < 3)        /* the BOM may arrive a byte at a time */
         if (la_csv_fill(s) < 0)
             return -1;
-    if (s->len >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0)
-        s->pos = 3;
+    if (s->in.len >= 3 && memcmp(s->in.buf, "\xEF\xBB\xBF", 3) == 0)
+        s->in.pos = 3;
     if (s->r->opts && skip_lines(s, s->r->opts->skip_rows) < 0)
         return -1;
-    while (!s->resolved && !s->done)
+    while (!s->hdr.resolved && !s->done)
         if (produce(s, 1) < 0)
             return -1;
     return 0;
@@ -595,45 +595,45 @@ static size_t same_kind(const unsigned char *p, size_t n, unsigned char k)
 /* The length of the run at head: values of one kind, or one unparsable cell. */
 static size_t run_length(const struct la_csv *s)
 {
-    if (s->head == s->tail)
+    if (s->pend.head == s->pend.tail)
         return 0;
-    unsigned char k = s->kinds[s->head];
+    unsigned char k = s->pend.kinds[s->pend.head];
     if (k == K_BAD)
         return 1;
-    size_t lim = s->tail < s->head + CHUNK ? s->tail : s->head + CHUNK;
-    return same_kind(s->kinds + s->head, lim - s->head, k);
+    size_t lim = s->pend.tail < s->pend.head + CHUNK ? s->pend.tail : s->pend.head + CHUNK;
+    return same_kind(s->pend.kinds + s->pend.head, lim - s->pend.head, k);
 }
 
 static void emit(struct la_csv *s, size_t n, struct la_chunk *out)
 {
-    unsigned char k = s->kinds[s->head];
-    out->dtype = k == K_FLOAT || (k == K_BAD && s->saw_float) ? LA_DT_FLOAT64 : LA_DT_INT64;
-    out->first_index = s->index;
+    unsigned char k = s->pend.kinds[s->pend.head];
+    out->dtype = k == K_FLOAT || (k == K_BAD && s->pend.saw_float) ? LA_DT_FLOAT64 : LA_DT_INT64;
+    out->first_index = s->pend.index;
     out->count = n;
     if (k == K_BAD) {
         out->values = NULL;
-        out->unparsable = s->texts + s->text_pos;
-        s->text_pos += strlen(out->unparsable) + 1;
+        out->unparsable = s->pend.texts + s->pend.text_pos;
+        s->pend.text_pos += strlen(out->unparsable) + 1;
     } else {
-        out->values = (const char *)s->vals + s->head * sizeof(int64_t);
+        out->values = (const char *)s->pend.vals + s->pend.head * sizeof(int64_t);
         out->unparsable = NULL;
     }
-    s->head += n;
-    s->index += n;
-    s->r->info.shape[0] = s->index;
+    s->pend.head += n;
+    s->pend.index += n;
+    s->r->info.shape[0] = s->pend.index;
 }
 
 /* Move the one incomplete run to the front. No unparsable cell is pending then
  * (one would have completed the run), so the text buffer starts over too. */
 static void compact(struct la_csv *s)
 {
-    size_t n = s->tail - s->head;
-    if (s->head) {
-        memmove(s->vals, (char *)s->vals + s->head * sizeof(int64_t), n * sizeof(int64_t));
-        memmove(s->kinds, s->kinds + s->head, n);
+    size_t n = s->pend.tail - s->pend.head;
+    if (s->pend.head) {
+        memmove(s->pend.vals, (char *)s->pend.vals + s->pend.head * sizeof(int64_t), n * sizeof(int64_t));
+        memmove(s->pend.kinds, s->pend.kinds + s->pend.head, n);
     }
-    s->head = 0, s->tail = n;
-    s->text_len = s->text_pos = 0;
+    s->pend.head = 0, s->pend.tail = n;
+    s->pend.text_len = s->pend.text_pos = 0;
 }
 
 static int la_csv_next(struct la_reader *r, struct la_chunk *out)
@@ -643,8 +643,8 @@ static int la_csv_next(struct la_reader *r, struct la_chunk *out)
         if (s->failed)
             return -1;
         size_t n = run_length(s);
-        if (n && (n == CHUNK || s->head + n < s->tail || s->done
-                  || s->kinds[s->head] == K_BAD)) {
+        if (n && (n == CHUNK || s->pend.head + n < s->pend.tail || s->done
+                  || s->pend.kinds[s->pend.head] == K_BAD)) {
             emit(s, n, out);
             return 1;
         }

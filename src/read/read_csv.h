@@ -88,69 +88,88 @@ struct la_csv_kept {
     uint64_t line[SNIFF_ROWS + 1];
 };
 
+/* The reader's state, by concern: each part is the state of one of them,
+ * named where it is used (s->in.buf, s->pend.vals). */
 struct la_csv {
     struct la_reader *r;
     unsigned char delim;
-
-    /* input: buf[pos..len) is read but not parsed; cap is 2 * READ_BYTES */
-    char *buf;
-    size_t len, pos;
-    /* a plain file is read in place (map_input): buf is then the file from
-     * byte map_base on, mapped, and la_csv_fill() only moves len a block on */
-    struct la_mapping map;    /* the guarded mapping buf lies in, if any */
-    size_t map_len;           /* bytes from buf on that the file holds */
-    uint64_t map_base;        /* the file offset of buf[0] */
-    size_t given_back;        /* the mapping's first given_back bytes are no longer
-                                 resident (madvise) */
-    size_t scan;              /* fast path: buf[pos..scan) holds no LF */
-    int eof;                  /* the source has no more bytes */
-    int slow;                 /* libcsv owns the rest of the input */
-    int reference;            /* LABELAUDIT_CSV_SLOW=1: libcsv alone, every byte, one thread */
     int done;                 /* every byte parsed, the last row ended */
     int failed;               /* r->err holds the first error */
-    struct csv_parser parser;
-    int parser_live;
-    struct requote rq;        /* libcsv's input, rewritten to read quotes as Python does */
+
+    /* input: buf[pos..len) is read but not parsed; cap is 2 * READ_BYTES */
+    struct {
+        char *buf;
+        size_t len, pos;
+        /* a plain file is read in place (map_input): buf is then the file from
+         * byte map_base on, mapped, and la_csv_fill() only moves len a block on */
+        struct la_mapping map;    /* the guarded mapping buf lies in, if any */
+        size_t map_len;           /* bytes from buf on that the file holds */
+        uint64_t map_base;        /* the file offset of buf[0] */
+        size_t given_back;        /* the mapping's first given_back bytes are no longer
+                                     resident (madvise) */
+        size_t scan;              /* fast path: buf[pos..scan) holds no LF */
+        int eof;                  /* the source has no more bytes */
+    } in;
+
+    /* libcsv, where the fast path gives way to it (csv_requote.c) */
+    struct {
+        int slow;                 /* libcsv owns the rest of the input */
+        int reference;            /* LABELAUDIT_CSV_SLOW=1: libcsv alone, every byte, one thread */
+        struct csv_parser parser;
+        int parser_live;
+        struct requote rq;        /* libcsv's input, rewritten to read quotes as Python does */
+    } lib;
 
     /* where the parse is */
-    uint64_t line;            /* 1 + LF bytes parsed: the line of the next row */
-    uint64_t row_line;        /* libcsv: the line where the current row started */
-    size_t field;             /* libcsv: index of the next cell in the current row */
+    struct {
+        uint64_t line;            /* 1 + LF bytes parsed: the line of the next row */
+        uint64_t row_line;        /* libcsv: the line where the current row started */
+        size_t field;             /* libcsv: index of the next cell in the current row */
+    } at;
 
-    /* the first rows, kept whole until the header and the column are known */
-    int resolved;
-    size_t col;               /* 0-based label column, once resolved */
-    size_t width;             /* cells in a data row: no row may have more */
-    struct la_csv_kept kept;  /* csv_header.c's */
+    /* the first rows, kept whole until the header and the column are known
+     * (csv_header.c) */
+    struct {
+        int resolved;
+        size_t col;               /* 0-based label column, once resolved */
+        size_t width;             /* cells in a data row: no row may have more */
+        struct la_csv_kept kept;
+    } hdr;
 
     /* pending values: vals[head..tail) as int64 or double, kinds[] says which */
-    void *vals;
-    unsigned char *kinds;
-    size_t head, tail;
-    uint64_t index;           /* flat index of vals[head] */
-    int saw_float;
-    int brk;                  /* the run at head is complete: stop producing */
-    char *texts;              /* unparsable cells, NUL-terminated, in row order */
-    size_t text_len, text_cap, text_pos;
+    struct {
+        void *vals;
+        unsigned char *kinds;
+        size_t head, tail;
+        uint64_t index;           /* flat index of vals[head] */
+        int saw_float;
+        int brk;                  /* the run at head is complete: stop producing */
+        char *texts;              /* unparsable cells, NUL-terminated, in row order */
+        size_t text_len, text_cap, text_pos;
+    } pend;
 
     /* libcsv on every thread (-j2 and up): see la_csv_blocks_parse */
-    struct blocks *blocks;    /* NULL until the first parallel block */
-    int no_blocks;            /* -j1, LABELAUDIT_CSV_SLOW=1, or no thread could start */
-    int at_row_start;         /* libcsv and the requote filter are between rows, and
-                                 buf[pos] starts a line */
-    int part;                 /* this csv parses one block on a scheduler thread: it stores
-                                 plain rows only, and "fails" (stops) at any other */
-    size_t cap;               /* rows vals[] holds: PENDING, or a part's share */
-    size_t block;             /* bytes asked of the source per read (READ_BYTES, or
-                                 LABELAUDIT_CSV_BLOCK for tests) */
-    size_t split_min;         /* fewer bytes: libcsv stays on this thread */
+    struct {
+        struct blocks *blocks;    /* NULL until the first parallel block */
+        int no_blocks;            /* -j1, LABELAUDIT_CSV_SLOW=1, or no thread could start */
+        int at_row_start;         /* libcsv and the requote filter are between rows, and
+                                     in.buf[in.pos] starts a line */
+        int part;                 /* this csv parses one block on a scheduler thread: it stores
+                                     plain rows only, and "fails" (stops) at any other */
+        size_t cap;               /* rows pend.vals holds: PENDING, or a part's share */
+        size_t block;             /* bytes asked of the source per read (READ_BYTES, or
+                                     LABELAUDIT_CSV_BLOCK for tests) */
+        size_t split_min;         /* fewer bytes: libcsv stays on this thread */
+    } blk;
 
     /* fast path on two threads (-j2 and up): see la_csv_split_parse */
-    struct helper *helper;    /* NULL until the first split, or when none may start */
-    int no_helper;            /* -j1, or the helper could not start */
-    uint64_t split_after;     /* no split before this line (a wasted split backs off) */
-    uint64_t fast_bytes;      /* bytes and lines the fast path has parsed: */
-    uint64_t fast_lines;      /*   their ratio sizes a split block */
+    struct {
+        struct helper *helper;    /* NULL until the first split, or when none may start */
+        int no_helper;            /* -j1, or the helper could not start */
+        uint64_t split_after;     /* no split before this line (a wasted split backs off) */
+        uint64_t fast_bytes;      /* bytes and lines the fast path has parsed: */
+        uint64_t fast_lines;      /*   their ratio sizes a split block */
+    } fast;
 };
 
 /* Keep the first error: later ones are usually its echoes. @return -1. In a
@@ -159,7 +178,7 @@ struct la_csv {
  * and reports it. */
 #define FAIL(s, ...) \
     ((s)->failed ? -1 : ((s)->failed = 1, \
-                         (s)->part ? -1 : la_reader_set_error((s)->r, __VA_ARGS__)))
+                         (s)->blk.part ? -1 : la_reader_set_error((s)->r, __VA_ARGS__)))
 
 /* Spaces and tabs around an unquoted cell are not part of it (libcsv's rule),
  * unless the character is the delimiter. */
@@ -202,7 +221,7 @@ static inline uint64_t count_lf(const char *p, size_t n)
 /* The line the row being parsed started on (for libcsv errors mid-row). */
 static inline unsigned long long current_row_line(const struct la_csv *s)
 {
-    return (unsigned long long)(s->field ? s->row_line : s->line);
+    return (unsigned long long)(s->at.field ? s->at.row_line : s->at.line);
 }
 
 /* Most labels are short plain integers. Parsing those here, with the same

@@ -58,58 +58,74 @@ enum { SAW_INT = 1, SAW_FLOAT = 2, SAW_BOOL = 4 };
 
 union value { int64_t i; double f; };
 
+/* The reader's state, by concern: each part is the state of one of them,
+ * named where it is used (t->in.line, t->q.vals). */
 struct jsonl {
     struct la_reader *r;
     yajl_handle h;
-    unsigned char *buf;
-    size_t len;
-    int eof;                      /* 1: the source ended; 2: and the parse */
-    uint64_t line;                /* 1 + LF bytes fed */
-    int line_values;              /* JSON Lines: values begun on this line */
-    int in_string, escape;        /* the token guard, ahead of yajl, */
-    int cut_line;                 /* on a line the end of a block cut */
-    int started;                  /* a block was read: a BOM can only be at the first */
-    uint64_t offset;              /* the file's byte at buf[0] */
-    struct la_json_literals lit;  /* NaN and Infinity, rewritten ahead of yajl */
-    int skip_lf;                  /* the last block ended in a CR, ended as a line: an
-                                     LF first in this one is its CRLF's */
-    uint64_t token_len;
-    int depth;
-    const char *field;            /* --field, or NULL: JSON Lines */
-    int rec_depth;                /* the depth of a record's keys: 1, or 3 with --field */
-    int field_key, in_field, field_seen;
-    uint64_t records;
-    /* the record being read */
-    int in_record, label_seen, early;
-    enum capture capture;
-    int rank;                     /* of the key whose value is held */
-    char cur_key[sizeof ((struct la_array_info *)0)->column];
-    uint64_t rec_keys, rec_items;
-    size_t rec_start, rec_text;   /* where its items and texts start in the queue */
-    /* an object or nested list rendered as text */
-    int render_depth;             /* 0: none */
-    char text[LA_CELL_TEXT_MAX + 1];
-    size_t text_len;
-    /* the label key, once a record named it */
-    int decided;
-    char key[sizeof ((struct la_array_info *)0)->column];
-    size_t key_len;
-    char keys[KEYS_LEN];          /* the first record's keys */
-    int keys_done;
-    char doc_keys[KEYS_LEN];      /* --field: the document's */
-    /* the queue: [head, done) of ended records, [done, tail) of this one */
-    union value *vals;
-    unsigned char *bools, *kinds;
-    size_t *text_at;
-    size_t head, done, tail, cap;
-    char *texts;
-    size_t text_used, text_cap;
-    uint64_t head_index;          /* element index of vals[head] */
-    unsigned saw, rec_saw;        /* SAW_* of the items handed out, of this record's */
-    struct la_sample_map *map;    /* each record's first element, started as it begins */
-    uint64_t elements;
     int oom;
     char why[200];                /* a reason to cancel the parse */
+    /* the bytes fed to yajl, and the token guard ahead of it */
+    struct {
+        unsigned char *buf;
+        size_t len;
+        int eof;                  /* 1: the source ended; 2: and the parse */
+        uint64_t line;            /* 1 + LF bytes fed */
+        int line_values;          /* JSON Lines: values begun on this line */
+        int in_string, escape;    /* the token guard, ahead of yajl, */
+        int cut_line;             /* on a line the end of a block cut */
+        int started;              /* a block was read: a BOM can only be at the first */
+        int skip_lf;              /* the last block ended in a CR, ended as a line: an
+                                     LF first in this one is its CRLF's */
+        uint64_t token_len;
+        int depth;
+        uint64_t offset;          /* the file's byte at buf[0] */
+        struct la_json_literals lit;  /* NaN and Infinity, rewritten ahead of yajl */
+    } in;
+    /* the document: JSON Lines, or one JSON document whose --field holds the records */
+    struct {
+        const char *field;        /* --field, or NULL: JSON Lines */
+        int rec_depth;            /* the depth of a record's keys: 1, or 3 with --field */
+        int field_key, in_field, field_seen;
+        uint64_t records;
+    } doc;
+    /* the record being read */
+    struct {
+        int in_record, label_seen, early;
+        enum capture capture;
+        int rank;                 /* of the key whose value is held */
+        char cur_key[sizeof ((struct la_array_info *)0)->column];
+        uint64_t rec_keys, rec_items;
+        size_t rec_start, rec_text;   /* where its items and texts start in the queue */
+    } rec;
+    /* an object or nested list rendered as text */
+    struct {
+        int render_depth;         /* 0: none */
+        char text[LA_CELL_TEXT_MAX + 1];
+        size_t text_len;
+    } render;
+    /* the label key, once a record named it */
+    struct {
+        int decided;
+        char key[sizeof ((struct la_array_info *)0)->column];
+        size_t key_len;
+        char keys[KEYS_LEN];      /* the first record's keys */
+        int keys_done;
+        char doc_keys[KEYS_LEN];  /* --field: the document's */
+    } label;
+    /* the queue: [head, done) of ended records, [done, tail) of this one */
+    struct {
+        union value *vals;
+        unsigned char *bools, *kinds;
+        size_t *text_at;
+        size_t head, done, tail, cap;
+        char *texts;
+        size_t text_used, text_cap;
+        uint64_t head_index;      /* element index of vals[head] */
+        unsigned saw, rec_saw;    /* SAW_* of the items handed out, of this record's */
+        struct la_sample_map *map;    /* each record's first element, started as it begins */
+        uint64_t elements;
+    } q;
 };
 
 static int set_why(struct jsonl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -132,40 +148,40 @@ static const char *kind_name(char first)
 
 static int grow(struct jsonl *t)
 {
-    if (t->tail < t->cap)
+    if (t->q.tail < t->q.cap)
         return 0;
-    size_t cap = t->cap ? t->cap * 2 : 4096;
-    union value *v = realloc(t->vals, cap * sizeof *v);
+    size_t cap = t->q.cap ? t->q.cap * 2 : 4096;
+    union value *v = realloc(t->q.vals, cap * sizeof *v);
     if (v)
-        t->vals = v;
-    unsigned char *b = realloc(t->bools, cap);
+        t->q.vals = v;
+    unsigned char *b = realloc(t->q.bools, cap);
     if (b)
-        t->bools = b;
-    unsigned char *k = realloc(t->kinds, cap);
+        t->q.bools = b;
+    unsigned char *k = realloc(t->q.kinds, cap);
     if (k)
-        t->kinds = k;
-    size_t *at = realloc(t->text_at, cap * sizeof *at);
+        t->q.kinds = k;
+    size_t *at = realloc(t->q.text_at, cap * sizeof *at);
     if (at)
-        t->text_at = at;
+        t->q.text_at = at;
     if (!v || !b || !k || !at)
         return t->oom = 1, -1;
-    t->cap = cap;
+    t->q.cap = cap;
     return 0;
 }
 
 /* A record whose items would outgrow HOLD_MAX hands them out before it ends. */
 static int push(struct jsonl *t, enum kind kind)
 {
-    if (t->tail - t->done >= HOLD_MAX) {
-        t->done = t->rec_start = t->tail;
-        t->rec_text = t->text_used;
-        t->early = 1;
-        t->saw |= t->rec_saw;
+    if (t->q.tail - t->q.done >= HOLD_MAX) {
+        t->q.done = t->rec.rec_start = t->q.tail;
+        t->rec.rec_text = t->q.text_used;
+        t->rec.early = 1;
+        t->q.saw |= t->q.rec_saw;
     }
     if (grow(t) != 0)
         return -1;
-    t->kinds[t->tail] = (unsigned char)kind;
-    t->rec_items++;
+    t->q.kinds[t->q.tail] = (unsigned char)kind;
+    t->rec.rec_items++;
     return 0;
 }
 
@@ -176,11 +192,11 @@ static int push_number(struct jsonl *t, const char *s, size_t n)
     if (push(t, c == LA_CELL_INT ? K_INT : K_FLOAT) != 0)
         return -1;
     if (c == LA_CELL_INT)
-        t->vals[t->tail].i = num.v.i;
+        t->q.vals[t->q.tail].i = num.v.i;
     else
-        t->vals[t->tail].f = c == LA_CELL_FLOAT ? num.v.f : 0;
-    t->rec_saw |= c == LA_CELL_INT ? SAW_INT : SAW_FLOAT;
-    t->tail++;
+        t->q.vals[t->q.tail].f = c == LA_CELL_FLOAT ? num.v.f : 0;
+    t->q.rec_saw |= c == LA_CELL_INT ? SAW_INT : SAW_FLOAT;
+    t->q.tail++;
     return 0;
 }
 
@@ -188,22 +204,22 @@ static int push_bool(struct jsonl *t, int b)
 {
     if (push(t, K_BOOL) != 0)
         return -1;
-    t->bools[t->tail++] = b ? 1 : 0;
-    t->rec_saw |= SAW_BOOL;
+    t->q.bools[t->q.tail++] = b ? 1 : 0;
+    t->q.rec_saw |= SAW_BOOL;
     return 0;
 }
 
 static int push_text(struct jsonl *t, const char *s, size_t n)
 {
     n = la_utf8_cut(s, n, LA_CELL_TEXT_MAX);
-    if (la_grow_n(&t->texts, &t->text_cap, t->text_used + n + 1, 1, 4096) != 0)
+    if (la_grow_n(&t->q.texts, &t->q.text_cap, t->q.text_used + n + 1, 1, 4096) != 0)
         return t->oom = 1, -1;
     if (push(t, K_TEXT) != 0)
         return -1;
-    memcpy(t->texts + t->text_used, s, n);
-    t->texts[t->text_used + n] = '\0';
-    t->text_at[t->tail++] = t->text_used;
-    t->text_used += n + 1;
+    memcpy(t->q.texts + t->q.text_used, s, n);
+    t->q.texts[t->q.text_used + n] = '\0';
+    t->q.text_at[t->q.tail++] = t->q.text_used;
+    t->q.text_used += n + 1;
     return 0;
 }
 
@@ -211,59 +227,59 @@ static int push_text(struct jsonl *t, const char *s, size_t n)
  * -1 when they went out already (a list longer than HOLD_MAX). */
 static int roll_back(struct jsonl *t)
 {
-    if (t->early)
+    if (t->rec.early)
         return -1;
-    t->tail = t->rec_start;
-    t->text_used = t->rec_text;
-    t->rec_items = 0;
-    t->rec_saw = 0;
+    t->q.tail = t->rec.rec_start;
+    t->q.text_used = t->rec.rec_text;
+    t->rec.rec_items = 0;
+    t->q.rec_saw = 0;
     return 0;
 }
 
 /* Once every handed-out item is consumed, the record in progress moves to the front. */
 static void compact(struct jsonl *t)
 {
-    if (t->head < t->done)
+    if (t->q.head < t->q.done)
         return;
-    size_t from = t->done, n = t->tail - from;
-    size_t text_from = n && t->rec_text < t->text_used ? t->rec_text : t->text_used;
+    size_t from = t->q.done, n = t->q.tail - from;
+    size_t text_from = n && t->rec.rec_text < t->q.text_used ? t->rec.rec_text : t->q.text_used;
     if (n) {   /* (memmove of NULL buffers, even of 0 bytes, is undefined) */
-        memmove(t->vals, t->vals + from, n * sizeof *t->vals);
-        memmove(t->bools, t->bools + from, n);
-        memmove(t->kinds, t->kinds + from, n);
-        memmove(t->text_at, t->text_at + from, n * sizeof *t->text_at);
+        memmove(t->q.vals, t->q.vals + from, n * sizeof *t->q.vals);
+        memmove(t->q.bools, t->q.bools + from, n);
+        memmove(t->q.kinds, t->q.kinds + from, n);
+        memmove(t->q.text_at, t->q.text_at + from, n * sizeof *t->q.text_at);
     }
     for (size_t i = 0; i < n; i++)
-        if (t->kinds[i] == K_TEXT)
-            t->text_at[i] -= text_from;
-    if (t->text_used > text_from)
-        memmove(t->texts, t->texts + text_from, t->text_used - text_from);
-    t->text_used -= text_from;
-    t->rec_text = t->rec_text >= text_from ? t->rec_text - text_from : 0;
-    t->rec_start = t->rec_start >= from ? t->rec_start - from : 0;
-    t->head = t->done = 0;
-    t->tail = n;
+        if (t->q.kinds[i] == K_TEXT)
+            t->q.text_at[i] -= text_from;
+    if (t->q.text_used > text_from)
+        memmove(t->q.texts, t->q.texts + text_from, t->q.text_used - text_from);
+    t->q.text_used -= text_from;
+    t->rec.rec_text = t->rec.rec_text >= text_from ? t->rec.rec_text - text_from : 0;
+    t->rec.rec_start = t->rec.rec_start >= from ? t->rec.rec_start - from : 0;
+    t->q.head = t->q.done = 0;
+    t->q.tail = n;
 }
 
 /* The next run of one kind of the handed-out items. @return 1, or 0 when none. */
 static int take(struct jsonl *t, struct la_chunk *out)
 {
-    if (t->head >= t->done)
+    if (t->q.head >= t->q.done)
         return 0;
-    size_t at = t->head, end = at + 1;
-    enum kind k = (enum kind)t->kinds[at];
+    size_t at = t->q.head, end = at + 1;
+    enum kind k = (enum kind)t->q.kinds[at];
     if (k == K_TEXT) {
-        *out = (struct la_chunk){ LA_DT_INT64, NULL, 1, t->head_index, t->texts + t->text_at[at] };
+        *out = (struct la_chunk){ LA_DT_INT64, NULL, 1, t->q.head_index, t->q.texts + t->q.text_at[at] };
     } else {
-        while (end < t->done && end - at < CHUNK_MAX && t->kinds[end] == k)
+        while (end < t->q.done && end - at < CHUNK_MAX && t->q.kinds[end] == k)
             end++;
-        const void *v = k == K_BOOL ? (const void *)(t->bools + at) : (const void *)(t->vals + at);
+        const void *v = k == K_BOOL ? (const void *)(t->q.bools + at) : (const void *)(t->q.vals + at);
         *out = (struct la_chunk){ k == K_INT ? LA_DT_INT64 : k == K_FLOAT ? LA_DT_FLOAT64
                                                                           : LA_DT_BOOL,
-                                  v, end - at, t->head_index, NULL };
+                                  v, end - at, t->q.head_index, NULL };
     }
-    t->head_index += end - at;
-    t->head = end;
+    t->q.head_index += end - at;
+    t->q.head = end;
     return 1;
 }
 
@@ -273,16 +289,16 @@ static int take(struct jsonl *t, struct la_chunk *out)
  * record's items go out ahead of its end (push). @return 0, or -1 out of memory. */
 static int begin_record(struct jsonl *t)
 {
-    if (la_sample_map_start(t->map, t->elements) != 0)
+    if (la_sample_map_start(t->q.map, t->q.elements) != 0)
         return t->oom = 1, -1;
-    t->in_record = 1;
-    t->label_seen = t->early = 0;
-    t->capture = C_NONE;
-    t->rank = NO_RANK;
-    t->rec_keys = t->rec_items = 0;
-    t->rec_saw = 0;
-    t->rec_start = t->tail;
-    t->rec_text = t->text_used;
+    t->rec.in_record = 1;
+    t->rec.label_seen = t->rec.early = 0;
+    t->rec.capture = C_NONE;
+    t->rec.rank = NO_RANK;
+    t->rec.rec_keys = t->rec.rec_items = 0;
+    t->q.rec_saw = 0;
+    t->rec.rec_start = t->q.tail;
+    t->rec.rec_text = t->q.text_used;
     return 0;
 }
 
@@ -290,23 +306,23 @@ static int begin_record(struct jsonl *t)
 static int end_record(struct jsonl *t)
 {
     const struct la_read_opts *o = la_read_opts_or_default(t->r->opts);
-    t->in_record = 0;
-    t->keys_done |= t->rec_keys > 0;
-    if (!t->decided && t->label_seen) {
-        if (!o->column && t->rank == NO_RANK - 1 && t->rec_keys > 1)
-            return set_why(t, "no label key (the keys are %s): name it with -c", t->keys);
-        memcpy(t->key, t->cur_key, sizeof t->key);
-        t->key_len = strlen(t->key);
-        t->decided = 1;
-        snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->key);
+    t->rec.in_record = 0;
+    t->label.keys_done |= t->rec.rec_keys > 0;
+    if (!t->label.decided && t->rec.label_seen) {
+        if (!o->column && t->rec.rank == NO_RANK - 1 && t->rec.rec_keys > 1)
+            return set_why(t, "no label key (the keys are %s): name it with -c", t->label.keys);
+        memcpy(t->label.key, t->rec.cur_key, sizeof t->label.key);
+        t->label.key_len = strlen(t->label.key);
+        t->label.decided = 1;
+        snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->label.key);
         t->r->info.has_column = 1;
     }
-    if (!t->label_seen && push_text(t, "", 0) != 0)   /* no label: csv's empty cell */
+    if (!t->rec.label_seen && push_text(t, "", 0) != 0)   /* no label: csv's empty cell */
         return 0;
-    t->elements += t->rec_items;
-    t->records++;
-    t->done = t->tail;
-    t->saw |= t->rec_saw;
+    t->q.elements += t->rec.rec_items;
+    t->doc.records++;
+    t->q.done = t->q.tail;
+    t->q.saw |= t->q.rec_saw;
     return 1;
 }
 
@@ -320,8 +336,8 @@ static int rank_of(const struct jsonl *t, const unsigned char *k, size_t n)
         return len != n ? NO_RANK : memcmp(o->column, s, n) == 0 ? 0
              : strncasecmp(o->column, s, n) == 0 ? 1 : NO_RANK;
     }
-    if (t->decided)    /* the name the first record's keys chose, as a column's */
-        return t->key_len == n && memcmp(t->key, s, n) == 0 ? 0 : NO_RANK;
+    if (t->label.decided)    /* the name the first record's keys chose, as a column's */
+        return t->label.key_len == n && memcmp(t->label.key, s, n) == 0 ? 0 : NO_RANK;
     int rank = la_label_name_rank(s, n);
     if (rank >= 0)
         return rank;
@@ -341,25 +357,25 @@ static void note_key(char *keys, const unsigned char *k, size_t n)
 /* A key of the record: whether its value is the label's. */
 static int record_key(struct jsonl *t, const unsigned char *k, size_t n)
 {
-    t->rec_keys++;
-    if (!t->keys_done)
-        note_key(t->keys, k, n);
-    t->capture = C_NONE;
+    t->rec.rec_keys++;
+    if (!t->label.keys_done)
+        note_key(t->label.keys, k, n);
+    t->rec.capture = C_NONE;
     int rank = rank_of(t, k, n);
-    if (rank == NO_RANK || n >= sizeof t->cur_key)
+    if (rank == NO_RANK || n >= sizeof t->rec.cur_key)
         return 1;
-    int same = t->label_seen && strlen(t->cur_key) == n && memcmp(t->cur_key, k, n) == 0;
-    if (t->label_seen && rank >= t->rank && !same)
+    int same = t->rec.label_seen && strlen(t->rec.cur_key) == n && memcmp(t->rec.cur_key, k, n) == 0;
+    if (t->rec.label_seen && rank >= t->rec.rank && !same)
         return 1;                          /* a worse name, or an equal one after it */
-    if (t->label_seen && roll_back(t) != 0)
+    if (t->rec.label_seen && roll_back(t) != 0)
         return set_why(t, "key \"%.*s\" names the label after a list of over %zu items "
                        "under an earlier key was read", (int)(n < 64 ? n : 64), (const char *)k,
                        HOLD_MAX);
-    t->label_seen = 1;
-    t->rank = rank;
-    memcpy(t->cur_key, k, n);
-    t->cur_key[n] = '\0';
-    t->capture = C_VALUE;
+    t->rec.label_seen = 1;
+    t->rec.rank = rank;
+    memcpy(t->rec.cur_key, k, n);
+    t->rec.cur_key[n] = '\0';
+    t->rec.capture = C_VALUE;
     return 1;
 }
 
@@ -367,13 +383,13 @@ static int record_key(struct jsonl *t, const unsigned char *k, size_t n)
 
 static void render(struct jsonl *t, const char *s, size_t n, int is_value)
 {
-    char last = t->text_len ? t->text[t->text_len - 1] : '{';
-    if (is_value && last != '{' && last != '[' && last != ':' && t->text_len < LA_CELL_TEXT_MAX)
-        t->text[t->text_len++] = ',';
-    size_t room = LA_CELL_TEXT_MAX - t->text_len;
+    char last = t->render.text_len ? t->render.text[t->render.text_len - 1] : '{';
+    if (is_value && last != '{' && last != '[' && last != ':' && t->render.text_len < LA_CELL_TEXT_MAX)
+        t->render.text[t->render.text_len++] = ',';
+    size_t room = LA_CELL_TEXT_MAX - t->render.text_len;
     n = la_utf8_cut(s, n, room);
-    memcpy(t->text + t->text_len, s, n);
-    t->text_len += n;
+    memcpy(t->render.text + t->render.text_len, s, n);
+    t->render.text_len += n;
 }
 
 static void render_string(struct jsonl *t, const unsigned char *s, size_t n, const char *after)
@@ -386,38 +402,38 @@ static void render_string(struct jsonl *t, const unsigned char *s, size_t n, con
 
 // ---- yajl's callbacks ----------------------------------------------------------------
 
-/* A value (first: its kind, '{' '[' '"' 'n' 'b' or '0') starts at t->depth.
+/* A value (first: its kind, '{' '[' '"' 'n' 'b' or '0') starts at t->in.depth.
  * @return 1 when the label takes it as a scalar, 0 when not, -1 to cancel. */
 static int value_starts(struct jsonl *t, char first)
 {
-    int d = t->depth;
-    if (t->render_depth)
+    int d = t->in.depth;
+    if (t->render.render_depth)
         return 0;
-    if (!t->field && d == 0) {
-        if (++t->line_values > 1)
+    if (!t->doc.field && d == 0) {
+        if (++t->in.line_values > 1)
             return set_why(t, "more than one JSON value on the line"), -1;
         if (first != '{')
             return set_why(t, "not a JSON object but %s", kind_name(first)), -1;
         return 0;
     }
-    if (t->field && d == 0 && first != '{')
+    if (t->doc.field && d == 0 && first != '{')
         return set_why(t, "the document is not a JSON object but %s", kind_name(first)), -1;
-    if (t->field && d == 1 && t->field_key && first != '[')
-        return set_why(t, "\"%s\" is not an array but %s", t->field, kind_name(first)), -1;
-    if (t->field && d == 2 && t->in_field && first != '{')
-        return set_why(t, "\"%s\"[%llu] is not an object but %s", t->field,
-                       (unsigned long long)t->records, kind_name(first)), -1;
-    int label = (d == t->rec_depth && t->capture == C_VALUE) ||
-                (d == t->rec_depth + 1 && t->capture == C_LIST);
-    if (!t->in_record || !label)
+    if (t->doc.field && d == 1 && t->doc.field_key && first != '[')
+        return set_why(t, "\"%s\" is not an array but %s", t->doc.field, kind_name(first)), -1;
+    if (t->doc.field && d == 2 && t->doc.in_field && first != '{')
+        return set_why(t, "\"%s\"[%llu] is not an object but %s", t->doc.field,
+                       (unsigned long long)t->doc.records, kind_name(first)), -1;
+    int label = (d == t->doc.rec_depth && t->rec.capture == C_VALUE) ||
+                (d == t->doc.rec_depth + 1 && t->rec.capture == C_LIST);
+    if (!t->rec.in_record || !label)
         return 0;
-    if (first == '[' && t->capture == C_VALUE) {
-        t->capture = C_LIST;
+    if (first == '[' && t->rec.capture == C_VALUE) {
+        t->rec.capture = C_LIST;
         return 0;
     }
     if (first == '[' || first == '{') {    /* one item, shown as its JSON */
-        t->render_depth = d + 1;
-        t->text_len = 0;
+        t->render.render_depth = d + 1;
+        t->render.text_len = 0;
         return 0;
     }
     return 1;
@@ -426,8 +442,8 @@ static int value_starts(struct jsonl *t, char first)
 /* After a scalar: the label's value is read unless it is a list. */
 static void scalar_done(struct jsonl *t)
 {
-    if (t->capture == C_VALUE && t->depth == t->rec_depth)
-        t->capture = C_NONE;
+    if (t->rec.capture == C_VALUE && t->in.depth == t->doc.rec_depth)
+        t->rec.capture = C_NONE;
 }
 
 static int on_scalar(struct jsonl *t, char first, const char *text, size_t n)
@@ -435,7 +451,7 @@ static int on_scalar(struct jsonl *t, char first, const char *text, size_t n)
     int rc = value_starts(t, first);
     if (rc < 0)
         return 0;
-    if (t->render_depth)
+    if (t->render.render_depth)
         render(t, text, n, 1);
     else if (rc == 1 && (first == '0' ? push_number(t, text, n)
                          : first == 'b' ? push_bool(t, text[0] == 't')
@@ -450,14 +466,14 @@ static int on_bool(void *ctx, int b) { return on_scalar(ctx, 'b', b ? "true" : "
 static int on_number(void *ctx, const char *s, size_t n)
 {
     struct jsonl *t = ctx;
-    s = la_json_literals_number(&t->lit, s, &n);   /* "NaN" where the file said it */
+    s = la_json_literals_number(&t->in.lit, s, &n);   /* "NaN" where the file said it */
     return on_scalar(t, '0', s, n);
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct jsonl *t = ctx;
-    if (t->render_depth) {
+    if (t->render.render_depth) {
         render_string(t, s, n, "");
         scalar_done(t);
         return 1;
@@ -469,17 +485,17 @@ static int open_container(struct jsonl *t, int is_map)
 {
     if (value_starts(t, is_map ? '{' : '[') < 0)
         return 0;
-    if (t->render_depth)
+    if (t->render.render_depth)
         render(t, is_map ? "{" : "[", 1, 1);
-    if (++t->depth > MAX_DEPTH)
+    if (++t->in.depth > MAX_DEPTH)
         return set_why(t, "nested deeper than %d levels", MAX_DEPTH);
-    if (!t->field && t->depth == 1 && begin_record(t) != 0)
+    if (!t->doc.field && t->in.depth == 1 && begin_record(t) != 0)
         return 0;
-    if (t->field && t->depth == 2 && t->field_key) {
-        t->in_field = t->field_seen = 1;
-        t->field_key = 0;
+    if (t->doc.field && t->in.depth == 2 && t->doc.field_key) {
+        t->doc.in_field = t->doc.field_seen = 1;
+        t->doc.field_key = 0;
     }
-    if (t->field && t->depth == 3 && t->in_field && begin_record(t) != 0)
+    if (t->doc.field && t->in.depth == 3 && t->doc.in_field && begin_record(t) != 0)
         return 0;
     return 1;
 }
@@ -489,23 +505,23 @@ static int on_start_array(void *ctx) { return open_container(ctx, 0); }
 
 static int close_container(struct jsonl *t, int is_map)
 {
-    t->depth--;
-    if (t->render_depth) {
+    t->in.depth--;
+    if (t->render.render_depth) {
         render(t, is_map ? "}" : "]", 1, 0);
-        if (t->depth + 1 > t->render_depth)
+        if (t->in.depth + 1 > t->render.render_depth)
             return 1;
-        t->render_depth = 0;
-        if (push_text(t, t->text, t->text_len) != 0)
+        t->render.render_depth = 0;
+        if (push_text(t, t->render.text, t->render.text_len) != 0)
             return 0;
         scalar_done(t);
         return 1;
     }
-    if (t->capture == C_LIST && t->depth == t->rec_depth)
-        t->capture = C_NONE;
-    if (t->in_record && t->depth == t->rec_depth - 1)
+    if (t->rec.capture == C_LIST && t->in.depth == t->doc.rec_depth)
+        t->rec.capture = C_NONE;
+    if (t->rec.in_record && t->in.depth == t->doc.rec_depth - 1)
         return end_record(t);
-    if (t->field && t->depth == 1 && t->in_field)
-        t->in_field = 0;
+    if (t->doc.field && t->in.depth == 1 && t->doc.in_field)
+        t->doc.in_field = 0;
     return 1;
 }
 
@@ -515,18 +531,18 @@ static int on_end_array(void *ctx) { return close_container(ctx, 0); }
 static int on_key(void *ctx, const unsigned char *k, size_t n)
 {
     struct jsonl *t = ctx;
-    if (t->render_depth) {
+    if (t->render.render_depth) {
         render_string(t, k, n, ":");
         return 1;
     }
-    if (t->field && t->depth == 1) {
-        note_key(t->doc_keys, k, n);
-        t->field_key = strlen(t->field) == n && memcmp(t->field, k, n) == 0;
-        if (t->field_key && t->field_seen)   /* json keeps the last: its records are read */
-            return set_why(t, "the key \"%s\" is given twice", t->field);
+    if (t->doc.field && t->in.depth == 1) {
+        note_key(t->label.doc_keys, k, n);
+        t->doc.field_key = strlen(t->doc.field) == n && memcmp(t->doc.field, k, n) == 0;
+        if (t->doc.field_key && t->doc.field_seen)   /* json keeps the last: its records are read */
+            return set_why(t, "the key \"%s\" is given twice", t->doc.field);
         return 1;
     }
-    if (t->in_record && t->depth == t->rec_depth)
+    if (t->rec.in_record && t->in.depth == t->doc.rec_depth)
         return record_key(t, k, n);
     return 1;
 }
@@ -545,20 +561,20 @@ static size_t guard_tokens(struct jsonl *t, const unsigned char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = b[i];
-        if (t->in_string) {
-            if (t->escape)
-                t->escape = 0;
+        if (t->in.in_string) {
+            if (t->in.escape)
+                t->in.escape = 0;
             else if (c == '\\')
-                t->escape = 1;
+                t->in.escape = 1;
             else if (c == '"')
-                t->in_string = 0;
+                t->in.in_string = 0;
         } else if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']' || c == ',' ||
                    c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-            t->in_string = c == '"';
-            t->token_len = 0;
+            t->in.in_string = c == '"';
+            t->in.token_len = 0;
             continue;
         }
-        if (++t->token_len > MAX_STRING)
+        if (++t->in.token_len > MAX_STRING)
             return i;
     }
     return n;
@@ -569,12 +585,12 @@ static int parse_failed(struct la_reader *r, struct jsonl *t, const unsigned cha
     if (t->oom)
         return la_reader_set_error(r, "out of memory");
     if (t->why[0])
-        return la_reader_set_error(r, "line %llu: %s", (unsigned long long)t->line, t->why);
+        return la_reader_set_error(r, "line %llu: %s", (unsigned long long)t->in.line, t->why);
     unsigned char *e = yajl_get_error(t->h, 0, b, n);
     char *nl = e ? strchr((char *)e, '\n') : NULL;
     if (nl)
         *nl = '\0';
-    la_reader_set_error(r, "line %llu: not valid JSON (yajl: %s)", (unsigned long long)t->line,
+    la_reader_set_error(r, "line %llu: not valid JSON (yajl: %s)", (unsigned long long)t->in.line,
                         e ? (char *)e : "error");
     if (e)
         yajl_free_error(t->h, e);
@@ -584,11 +600,11 @@ static int parse_failed(struct la_reader *r, struct jsonl *t, const unsigned cha
 /* A line ended: in JSON Lines its record (if any) ended with it. */
 static int line_ended(struct la_reader *r, struct jsonl *t)
 {
-    if (!t->field && t->depth > 0)
+    if (!t->doc.field && t->in.depth > 0)
         return la_reader_set_error(r, "line %llu: the object does not end on its line "
-                                   "(JSON Lines holds one a line)", (unsigned long long)t->line);
-    t->line++;
-    t->line_values = 0;
+                                   "(JSON Lines holds one a line)", (unsigned long long)t->in.line);
+    t->in.line++;
+    t->in.line_values = 0;
     return 0;
 }
 
@@ -598,13 +614,13 @@ static int line_ended(struct la_reader *r, struct jsonl *t)
 static int rewrite_literals(struct la_reader *r, struct jsonl *t, unsigned char *p, size_t n,
                             uint64_t at)
 {
-    size_t bad = la_json_literals_scan(&t->lit, p, n);
+    size_t bad = la_json_literals_scan(&t->in.lit, p, n);
     if (bad == n)
         return 0;
-    if (t->lit.oom)
+    if (t->in.lit.oom)
         return la_reader_set_error(r, "out of memory");
-    return la_reader_set_error(r, "line %llu, byte %llu: %s", (unsigned long long)t->line,
-                               (unsigned long long)(at + bad), t->lit.why);
+    return la_reader_set_error(r, "line %llu, byte %llu: %s", (unsigned long long)t->in.line,
+                               (unsigned long long)(at + bad), t->in.lit.why);
 }
 
 /* One piece of a line (up to and with its LF, if it has one), the file's
@@ -617,12 +633,12 @@ static int parse_piece(struct la_reader *r, struct jsonl *t, unsigned char *p, s
     int ends = p[n - 1] == '\n';
     if (rewrite_literals(r, t, p, n, at) != 0)
         return -1;
-    if (!ends && !t->cut_line)
-        t->in_string = t->escape = 0, t->token_len = 0;
-    if ((!ends || t->cut_line) && guard_tokens(t, p, n) < n)
+    if (!ends && !t->in.cut_line)
+        t->in.in_string = t->in.escape = 0, t->in.token_len = 0;
+    if ((!ends || t->in.cut_line) && guard_tokens(t, p, n) < n)
         return la_reader_set_error(r, "line %llu: a JSON token longer than %u MiB",
-                                   (unsigned long long)t->line, MAX_STRING >> 20);
-    t->cut_line = !ends;
+                                   (unsigned long long)t->in.line, MAX_STRING >> 20);
+    t->in.cut_line = !ends;
     if (yajl_parse(t->h, p, n) != yajl_status_ok)
         return parse_failed(r, t, p, n);
     return ends ? line_ended(r, t) : 0;
@@ -636,21 +652,21 @@ static int parse_end(struct la_reader *r, struct jsonl *t)
      * would call blank lines at the end a value cut short); a literal the
      * file cut short is refused */
     unsigned char nl = '\n';
-    if (rewrite_literals(r, t, &nl, 1, t->offset) != 0)
+    if (rewrite_literals(r, t, &nl, 1, t->in.offset) != 0)
         return -1;
-    if (!t->field && yajl_parse(t->h, (const unsigned char *)"\n", 1) != yajl_status_ok)
+    if (!t->doc.field && yajl_parse(t->h, (const unsigned char *)"\n", 1) != yajl_status_ok)
         return parse_failed(r, t, (const unsigned char *)"\n", 1);
-    if (!t->field && t->depth > 0)
+    if (!t->doc.field && t->in.depth > 0)
         return la_reader_set_error(r, "line %llu: not valid JSON (the file ends inside an object)",
-                                   (unsigned long long)t->line);
-    if (t->field && yajl_complete_parse(t->h) != yajl_status_ok)
+                                   (unsigned long long)t->in.line);
+    if (t->doc.field && yajl_complete_parse(t->h) != yajl_status_ok)
         return parse_failed(r, t, NULL, 0);
-    if (t->field && !t->field_seen)
+    if (t->doc.field && !t->doc.field_seen)
         return la_reader_set_error(r, "no key \"%s\" in the document's object (its keys: %s)",
-                                   t->field, t->doc_keys[0] ? t->doc_keys : "none");
-    if (o->column && !t->decided && t->records)
+                                   t->doc.field, t->label.doc_keys[0] ? t->label.doc_keys : "none");
+    if (o->column && !t->label.decided && t->doc.records)
         return la_reader_set_error(r, "no record has the key \"%s\" (line 1's keys: %s)",
-                                   o->column, t->keys[0] ? t->keys : "none");
+                                   o->column, t->label.keys[0] ? t->label.keys : "none");
     return 0;
 }
 
@@ -662,16 +678,16 @@ static int parse_end(struct la_reader *r, struct jsonl *t)
 static size_t line_ends(struct jsonl *t, unsigned char *b, size_t n)
 {
     size_t at = 0;
-    if (t->skip_lf && b[0] == '\n')
+    if (t->in.skip_lf && b[0] == '\n')
         at = 1;
-    t->skip_lf = 0;
-    if (!t->started && n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
+    t->in.skip_lf = 0;
+    if (!t->in.started && n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
         at = 3;
-    t->started = 1;
+    t->in.started = 1;
     for (unsigned char *cr = memchr(b + at, '\r', n - at); cr;
          cr = memchr(cr + 1, '\r', (size_t)(b + n - cr - 1))) {
         if (cr + 1 == b + n)
-            t->skip_lf = 1;   /* the block ends here: its LF, if any, comes next */
+            t->in.skip_lf = 1;   /* the block ends here: its LF, if any, comes next */
         else if (cr[1] == '\n')
             continue;
         *cr = '\n';
@@ -682,23 +698,23 @@ static size_t line_ends(struct jsonl *t, unsigned char *b, size_t n)
 /* Read and parse the next block. @return 1, 0 at the end, -1 with r->err. */
 static int feed(struct la_reader *r, struct jsonl *t)
 {
-    if (t->eof)
+    if (t->in.eof)
         return 0;
-    ssize_t got = la_source_read(r->src, t->buf, READ_LEN);
+    ssize_t got = la_source_read(r->src, t->in.buf, READ_LEN);
     if (got < 0)
         return la_reader_set_error(r, "%s", la_source_error(r->src));
     if (got == 0) {
-        t->eof = 1;
+        t->in.eof = 1;
         return parse_end(r, t) != 0 ? -1 : 0;
     }
-    for (size_t n = (size_t)got, at = line_ends(t, t->buf, n); at < n;) {
-        const unsigned char *nl = memchr(t->buf + at, '\n', n - at);
-        size_t end = nl ? (size_t)(nl - t->buf) + 1 : n;
-        if (parse_piece(r, t, t->buf + at, end - at, t->offset + at) != 0)
+    for (size_t n = (size_t)got, at = line_ends(t, t->in.buf, n); at < n;) {
+        const unsigned char *nl = memchr(t->in.buf + at, '\n', n - at);
+        size_t end = nl ? (size_t)(nl - t->in.buf) + 1 : n;
+        if (parse_piece(r, t, t->in.buf + at, end - at, t->in.offset + at) != 0)
             return -1;
         at = end;
     }
-    t->offset += (uint64_t)got;
+    t->in.offset += (uint64_t)got;
     return 1;
 }
 
@@ -706,38 +722,38 @@ static int feed(struct la_reader *r, struct jsonl *t)
 
 static void update_dtype(struct la_reader *r, const struct jsonl *t)
 {
-    r->info.dtype = t->saw & SAW_FLOAT ? LA_DT_FLOAT64
-                  : t->saw == SAW_BOOL ? LA_DT_BOOL : LA_DT_INT64;
+    r->info.dtype = t->q.saw & SAW_FLOAT ? LA_DT_FLOAT64
+                  : t->q.saw == SAW_BOOL ? LA_DT_BOOL : LA_DT_INT64;
 }
 
 static int jsonl_open(struct la_reader *r)
 {
     struct jsonl *t = calloc(1, sizeof *t);
     r->state = t;
-    if (!t || !(t->buf = malloc(READ_LEN)) || !(t->map = la_sample_map_new()))
+    if (!t || !(t->in.buf = malloc(READ_LEN)) || !(t->q.map = la_sample_map_new()))
         return la_reader_set_error(r, "out of memory");
     const struct la_read_opts *o = la_read_opts_or_default(r->opts);
     t->r = r;
-    t->line = 1;
-    t->field = o->field;
-    t->rec_depth = t->field ? 3 : 1;
-    la_json_literals_init(&t->lit);
+    t->in.line = 1;
+    t->doc.field = o->field;
+    t->doc.rec_depth = t->doc.field ? 3 : 1;
+    la_json_literals_init(&t->in.lit);
     if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
         return la_reader_set_error(r, "out of memory");
-    if (!t->field)
+    if (!t->doc.field)
         yajl_config(t->h, yajl_allow_multiple_values, 1);
     r->info.dtype = LA_DT_INT64;
     r->info.ndim = 1;
-    r->info.line_records = !t->field;   /* --field's records may span or share lines */
+    r->info.line_records = !t->doc.field;   /* --field's records may span or share lines */
     if (r->notes) {   /* a record of a list is one sample of its items */
         r->notes->sample_of = la_sample_map_sample_of;
         r->notes->sample_passed = la_sample_map_passed;
-        r->notes->sample_ctx = t->map;
+        r->notes->sample_ctx = t->q.map;
         r->notes->samples_ordered = 1;
         r->notes->has_samples = 1;
     }
     int rc = 1;   /* read on until the label key is known: the report names it */
-    while (!t->decided && t->done - t->head < HOLD_MAX && (rc = feed(r, t)) == 1)
+    while (!t->label.decided && t->q.done - t->q.head < HOLD_MAX && (rc = feed(r, t)) == 1)
         ;
     update_dtype(r, t);
     return rc < 0 ? -1 : 0;
@@ -749,17 +765,17 @@ static int jsonl_next(struct la_reader *r, struct la_chunk *out)
     int rc = 1;
     if (!take(t, out)) {
         compact(t);
-        while ((rc = feed(r, t)) == 1 && t->head == t->done)
+        while ((rc = feed(r, t)) == 1 && t->q.head == t->q.done)
             ;
         if (rc < 0)
             return -1;
         if (!take(t, out))
             rc = 0;
     }
-    la_sample_map_publish(t->map);   /* the records of the items out, before they go */
+    la_sample_map_publish(t->q.map);   /* the records of the items out, before they go */
     update_dtype(r, t);
     if (rc == 0 && r->notes)
-        r->notes->samples = t->records;
+        r->notes->samples = t->doc.records;
     return rc != 0;
 }
 
@@ -769,18 +785,18 @@ static void jsonl_close(struct la_reader *r)
     if (t) {
         if (t->h)
             yajl_free(t->h);
-        free(t->buf);
-        free(t->vals);
-        free(t->bools);
-        free(t->kinds);
-        free(t->text_at);
-        free(t->texts);
-        la_json_literals_free(&t->lit);
-        if (r->notes && t->map && r->notes->sample_ctx == t->map && !r->notes->ctx) {
-            r->notes->ctx = t->map;        /* the scan's sample_of reads it: it lives with the notes */
+        free(t->in.buf);
+        free(t->q.vals);
+        free(t->q.bools);
+        free(t->q.kinds);
+        free(t->q.text_at);
+        free(t->q.texts);
+        la_json_literals_free(&t->in.lit);
+        if (r->notes && t->q.map && r->notes->sample_ctx == t->q.map && !r->notes->ctx) {
+            r->notes->ctx = t->q.map;        /* the scan's sample_of reads it: it lives with the notes */
             r->notes->free_ctx = la_sample_map_free;
         } else {
-            la_sample_map_free(t->map);
+            la_sample_map_free(t->q.map);
         }
     }
     free(t);

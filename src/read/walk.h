@@ -26,7 +26,7 @@ struct la_walk {
  *  @return 0, or -1 with err set (top unreadable, out of memory). */
 int la_walk_tree(const char *top, struct la_walk *w, char *err, size_t errlen);
 
-/** la_walk_list_dir() : the immediate entries of dir that are folders (links
+/** la_walk_subdirs() : the immediate entries of dir that are folders (links
  *  to folders included, hidden ones too), sorted byte-wise: os.scandir with
  *  entry.is_dir(), as torchvision's find_classes. names are the bare names.
  *  @return the count, or -1 with err set. */

@@ -1,53 +1,23 @@
 #!/bin/sh
 # include-graph.sh - the pipeline reads top down in the #include lines.
 #
-# Every file of src/ and src/read/ sits in one layer of the list below (the
-# same list as HACKING.md's "the pipeline"), top first. A file may include
-# the headers of its own layer and of the layers under it, never one above:
-# no lower stage calls back up. Nor may the modules (X.c with X.h) of one
-# layer include each other round a cycle. (A header may sit lower than its
-# code: reader.h, which every stage passes values through, lies under the
-# readers and formats.c's table of them.) A file in no layer fails
-# too: a new module is placed in the list (and in HACKING.md) when it is
-# added. Reads the sources only; needs no build.
+# Every file of src/ and src/read/ sits in one layer of HACKING.md's table
+# of the pipeline (read by tests/cli/layers.awk, which the check of calls,
+# call-graph.sh, shares), top first. A file may include the headers of its
+# own layer and of the layers under it, never one above: no lower stage calls
+# back up. Nor may the modules (X.c with X.h) of one layer include each other
+# round a cycle. (A header may sit lower than its code: reader.h, which every
+# stage passes values through, lies under the readers and formats.c's table
+# of them.) A file in no layer fails too: a new module is placed in the
+# table when it is added. Reads the sources only; needs no build.
 . "$srcdir/tests/setup.sh"
-
-# LAYER: the files in it (shell patterns, relative to the tree's top)
-layers='
-command:   src/main.c
-plan:      src/plan.*
-render:    src/report.h src/report_*.c src/histogram.c src/mask_image.* src/overlays.c src/ci_notes.h src/ci_path.* src/class_report.*
-dataset:   src/dataset.* src/layouts.* src/merge.*
-source:    src/audit.*
-diagnose:  src/diagnose.* src/class_findings.*
-read:      src/input.c src/stdin_memory.* src/formats.c src/reader.c src/cells.* src/line_map.* src/label_items.* src/read/* src/class_count.*
-scan:      src/scan.* src/scan_cpu.c src/scan_cuda.cu src/scan_cuda_stub.c src/window.*
-model:     src/file_report.* src/label_notes.* src/source_list.*
-outputs:   src/indices_out.* src/outputs.* src/atomic_file.*
-fold:      src/stats.* src/batching.* src/weights.* src/ignored_samples.*
-interface: src/reader.h src/input.h src/formats.h src/options.* src/config_file.* src/context.* src/reader_options.* src/msg.* src/findings.*
-base:      src/util.* src/fatal.* src/utf8.* src/dtype.* src/verdict.h src/pool.* src/ring.* src/scheduler.*
-'
 
 cd "$srcdir" || exit 1
 files=$(ls src/*.c src/*.h src/*.cu src/read/*.c src/read/*.h 2>/dev/null)
-set -f   # from here on, the layers' patterns are matched, not expanded
 
 # FILE LAYER-NUMBER LAYER-NAME, the first layer (from the top) that lists it
-: > "$d/layer"
-for f in $files; do
-    n=0 found=
-    while read -r name pats; do
-        [ -n "$name" ] || continue
-        n=$((n + 1))
-        for p in $pats; do
-            case $f in $p) found="$n ${name%:}"; break 2 ;; esac
-        done
-    done <<EOF
-$layers
-EOF
-    echo "$f ${found:-0 none}" >> "$d/layer"
-done
+echo "$files" | awk -f tests/cli/layers.awk HACKING.md - > "$d/layer"
+ok $? "HACKING.md's table of layers was read"
 
 # FROM TO: each #include "X" of a file of ours, X found beside it or in src/, src/read/
 : > "$d/edges"
@@ -106,20 +76,6 @@ if [ -s "$d/cycle" ]; then
     sed 's/^/# on a cycle: /' "$d/cycle"
     awk 'NR == FNR { c[$1]; next } ($1 in c) && ($2 in c)' "$d/cycle" "$d/modules" |
         sed 's/^/# includes: /'
-fi
-
-# the list here is the list in HACKING.md
-if [ -f HACKING.md ]; then
-    for name in $(echo "$layers" | awk -F: 'NF > 1 { print $1 }'); do
-        grep -q "^| *$name *|" HACKING.md
-        ok $? "HACKING.md's pipeline names the layer $name"
-    done
-    for f in $(echo "$layers" | awk '{ for (k = 2; k <= NF; k++) print $k }'); do
-        grep "^| *[a-z]* *|" HACKING.md | grep -qF -- "${f#src/}"
-        ok $? "HACKING.md's pipeline places $f"
-    done
-else
-    ok 1 "HACKING.md holds the pipeline's layers"
 fi
 
 finish

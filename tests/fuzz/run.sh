@@ -9,6 +9,8 @@
 #   OUT       where objects, binaries, grown corpora, logs and crashes go
 #             (default ./fuzz-out)
 #   JOBS      targets run at once (default 1)
+#   FUZZ_TARGETS the targets (default: the build's, Makefile.am's FUZZ_REPLAY,
+#             from `make fuzz` or `make -C BUILDDIR fuzz-targets`)
 #   FUZZ_SKIP targets to leave out (CI: mat, see below)
 #   CC        a clang with libFuzzer (default clang)
 #   FUZZ_FLAGS extra libFuzzer flags
@@ -25,7 +27,15 @@ OUT=${OUT:-$(pwd)/fuzz-out}
 JOBS=${JOBS:-1}
 CC=${CC:-clang}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
-targets=${*:-csv text npy_header npy npz gzip raw decode pt pickle safetensors megatron_idx mds litdata}
+# the targets: those named, else the build's (one list, Makefile.am's FUZZ_REPLAY)
+targets=${*:-$(echo ${FUZZ_TARGETS:-} | sed 's|tests/fuzz/replay_||g')}
+if [ -z "$targets" ] && [ -n "${BUILDDIR:-}" ] && [ -f "$BUILDDIR/Makefile" ]; then
+    targets=$(make -s --no-print-directory -C "$BUILDDIR" fuzz-targets)
+fi
+[ -n "$targets" ] || {
+    echo "run.sh: name the targets, or give BUILDDIR (or run make fuzz): Makefile.am's FUZZ_REPLAY lists them" >&2
+    exit 2
+}
 
 command -v "$CC" >/dev/null 2>&1 || {
     echo "run.sh: $CC not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
@@ -37,7 +47,7 @@ mkdir -p "$OUT/obj" "$OUT/bin" "$OUT/corpus" "$OUT/include"
 if [ -n "${BUILDDIR:-}" ] && [ -f "$BUILDDIR/config.h" ]; then
     cp "$BUILDDIR/config.h" "$OUT/include/config.h"
 else
-    printf '#define PACKAGE_VERSION "0.0-fuzz"\n#define PACKAGE_URL "https://example.invalid/fuzz"\n' > "$OUT/include/config.h"
+    printf '#define PACKAGE_VERSION "0.0-fuzz"\n' > "$OUT/include/config.h"
 fi
 cjson_cflags=$(pkg-config --cflags libcjson 2>/dev/null || echo "-I/usr/include/cjson")
 cjson_libs=$(pkg-config --libs libcjson 2>/dev/null || echo "-lcjson")
@@ -49,21 +59,18 @@ codec_libs=
 for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" && codec_libs="$codec_libs ${lib#*:}"
 done
-# the mask readers' libraries, and their targets where they were found
-mask_targets=
+# the mask readers' libraries, where they were found
 for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
     rest=${lib#*:}
-    mask_targets="$mask_targets ${rest%%:*}"
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
 done
 cflags="$cflags -I/usr/include/nifti"     # nifti_clib's headers (no pkg-config file)
-# the HDF5 and .mat readers and their targets, where config.h has them
+# the HDF5 and .mat readers' libraries, where config.h has them
 for lib in HDF5:hdf5 MATIO:matio; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
     cflags="$cflags $(pkg-config --cflags "${lib#*:}")"
     codec_libs="$codec_libs $(pkg-config --libs "${lib#*:}")"
-    mask_targets="$mask_targets $(echo "${lib#*:}" | sed 's/matio/mat/')"
 done
 # the HDF5 reader inflates gzip chunks through libdeflate where config.h has it
 if grep -q "define HAVE_LIBDEFLATE 1" "$OUT/include/config.h"; then
@@ -73,33 +80,19 @@ fi
 if grep -q "define HAVE_ISAL 1" "$OUT/include/config.h"; then
     codec_libs="$codec_libs $(pkg-config --libs libisal)"
 fi
-# the WebDataset reader and its target, where config.h has libarchive
+# the WebDataset reader's libarchive, where config.h has it
 if grep -q "define HAVE_LIBARCHIVE 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets wds"
     codec_libs="$codec_libs $(pkg-config --libs libarchive)"
 fi
 # Parquet and Arrow: read_arrow.cc (C++), where config.h says Apache Arrow was found
 arrow_cxx=
 if grep -q "define HAVE_ARROW 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets arrow"
     arrow_cxx=$(sed -n 's/^#define LA_ARROW_CPPFLAGS "\(.*\)"$/\1/p' "$OUT/include/config.h")
     codec_libs="$codec_libs $(sed -n 's/^#define LA_ARROW_LIBS "\(.*\)"$/\1/p' "$OUT/include/config.h")"
 fi
-# yolo always; coco and jsonl where config.h says yajl was found
-mask_targets="$mask_targets yolo"
-if grep -q "define HAVE_YAJL 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets coco jsonl"
-    codec_libs="$codec_libs -lyajl"
-fi
-# the class-count files: config.json and dataset.json always, tokenizer.json
-# where yajl was found, data.yaml where libyaml was
-mask_targets="$mask_targets model_config"
-grep -q "define HAVE_YAJL 1" "$OUT/include/config.h" && mask_targets="$mask_targets tokenizer"
-if grep -q "define HAVE_YAML 1" "$OUT/include/config.h"; then
-    mask_targets="$mask_targets data_yaml config_file"
-    codec_libs="$codec_libs -lyaml"
-fi
-[ $# -gt 0 ] || targets="$targets$mask_targets"
+# yajl (coco, jsonl, tokenizer.json) and libyaml (data.yaml), where config.h has them
+grep -q "define HAVE_YAJL 1" "$OUT/include/config.h" && codec_libs="$codec_libs -lyajl"
+grep -q "define HAVE_YAML 1" "$OUT/include/config.h" && codec_libs="$codec_libs -lyaml"
 # FUZZ_SKIP: targets left out of this run (CI's short sweep leaves out mat:
 # libmatio allocates what a damaged file's header claims before read_mat.c can
 # look, in paths our size check does not reach; make fuzz still runs it)

@@ -21,7 +21,10 @@
 set -u
 OLD=${1:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
 NEW=${2:?usage: json-corpus.sh OLD_BINARY NEW_BINARY}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+# the binaries by absolute path: the runs are made from the tree's top
+case $OLD in /*) ;; */*) OLD=$PWD/$OLD ;; esac
+case $NEW in /*) ;; */*) NEW=$PWD/$NEW ;; esac
+top=$(cd "$(dirname "$0")/../.." && pwd)   # the tree: this script lives in tests/reliability/
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 runs=0 differ=0
@@ -77,8 +80,8 @@ done
 # fast path's helper), made the same each run
 g=$d/gen
 mkdir "$g"
-awk -v rows=200000 -v every=20011 -f tests/gen/text-csv.awk >"$g/text.csv"
-awk -v rows=30000 -v every=499 -f tests/gen/text-csv.awk >"$g/text-dense.csv"
+awk -v rows=200000 -v every=20011 -f tests/text-csv.awk >"$g/text.csv"
+awk -v rows=30000 -v every=499 -f tests/text-csv.awk >"$g/text-dense.csv"
 awk 'BEGIN { print "id,label"; for (i = 0; i < 400000; i++) print i "," (i % 97 == 5 ? -1 : i % 10) }' \
     >"$g/plain.csv"
 awk 'BEGIN { print "x\tlabel"; for (i = 0; i < 300000; i++) print i "\t" (i == 150000 ? 0.5 : i % 7) }' \

@@ -33,7 +33,6 @@ int la_source_plain_fd(const struct la_source *s)
         return -1;
     return fd;
 }
-int la_source_is_gzip(const struct la_source *s) { return s->gzip; }
 uint64_t la_source_offset(const struct la_source *s) { return s->off; }
 const char *la_source_error(const struct la_source *s) { (void)s; return "read error"; }
 

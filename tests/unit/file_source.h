@@ -30,7 +30,7 @@ struct got {
 };
 
 /** fs_read_all() : run the reader ops over the file at path, answering as for
- *  la_source_path() and gzip for la_source_is_gzip(), and collect it all in *g. */
+ *  la_source_path() and gzip for la_source_plain_fd(), and collect it all in *g. */
 void fs_read_all(const struct la_reader_ops *ops, const char *path, const char *as, int gzip,
                  const struct la_read_opts *cfg, struct got *g);
 
