@@ -45,3 +45,20 @@ void la_report_ctx_set_classes(struct la_report_ctx *ctx, uint64_t n, const char
     }
     set_rule(ctx);
 }
+
+void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
+{
+    *opts = cfg->read;
+    opts->threads = cfg->threads;
+    opts->vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0;
+    opts->seq_len = cfg->seq_len;
+    opts->glob = cfg->glob;
+    opts->split = NULL;         /* a report's (context.h) */
+}
+
+uint64_t la_config_max_report(const struct la_config *cfg)
+{
+    if (cfg->has_max_report)
+        return cfg->max_report;
+    return cfg->json ? 1000 : 10;
+}

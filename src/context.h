@@ -57,4 +57,9 @@ void la_report_ctx_init(struct la_report_ctx *ctx, const struct la_config *cfg,
 void la_report_ctx_set_classes(struct la_report_ctx *ctx, uint64_t n, const char *from,
                                bool vocab);
 
+/** la_read_opts_of() : the part of cfg readers see. */
+void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts);
+/** la_config_max_report() : --max-report, or the default for the output kind. */
+uint64_t la_config_max_report(const struct la_config *cfg);
+
 #endif

@@ -3,6 +3,7 @@
 #include "config.h"  /* HAVE_SPNG, ... */
 #include "formats.h"
 #include "reader.h" /* la_reader_csv, ... */
+#include "util.h"   /* la_name_ends_in */
 #include "zip_head.h" /* la_zip_first_member: npz and Office documents (not zip.c,
                         * which reads through input.c, which calls this table) */
 
@@ -429,12 +430,6 @@ char *la_export_command(enum la_format f, const char *path, char *buf, size_t le
     if (used < len)
         snprintf(buf + used, len - used, "%s", cmd);
     return buf;
-}
-
-int la_name_ends_in(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && strncasecmp(path + n - k, ext, k) == 0;
 }
 
 /* Whether the space-separated list exts holds the extension that ends name[0..n). */

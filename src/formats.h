@@ -133,8 +133,6 @@ const char *la_foreign_kind(const unsigned char *head, size_t len, const char **
  *  @return buf. */
 char *la_export_command(enum la_format f, const char *path, char *buf, size_t len);
 
-/** la_name_ends_in() : whether path ends in ext, case-insensitively, after more than ext. */
-int la_name_ends_in(const char *path, const char *ext);
 
 /** la_formats_list() : the names, separated by sep, of the formats this build
  *  reads (built = 1) or lacks (built = 0), into buf (truncated to fit).

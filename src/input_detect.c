@@ -11,6 +11,7 @@
 #include "context.h"    /* the report's --format and the options that imply one */
 #include "reader.h"     /* la_reader_for_format: is a detected format built in */
 #include "reader_options.h" /* la_read_options_implied */
+#include "util.h"     /* la_name_ends_in */
 
 // ---- format detection ---------------------------------------------------------
 

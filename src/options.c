@@ -865,20 +865,3 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     note_no_batch_size(batching_given, cfg);
     return LA_OPT_OK;
 }
-
-void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
-{
-    *opts = cfg->read;
-    opts->threads = cfg->threads;
-    opts->vocab_size = cfg->has_vocab_size ? cfg->vocab_size : 0;
-    opts->seq_len = cfg->seq_len;
-    opts->glob = cfg->glob;
-    opts->split = NULL;         /* a report's (context.h) */
-}
-
-uint64_t la_config_max_report(const struct la_config *cfg)
-{
-    if (cfg->has_max_report)
-        return cfg->max_report;
-    return cfg->json ? 1000 : 10;
-}

@@ -36,7 +36,7 @@ struct la_config {
     enum la_format format;         /* LA_FMT_AUTO: detect each file */
     /* what readers read (-c, --header, -d, --dtype, --array, --key, ...):
      * set from reader_options.c's table; .threads, .vocab_size and .seq_len
-     * are filled by la_read_opts_of from the fields below */
+     * are filled by la_read_opts_of (context.h) from the fields below */
     struct la_read_opts read;
 
     /* language-model tokens: --vocab-size also sets has_num_classes/num_classes
@@ -112,10 +112,6 @@ enum la_opterr { LA_OPT_OK, LA_OPT_EXIT_OK, LA_OPT_USAGE };
  *  (LA_OPT_EXIT_OK) and a GNU-style message for a usage error (LA_OPT_USAGE). */
 enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg);
 
-/** la_read_opts_of() : the part of cfg readers see. */
-void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts);
 
-/** la_config_max_report() : --max-report, or the default for the output kind. */
-uint64_t la_config_max_report(const struct la_config *cfg);
 
 #endif

@@ -25,7 +25,7 @@
 #include <unistd.h>   /* write, close, unlink */
 
 #include "dataset.h"
-#include "formats.h"  /* la_name_ends_in */
+#include "util.h"     /* la_name_ends_in */
 #include "mask_image.h"
 #include "msg.h"
 

@@ -6,6 +6,7 @@
  * drops the others, silently. One annotation per file and finding, errors
  * first, keeps the files and their fixes in sight: with more than 10 of a
  * severity, the first 9 are written and the 10th names the rest. */
+#include "context.h"  /* la_config_max_report */
 #include "report.h"
 
 #include <errno.h>  /* errno */

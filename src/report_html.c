@@ -10,6 +10,7 @@
  * security policy forbids loading anything. Every string from the input (a
  * path, a column name, a message quoting a cell) is escaped as XML text. The
  * page is built in memory and written atomically, as every output is. */
+#include "context.h"  /* la_config_max_report */
 #include "report.h"
 
 #include <math.h>   /* log10, pow, floor */

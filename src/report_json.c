@@ -3,6 +3,7 @@
  * Key order is fixed (the SPEC's), so reports compare byte for byte. Integers
  * are written as raw text: cJSON keeps numbers as doubles, which would round
  * int64 labels above 2^53. */
+#include "context.h"  /* la_config_max_report */
 #include "class_report.h" /* la_class_count_json */
 #include "report.h"
 

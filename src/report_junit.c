@@ -6,6 +6,7 @@
  * <failure> (type = its code), one below it goes to <system-out>; a file that
  * could not be read is an <error> of its "read" check, its other checks
  * <skipped>. The file is built in memory and written atomically. */
+#include "context.h"  /* la_config_max_report */
 #include "report.h"
 
 #include <stdlib.h> /* free */

@@ -2,6 +2,7 @@
  *
  * Per file: what was read, the range, each finding with its first bad
  * entries and the fix, the batching block; then a one-line summary. */
+#include "context.h"  /* la_config_max_report */
 #include "class_count.h" /* la_class_count_from_file */
 #include "class_report.h" /* la_class_count_text */
 #include "report.h"

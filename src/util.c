@@ -6,6 +6,7 @@
 #include <stdint.h>  /* SIZE_MAX */
 #include <stdlib.h>  /* strtod, realloc */
 #include <string.h>  /* memcpy */
+#include <strings.h> /* strncasecmp */
 #include <unistd.h>  /* sysconf, pread */
 
 /* Digits-only integer with optional sign; no locale, no overflow. */
@@ -142,4 +143,10 @@ size_t la_last_at_most(const uint64_t *a, size_t n, uint64_t x)
             hi = mid;
     }
     return lo;
+}
+
+int la_name_ends_in(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && strncasecmp(path + n - k, ext, k) == 0;
 }

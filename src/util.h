@@ -51,4 +51,7 @@ size_t la_pread_full(int fd, void *buf, size_t n, uint64_t off);
 /** la_online_cpus() : sysconf(_SC_NPROCESSORS_ONLN), at least 1. */
 int la_online_cpus(void);
 
+/** la_name_ends_in() : whether path ends in ext, case-insensitively, after more than ext. */
+int la_name_ends_in(const char *path, const char *ext);
+
 #endif

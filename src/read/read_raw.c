@@ -1,5 +1,6 @@
 /* read_raw.c - headerless binary arrays: --dtype and --endian say what they hold. */
 #include "reader.h"
+#include "util.h"   /* la_name_ends_in */
 
 #include <stdio.h>  /* fopen, fread */
 #include <stdlib.h> /* malloc, free */

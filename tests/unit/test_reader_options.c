@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "context.h"  /* la_read_opts_of, la_config_max_report */
 #include "formats.h"
 #include "options.h"
 #include "reader_options.h"

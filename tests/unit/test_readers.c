@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "context.h"  /* la_read_opts_of, la_config_max_report */
 #include "input.h"
 #include "options.h"
 #include "reader.h"
