@@ -49,8 +49,9 @@ static void add_problem(struct la_class_count *cc, const char *path, const char 
 
 // ---- which number of the model: its head's or its embedding's ----------------------
 
-/* Whether the labels are token ids: --vocab-size, a column of them, a token format. */
-static int labels_are_token_ids(const struct la_config *cfg)
+/* Whether the labels are token ids: --vocab-size, a column of them, a token
+ * format (the report's: --format, or its folder's layout). */
+static int labels_are_token_ids(const struct la_config *cfg, enum la_format format)
 {
     static const char *const columns[] = { "input_ids", "token_ids", "tokens" };
     static const char *const formats[] = { "megatron", "mds", "litdata" };
@@ -61,19 +62,20 @@ static int labels_are_token_ids(const struct la_config *cfg)
             return 1;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
         enum la_format f = la_format_by_name(formats[i]);
-        if (f != LA_FMT_NONE && cfg->format == f)
+        if (f != LA_FMT_NONE && format == f)
             return 1;
     }
     return 0;
 }
 
-static void add_model(struct la_class_count *cc, const struct la_config *cfg)
+static void add_model(struct la_class_count *cc, const struct la_config *cfg,
+                      enum la_format format)
 {
     const struct la_model *m = cfg->model_info;
     if (!m)
         return;
     cc->model = m;
-    cc->vocab = !m->is_head || labels_are_token_ids(cfg);
+    cc->vocab = !m->is_head || labels_are_token_ids(cfg, format);
     if (!cc->vocab) {
         la_class_count_add_source(cc, 1, m->head.n, m->head.path, "model config.json ",
                                   m->head.key);
@@ -194,7 +196,7 @@ static int in_nnunet_labels(const char *path)
 }
 
 static int add_metadata(struct la_class_count *cc, const struct la_config *cfg,
-                        const char *path, char *err, size_t errlen)
+                        enum la_format format, const char *path, char *err, size_t errlen)
 {
     static const char *const yaml_names[] = { "data.yaml", "data.yml", NULL };
     static const char *const nnunet_names[] = { "dataset.json", NULL };
@@ -204,7 +206,7 @@ static int add_metadata(struct la_class_count *cc, const struct la_config *cfg,
     int rc = 0;
     if (strcmp(path, "-") == 0)
         return 0;       /* standard input lies beside nothing */
-    if (cfg->format == la_format_by_name("yolo") && (found = find_beside(path, yaml_names, NULL)))
+    if (format == la_format_by_name("yolo") && (found = find_beside(path, yaml_names, NULL)))
         rc = add_meta(cc, found, 0, la_data_yaml_read, "data.yaml ", err, errlen);
     else if (in_nnunet_labels(path) && (found = find_beside(path, nnunet_names, "labelsTr")))
         rc = add_meta(cc, found, 0, la_nnunet_read, "nnU-Net dataset.json ", err, errlen);
@@ -228,7 +230,7 @@ static int choose(const struct la_class_count *cc)
 struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const char *path,
                                           char *err, size_t errlen)
 {
-    const struct la_config *cfg = ctx->cfg;     /* the command line's -n, --model, --format */
+    const struct la_config *cfg = ctx->cfg;     /* the command line's -n, --model */
     struct la_class_count *cc = calloc(1, sizeof *cc);
     err[0] = '\0';
     if (!cc) {
@@ -239,8 +241,8 @@ struct la_class_count *la_class_count_new(const struct la_report_ctx *ctx, const
         la_class_count_add_source(cc, 0, (uint64_t)cfg->num_classes, NULL, "-n", "");
     if (cfg->has_vocab_size)
         la_class_count_add_source(cc, 0, (uint64_t)cfg->vocab_size, NULL, "--vocab-size", "");
-    add_model(cc, cfg);
-    if (path && add_metadata(cc, cfg, path, err, errlen) != 0) {
+    add_model(cc, cfg, ctx->format);
+    if (path && add_metadata(cc, cfg, ctx->format, path, err, errlen) != 0) {
         la_class_count_free(cc);
         return NULL;
     }
