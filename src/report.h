@@ -7,6 +7,7 @@
 
 #include <stdio.h> /* FILE */
 #include "diagnose.h" /* the report model, la_report_exit_status */
+#include "split_checks.h" /* la_splits: the dataset's splits */
 #include "verdict.h"  /* LA_V_*: a bad entry's verdict */
 
 /** la_bad_belongs() : whether a bad entry of this verdict is one a finding
@@ -40,6 +41,7 @@ struct la_summary {
     uint64_t errors, warnings;
     int exit_status;
     const char *backend;   /* "cpu" or "gpu" */
+    const struct la_splits *splits;   /* the splits and the findings between them, or NULL */
 };
 
 /** la_report_json() : one JSON document for all files.

@@ -111,6 +111,12 @@ static const struct la_rule_doc g_docs[LA_F_COUNT + 1] = {
         "classes agree (num_labels, ClassLabel names, data.yaml nc)", "classes" },
     [LA_F_VOCAB_MISMATCH] = { "The tokenizer's vocabulary and the model's vocab_size "
         "disagree, or ids reach past the tokenizer.", NULL, "tokens" },
+    [LA_F_SPLIT_OVERLAP] = { "The same file in two splits of the dataset: the model is "
+        "evaluated on samples it trained on.", NULL, "splits" },
+    [LA_F_CLASS_UNSEEN_IN_TRAIN] = { "A class that a validation or test split holds and "
+        "train never does.", NULL, "splits" },
+    [LA_F_LABEL_DRIFT] = { "A split's class distribution differs from train's (total "
+        "variation distance and a chi-square test).", NULL, "splits" },
     [LA_F_COUNT] = { "A file that could not be read: not a label file, cut short, or "
         "malformed.", "the message names what could not be read, and where", "input" },
 };

@@ -1,0 +1,21 @@
+/* split_folders.h - the splits a dataset root keeps as folders (SPEC
+ * "Splits"): a DatasetDict saved with save_to_disk (dataset_dict.json
+ * naming its splits, one folder each), or folders named train,
+ * val/valid/validation and test (an ImageFolder, a YOLO export, masks or
+ * label files per split). A `datasets` cache folder's splits are files, not
+ * folders: read/hf_splits.h. */
+#ifndef LA_SPLIT_FOLDERS_H
+#define LA_SPLIT_FOLDERS_H
+
+#include <stddef.h> /* size_t */
+
+/** la_split_folders() : the splits of root as its folders' names, train
+ *  first, then validation, then test (la_split_order). A DatasetDict's are
+ *  the splits its dataset_dict.json names that are folders of root; else
+ *  root's folders when each of them that is not hidden has a split's name.
+ *  @return their count (0: root keeps no splits) with *names malloc'd
+ *  (la_hf_splits_free), -1 when out of memory, or -2 with why filled when
+ *  dataset_dict.json cannot be read. */
+int la_split_folders(const char *root, char ***names, char *why, size_t whylen);
+
+#endif

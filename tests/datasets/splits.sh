@@ -1,0 +1,87 @@
+#!/bin/sh
+# splits.sh - a dataset kept as splits (SPEC "Splits"): found with no option
+# (a DatasetDict saved by `datasets`, folders named train/val/test), or named
+# with --split; a report per split with its own batching; then the splits
+# against each other: label-drift and class-unseen-in-train held to the
+# numbers scipy.stats.chi2_contingency and numpy give on the same counts,
+# split-overlap to a Python set of the keys (tests/gen/gen_splits.py wrote
+# the fixtures and tests/data/splits/verdicts.txt).
+. "$srcdir/tests/setup.sh"
+s="$data/splits"
+verdict() { sed -n "s/^$1 //p" "$s/verdicts.txt"; }
+
+# ---- split folders of CSV files: val drifts, test does not
+run -b 32 "$s/csv-drift"
+expect_status 0 "csv-drift: warnings only, exit 0"
+expect_out "^$s/csv-drift/train (split train): " "csv-drift: train is a report of its own"
+expect_out "^splits: train (500 samples), val (100 samples), test (100 samples)$" \
+    "csv-drift: the splits in order, train first"
+v=$(verdict "csv-drift val")        # tvd=0.400 chi2=68.2 dof=4 p=5.5e-14
+tvd=${v#tvd=}; tvd=${tvd%% *}
+chi2=${v#*chi2=}; chi2=${chi2%% *}
+dof=${v#*dof=}; dof=${dof%% *}
+p=${v#*p=}
+expect_out "label-drift\\]: the class distribution of val differs from train's: total variation distance $tvd (above 0.1), chi-square $chi2 with $dof degrees of freedom, p = $p$" \
+    "csv-drift: val's drift is scipy's ($v)"
+grep -q 'distribution of test' "$d/out"
+ok $((! $?)) "csv-drift: test, drawn like train, does not drift ($(verdict 'csv-drift test'))"
+run -b 32 --fail-on=warning "$s/csv-drift"
+expect_status 1 "csv-drift: --fail-on=warning fails on the drift"
+run --drift-threshold=0.5 "$s/csv-drift"
+grep -q 'label-drift' "$d/out"
+ok $((! $?)) "csv-drift: --drift-threshold=0.5 is above val's distance 0.4"
+run --json -b 32 "$s/csv-drift"
+expect_json '[.splits[] | .name] | join(",")' "train,val,test" "json: splits"
+expect_json '.splits[0].histogram | join(",")' "100,100,100,100,100" "json: train's histogram"
+expect_json '.splits[1].batching.last_batch' "4" "json: val's own batching (100 samples, batch 32)"
+expect_json '.files[1].split' "val" "json: files[].split"
+expect_json '[.dataset_findings[] | .code + ":" + (.splits | join(">"))] | join(",")' \
+    "label-drift:val>train" "json: dataset_findings name their splits"
+expect_json '.summary.warnings' "1" "json: the drift counts in the summary"
+
+# ---- --split NAME=PATH, with no FILE: the same answer
+run --json -b 32 --split "train=$s/csv-drift/train/labels.csv" --split "val=$s/csv-drift/val/labels.csv"
+expect_json '[.dataset_findings[] | .code] | join(",")' "label-drift" "--split: val drifts from train"
+expect_json '.files[0].path' "$s/csv-drift/train/labels.csv" "--split: the path as given"
+run --split "=x"
+expect_status 2 "--split without a name: a usage error"
+run --split "train=a" --concat "$s/csv-drift"
+expect_status 2 "--split with --concat: a usage error"
+run --drift-threshold=2 "$s/csv-drift"
+expect_status 2 "--drift-threshold above 1: a usage error"
+
+# ---- ImageFolder splits: a leaked image, a name shared by two other images,
+# a copy renamed (found by its bytes only)
+run "$s/images"
+expect_status 1 "images: split-overlap is an error"
+v=$(verdict "images overlap=path")      # count=1 first=cat/dup.png
+expect_out "split-overlap\\]: 1 file of train is in val too (cat/dup.png)" \
+    "images: by path, confirmed by bytes: Python's set ($v)"
+run --overlap=hash "$s/images"
+v=$(verdict "images overlap=hash")      # count=2 first=cat/dup.png,dog/orig.png
+expect_out "split-overlap\\]: 2 files of train are in val too, byte for byte (cat/dup.png, dog/orig.png)" \
+    "images: by content: Python's set of hashes ($v)"
+run --overlap=size "$s/images"
+expect_status 2 "--overlap=size: a usage error"
+run --format=imagefolder "$s/images/train"
+grep -q '^splits:' "$d/out"
+ok $((! $?)) "one split folder alone: no splits line"
+
+# ---- a DatasetDict saved by datasets: test holds a class train never has
+if absent_feature "--format=hf-dataset x" >/dev/null; then
+    ok 0 "# SKIP built without Apache Arrow: the DatasetDict"
+else
+    run "$s/dsdict"
+    expect_out "^$s/dsdict/train (split train): hf-dataset" "dsdict: its splits from dataset_dict.json"
+    expect_out "class-unseen-in-train\\]: 1 class (3) in test (3 labels) never in train" \
+        "dsdict: class 3 only in test"
+    v=$(verdict "dsdict test")
+    p=${v#*p=}
+    expect_out "label-drift\\]: the class distribution of test .* p = $p$" "dsdict: scipy's p ($v)"
+fi
+mkdir "$d/dd" "$d/dd/train"
+printf '{"splits": ' >"$d/dd/dataset_dict.json"
+run "$d/dd"
+expect_status 3 "a dataset_dict.json cut short: unreadable"
+expect_err "dataset_dict.json: not JSON" "... named on standard error"
+finish
