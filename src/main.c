@@ -118,11 +118,12 @@ static int write_outputs(struct run *run)
     const struct la_config *cfg = run->cfg;
     const struct la_file_report *files = run->kept;
     int n = run->sum.files, rc = 0;
-    if (cfg->junit && la_report_junit(files, n, cfg) != 0)
+    const struct la_splits *splits = &run->splits;
+    if (cfg->junit && la_report_junit(files, n, cfg, splits) != 0)
         rc = -1;
-    if (cfg->sarif && la_report_sarif(files, n, cfg) != 0)
+    if (cfg->sarif && la_report_sarif(files, n, cfg, splits) != 0)
         rc = -1;
-    if (la_report_annotations(files, n, cfg) != 0)
+    if (la_report_annotations(files, n, cfg, splits) != 0)
         rc = -1;
     int ov = cfg->overlays ? la_report_overlays(files, n, cfg) : 0;
     if (ov == -1)

@@ -247,7 +247,8 @@ static int sarif_result(void *ctx, const struct la_ci_note *n)
     return 0;
 }
 
-static char *sarif_document(const struct la_file_report *files, int n, const struct la_config *cfg)
+static char *sarif_document(const struct la_file_report *files, int n, const struct la_config *cfg,
+                            const struct la_splits *splits)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "$schema", SARIF_SCHEMA);
@@ -260,7 +261,9 @@ static char *sarif_document(const struct la_file_report *files, int n, const str
     cJSON_AddStringToObject(driver, "semanticVersion", PACKAGE_VERSION);
     cJSON_AddStringToObject(driver, "informationUri", PACKAGE_URL);
     cJSON_AddItemToObject(driver, "rules", rules());
-    la_ci_notes(files, n, cfg, sarif_result, cJSON_AddArrayToObject(run, "results"));
+    cJSON *results = cJSON_AddArrayToObject(run, "results");
+    la_ci_notes(files, n, cfg, sarif_result, results);
+    la_ci_split_notes(splits, sarif_result, results);
     char *printed = cJSON_Print(doc);
     cJSON_Delete(doc);
     char *text = printed ? la_escape_dup(printed, LA_ESC_JSON) : NULL;   /* DEL as \u007f */
@@ -268,9 +271,10 @@ static char *sarif_document(const struct la_file_report *files, int n, const str
     return text;
 }
 
-int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg)
+int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg,
+                    const struct la_splits *splits)
 {
-    char *text = sarif_document(files, n, cfg), err[LA_ERR_LEN];
+    char *text = sarif_document(files, n, cfg, splits), err[LA_ERR_LEN];
     int rc = -1;
     if (!text)
         la_err(cfg->sarif, "out of memory");

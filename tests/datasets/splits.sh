@@ -79,6 +79,34 @@ else
     p=${v#*p=}
     expect_out "label-drift\\]: the class distribution of test .* p = $p$" "dsdict: scipy's p ($v)"
 fi
+# ---- every output names the findings between splits
+run -q --junit="$d/j.xml" --sarif="$d/s.sarif" --annotations=gitlab:"$d/g.json" \
+    --html="$d/r.html" "$s/images"
+expect_status 1 "outputs: the overlap fails the run"
+grep -q '<testcase classname="splits" name="split-overlap">' "$d/j.xml" &&
+    grep -q '<failure type="split-overlap" message="1 file of train is in val too' "$d/j.xml"
+ok $? "junit: a failed testcase 'splits' split-overlap"
+if command -v xmllint >/dev/null; then
+    xmllint --noout --schema "$srcdir/tests/outputs/junit.xsd" "$d/j.xml" 2>/dev/null
+    ok $? "junit: valid against junit.xsd"
+fi
+got=$(jq -r '.runs[0].results[] | select(.ruleId == "split-overlap") |
+    .locations[0].physicalLocation.artifactLocation.uri' "$d/s.sarif")
+case $got in *splits/images/train) r=0 ;; *) r=1 ;; esac
+ok $r "sarif: a split-overlap result at the train split's folder ($got)"
+got=$(jq -r '[.[] | select(.check_name == "split-overlap")] | length' "$d/g.json")
+[ "$got" = 1 ]
+ok $? "gitlab: one split-overlap issue ($got)"
+run --annotations=github "$s/images"
+expect_out '^::error file=.*splits/images/train,title=split-overlap::1 file of train is in val too' \
+    "github: an annotation at the train split's folder"
+run -q --html="$d/r.html" "$s/csv-drift"
+got=$(sed -n '/<section class="splits">/,/<\/section>/p' "$d/r.html" | grep -c '<rect class="bar"')
+[ "$got" = 15 ]
+ok $? "html: the splits' histograms side by side, a bar per class and split ($got of 15)"
+grep -q 'data-code="label-drift"' "$d/r.html"
+ok $? "html: the drift among the splits' findings"
+
 mkdir "$d/dd" "$d/dd/train"
 printf '{"splits": ' >"$d/dd/dataset_dict.json"
 run "$d/dd"
