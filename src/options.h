@@ -99,6 +99,8 @@ struct la_config {
     /* per FILE once la_plan_splits() ran: why it cannot be planned (a
      * DatasetDict whose dataset_dict.json cannot be read), or NULL */
     char **unplanned;
+    enum la_format *planned_formats;   /* per FILE then: its layout's format (COCO's
+                                          split files), or LA_FMT_AUTO */
 
     char **files;
     int nfiles;

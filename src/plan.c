@@ -51,10 +51,18 @@ static int cache_splits_of(const struct la_config *cfg, const char *path, char *
  * it cannot be read (or NULL). What they point to is kept for the run. */
 struct plan {
     char **files, **splits, **unplanned;
+    enum la_format *formats;    /* a layout's split files' format (COCO's), else LA_FMT_AUTO */
     size_t n, cap;
 };
 
+static int plan_push_as(struct plan *p, char *file, char *split, char *why, enum la_format f);
+
 static int plan_push(struct plan *p, char *file, char *split, char *why)
+{
+    return plan_push_as(p, file, split, why, LA_FMT_AUTO);
+}
+
+static int plan_push_as(struct plan *p, char *file, char *split, char *why, enum la_format fmt)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 8;
@@ -64,24 +72,55 @@ static int plan_push(struct plan *p, char *file, char *split, char *why)
         p->splits = sp ? sp : p->splits;
         char **u = sp ? realloc(p->unplanned, cap * sizeof *u) : NULL;
         p->unplanned = u ? u : p->unplanned;
-        if (!u)
+        enum la_format *fm = u ? realloc(p->formats, cap * sizeof *fm) : NULL;
+        p->formats = fm ? fm : p->formats;
+        if (!fm)
             return -1;
         p->cap = cap;
     }
+    p->formats[p->n] = fmt;
     p->files[p->n] = file;
     p->splits[p->n] = split;
     p->unplanned[p->n++] = why;
     return 0;
 }
 
+/* The splits of layout l at path (their names and labels taken over). */
+static int plan_layout_splits(const struct la_layout *l, char *path, struct plan *p, int *k)
+{
+    char **names, **files;
+    *k = la_layout_splits(path, l, &names, &files);
+    int rc = *k < 0 ? -1 : 0;
+    for (int j = 0; j < *k; j++)
+        if (rc != 0 || (rc = plan_push_as(p, files[j], names[j], NULL,
+                                          l->format == LA_FMT_COCO ? LA_FMT_COCO
+                                                                   : LA_FMT_AUTO)) != 0) {
+            free(names[j]);
+            free(files[j]);
+        }
+    if (*k > 0) {
+        free(names);
+        free(files);
+    }
+    return rc;
+}
+
 /* FILE path's reports: one per split of a `datasets` cache folder (each
- * path), of a DatasetDict or of split folders (each path/NAME; only where
+ * path), of a layout that keeps splits (YOLO, nnU-Net, COCO: each its
+ * labels), of a DatasetDict or of split folders (each path/NAME; only where
  * no --format and no layout says what the folder is), else path alone. */
 static int plan_file(const struct la_config *cfg, char *path, struct plan *p)
 {
     char **names, why[LA_ERR_LEN];
     int k = cache_splits_of(cfg, path, &names), sub = 0;
-    if (k == 0 && cfg->format == LA_FMT_AUTO && !la_layout_of(path)) {
+    const struct la_layout *l = k == 0 && cfg->format == LA_FMT_AUTO && la_is_directory(path)
+                                ? la_layout_of(path) : NULL;
+    if (l && l->format != LA_FMT_HF_DATASET) {
+        int rc = plan_layout_splits(l, path, p, &k);
+        if (rc != 0 || k > 0)
+            return rc;
+    }
+    if (k == 0 && cfg->format == LA_FMT_AUTO && !l) {
         k = la_split_folders(path, &names, why, sizeof why);
         sub = 1;
     }
@@ -135,11 +174,13 @@ int la_plan_splits(struct la_config *cfg)
         free(p.files);
         free(p.splits);
         free(p.unplanned);
+        free(p.formats);
         return rc;
     }
     cfg->files = p.files;       /* the run's, from cfg until it ends */
     cfg->splits = p.splits;
     cfg->unplanned = p.unplanned;
+    cfg->planned_formats = p.formats;
     cfg->nfiles = (int)p.n;
     return 0;
 }
@@ -268,6 +309,8 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
                                                                            : NULL;
     if (l && l->format != LA_FMT_AUTO)
         ctx.format = l->format;
+    if (cfg->planned_formats && cfg->planned_formats[i] != LA_FMT_AUTO)
+        ctx.format = cfg->planned_formats[i];   /* a layout's split file: COCO's instances */
     struct la_class_count *cc = la_class_count_new(&ctx, path, err, sizeof err);
     if (!cc) {
         memset(r, 0, sizeof *r);

@@ -18,4 +18,17 @@
  *  dataset_dict.json cannot be read. */
 int la_split_folders(const char *root, char ***names, char *why, size_t whylen);
 
+struct la_layout;
+
+/** la_layout_splits() : the splits of a layout's root, each a folder or a
+ *  file of labels: YOLO's data.yaml train/val/test (image folders, their
+ *  labels where Ultralytics' img2label_paths puts them; relative to the
+ *  data.yaml's folder), or labels/ holding split folders; nnU-Net's labelsTr
+ *  and labelsTs (train, test); COCO's annotations/instances_train*.json and
+ *  instances_val*.json. names[i] is split i, paths[i] its labels (both
+ *  malloc'd; la_hf_splits_free each). @return the count (0: none, fewer
+ *  than two are none), or -1 out of memory. */
+int la_layout_splits(const char *root, const struct la_layout *l, char ***names,
+                     char ***paths);
+
 #endif

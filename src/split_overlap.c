@@ -60,16 +60,21 @@ static size_t trimmed_len(const char *dir)
 }
 
 /* A file directly in the split folder that describes the split rather
- * than being one of its samples (a README, a data.yaml, labels.cache). */
+ * than being one of its samples: a README, a data.yaml, Ultralytics'
+ * labels.cache, a class list, a `datasets` folder's own JSON. */
 static int split_metadata(const char *rel)
 {
-    static const char *const exts[] = { ".json", ".yaml", ".yml", ".md", ".txt", ".cache",
-                                        NULL };
+    static const char *const names[] = { "data.yaml", "data.yml", "classes.txt", "labels.txt",
+                                         "dataset.json", "dataset_info.json", "state.json",
+                                         "dataset_dict.json", NULL };
     if (strchr(rel, '/'))
         return 0;
     size_t n = strlen(rel);
-    for (const char *const *e = exts; *e; e++)
-        if (n > strlen(*e) && strcmp(rel + n - strlen(*e), *e) == 0)
+    if (strncmp(rel, "README", 6) == 0 || strncmp(rel, "LICENSE", 7) == 0 ||
+        (n > 6 && strcmp(rel + n - 6, ".cache") == 0))
+        return 1;
+    for (const char *const *k = names; *k; k++)
+        if (strcmp(rel, *k) == 0)
             return 1;
     return 0;
 }

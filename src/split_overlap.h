@@ -3,7 +3,8 @@
  * below the folder, each pair of equal paths confirmed by equal bytes
  * (CIFAR-style exports number each split's images from 0001 alike, which
  * are other images), or with --overlap=hash by their bytes alone, whatever
- * their names. Memory: 8 bytes a file (a 64-bit key), the names of the
+ * their names. Hidden files and the split folder's own metadata (README,
+ * data.yaml, labels.cache, dataset_info.json, ...) take no part. Memory: 8 bytes a file (a 64-bit key), the names of the
  * first few matches, no list of paths: 10^7 files in 80 MB a split. */
 #ifndef LA_SPLIT_OVERLAP_H
 #define LA_SPLIT_OVERLAP_H

@@ -79,6 +79,26 @@ else
     p=${v#*p=}
     expect_out "label-drift\\]: the class distribution of test .* p = $p$" "dsdict: scipy's p ($v)"
 fi
+# ---- the layouts that keep splits
+run "$s/yolo"
+expect_out "^$s/yolo/labels/train (split train): yolo" "yolo: data.yaml's train, its labels where Ultralytics looks"
+expect_out "^$s/yolo/labels/val (split val): yolo" "yolo: data.yaml's val"
+expect_out "split-overlap\]: 1 file of train is in val too (a.txt)" "yolo: val/a is train's"
+expect_out "class-unseen-in-train\]: 1 class (2) in val" "yolo: bird only in val"
+run "$s/roboflow"
+expect_out "^splits: train (2 samples), valid (1 sample), test (1 sample)$" \
+    "roboflow: ../train/images read as Ultralytics retries it"
+run "$srcdir/samples/yolo-nc3"
+grep -q '^splits:' "$d/out"
+ok $((! $?)) "yolo-nc3: val is train's folder: one report, as before"
+run "$s/nnunet"
+expect_out "^$s/nnunet/labelsTr (split train): " "nnunet: labelsTr is train"
+expect_out "^$s/nnunet/labelsTs (split test): " "nnunet: labelsTs is test"
+expect_out "class-unseen-in-train\]: 1 class (2) in test" "nnunet: the tumour only in test"
+run "$s/coco"
+expect_out "^$s/coco/annotations/instances_val.json (split val): coco" "coco: instances_val.json read as COCO"
+expect_out "class-unseen-in-train\]: 1 class (3) in val" "coco: category 3 only in val"
+
 # ---- every output names the findings between splits
 run -q --junit="$d/j.xml" --sarif="$d/s.sarif" --annotations=gitlab:"$d/g.json" \
     --html="$d/r.html" "$s/images"

@@ -130,3 +130,59 @@ with open(f"{out}/drift-table.txt", "w") as f:
 # 5. The README's example: the split folders of CSV files, as a sample.
 shutil.rmtree("samples/splits", ignore_errors=True)
 shutil.copytree(f"{out}/csv-drift", "samples/splits")
+
+# 6. The layouts that keep splits. YOLO as Ultralytics reads it: data.yaml's
+#    train/val image folders, each image's labels where img2label_paths puts
+#    them (the last /images/ made /labels/); val/a.jpg and its labels are
+#    train's (a leak). A Roboflow export: train/images ... with data.yaml's
+#    "../train/images", which check_det_dataset retries without the "../".
+def yolo_tree(top, dirs, yaml):
+    shutil.rmtree(top, ignore_errors=True)
+    for split, files in dirs.items():
+        for name, lines in files.items():
+            img, lab = split.replace("LABELS", "images"), split.replace("LABELS", "labels")
+            os.makedirs(f"{top}/{img}", exist_ok=True)
+            os.makedirs(f"{top}/{lab}", exist_ok=True)
+            Image.fromarray(np.full((4, 4, 3), len(name) * 17 + len(lines), np.uint8)).save(f"{top}/{img}/{name}.jpg")
+            with open(f"{top}/{lab}/{name}.txt", "w") as f:
+                f.write("".join(f"{c} 0.5 0.5 0.2 0.2\n" for c in lines))
+    with open(f"{top}/data.yaml", "w") as f:
+        f.write(yaml)
+
+yolo_tree(f"{out}/yolo", {
+    "LABELS/train": {"a": [0, 1], "b": [0], "c": [1, 1]},
+    "LABELS/val": {"a": [0, 1], "d": [2]},
+}, "path: .\ntrain: images/train\nval: images/val\nnc: 3\nnames: [cat, dog, bird]\n")
+yolo_tree(f"{out}/roboflow", {
+    "train/LABELS": {"x": [0], "y": [1]},
+    "valid/LABELS": {"z": [0]},
+    "test/LABELS": {"w": [1]},
+}, "train: ../train/images\nval: ../valid/images\ntest: ../test/images\nnc: 2\nnames: [a, b]\n")
+
+# nnU-Net: labelsTr (train) and labelsTs (test), PNG label maps; class 2 in test only.
+top = f"{out}/nnunet"
+shutil.rmtree(top, ignore_errors=True)
+for split, cases in (("Tr", {"case_001": 1, "case_002": 1}), ("Ts", {"case_101": 2})):
+    os.makedirs(f"{top}/labels{split}", exist_ok=True)
+    os.makedirs(f"{top}/images{split}", exist_ok=True)
+    for case, c in cases.items():
+        m = np.zeros((8, 8), np.uint8)
+        m[2:5, 2:5] = c
+        Image.fromarray(m).save(f"{top}/labels{split}/{case}.png")
+        Image.fromarray(np.full((8, 8), 100, np.uint8)).save(f"{top}/images{split}/{case}_0000.png")
+with open(f"{top}/dataset.json", "w") as f:
+    f.write('{"channel_names": {"0": "CT"}, "labels": {"background": 0, "liver": 1, "tumour": 2},'
+            ' "numTraining": 2, "file_ending": ".png"}\n')
+
+# COCO: annotations/instances_train.json and instances_val.json; category 3 in val only.
+import json
+top = f"{out}/coco"
+shutil.rmtree(top, ignore_errors=True)
+os.makedirs(f"{top}/annotations")
+def coco(images, cats):
+    return {"images": [{"id": i + 1, "file_name": f, "width": 8, "height": 8} for i, f in enumerate(images)],
+            "annotations": [{"id": k + 1, "image_id": k % len(images) + 1, "category_id": c,
+                             "bbox": [1, 1, 2, 2], "area": 4, "iscrowd": 0} for k, c in enumerate(cats)],
+            "categories": [{"id": c, "name": f"c{c}"} for c in (1, 2, 3)]}
+json.dump(coco(["a.jpg", "b.jpg"], [1, 2, 1, 2]), open(f"{top}/annotations/instances_train.json", "w"))
+json.dump(coco(["c.jpg"], [3, 1]), open(f"{top}/annotations/instances_val.json", "w"))
