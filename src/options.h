@@ -94,6 +94,7 @@ struct la_config {
 #define LA_MAX_SPLIT_ARGS 64
     const char *split_args[LA_MAX_SPLIT_ARGS];
     int n_split_args;
+    int n_merge_splits;            /* --merge: the splits its shards name (cfg->splits) */
     double drift_threshold;        /* --drift-threshold: label-drift's TVD (default 0.1) */
     bool overlap_by_content;       /* --overlap=hash: split-overlap by the files' bytes */
     /* per FILE once la_plan_splits() ran: why it cannot be planned (a

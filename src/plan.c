@@ -187,6 +187,8 @@ int la_plan_splits(struct la_config *cfg)
 
 int la_report_count(const struct la_config *cfg)
 {
+    if (cfg->merge && cfg->n_merge_splits)
+        return cfg->n_merge_splits;     /* shard reports of splits: a merged report each */
     return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
 }
 
@@ -272,13 +274,14 @@ static int audit_report_with(const struct la_report_ctx *ctx, const struct la_la
 /* --merge's one report: N as the shards found it (their config has no -n
  * when a model or the metadata gave it), so that the merged report judges
  * the labels as they did. */
-static void merge_report(const struct la_config *cfg, struct la_file_report *r)
+static void merge_report(const struct la_config *cfg, int i, struct la_file_report *r)
 {
     struct la_report_ctx ctx;
-    la_report_ctx_init(&ctx, cfg, NULL);
+    la_report_ctx_init(&ctx, cfg, cfg->n_merge_splits ? cfg->splits[i] : NULL);
     struct la_class_count *cc = cfg->has_num_classes ? NULL : la_merge_class_count(cfg);
     la_class_count_apply(cc, &ctx);
     la_merge_reports(&ctx, r);
+    r->split = ctx.split;
     la_class_count_give(cc, r);
 }
 
@@ -293,7 +296,7 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
                         struct la_indices_out *io, int i, struct la_file_report *r)
 {
     if (cfg->merge) {           /* shard reports: nothing to scan */
-        merge_report(cfg, r);
+        merge_report(cfg, i, r);
         return 0;
     }
     const char *path = cfg->files[cfg->concat ? 0 : i];

@@ -79,6 +79,20 @@ else
     p=${v#*p=}
     expect_out "label-drift\\]: the class distribution of test .* p = $p$" "dsdict: scipy's p ($v)"
 fi
+# ---- --merge of shard reports of splits: the split view of the whole
+c="$s/csv-drift"
+head -251 "$c/train/labels.csv" >"$d/t0.csv"
+{ echo label; tail -n +252 "$c/train/labels.csv"; } >"$d/t1.csv"
+"$LABELAUDIT" --json -n 5 -b 32 --split "train=$d/t0.csv" >"$d/r0.json"
+"$LABELAUDIT" --json -n 5 -b 32 --split "train=$d/t1.csv" >"$d/r1.json"
+"$LABELAUDIT" --json -n 5 -b 32 --split "val=$c/val/labels.csv" --split "test=$c/test/labels.csv" >"$d/r2.json"
+view='[.splits, [.files[] | [.split, .samples, .batching.last_batch]], [.dataset_findings[].message], .summary]'
+whole=$("$LABELAUDIT" --json -n 5 -b 32 --split "train=$c/train/labels.csv" \
+    --split "val=$c/val/labels.csv" --split "test=$c/test/labels.csv" | jq -c "$view")
+merged=$("$LABELAUDIT" --merge --json -b 32 "$d/r2.json" "$d/r0.json" "$d/r1.json" | jq -c "$view")
+[ -n "$whole" ] && [ "$whole" = "$merged" ]
+ok $? "--merge of train's two shards and val+test: the splits, batching and findings of the whole"
+
 # ---- the layouts that keep splits
 run "$s/yolo"
 expect_out "^$s/yolo/labels/train (split train): yolo" "yolo: data.yaml's train, its labels where Ultralytics looks"
