@@ -382,6 +382,35 @@ static int note_file(const struct la_file_report *r, const struct la_config *cfg
     return rc;
 }
 
+const char *la_ci_split_path(const struct la_splits *s, size_t i, char *buf, size_t len)
+{
+    const char *name = s->between[i][0];
+    for (size_t k = 0; k < s->n; k++)
+        if (strcmp(s->v[k].name, name) == 0 && s->v[k].root)
+            return la_ci_path(s->v[k].root, buf, len);
+    snprintf(buf, len, "%s", name);
+    return buf;
+}
+
+int la_ci_split_notes(const struct la_splits *s, la_ci_sink sink, void *ctx)
+{
+    for (size_t i = 0; s && i < s->n_findings; i++) {
+        const struct la_finding *f = &s->findings[i];
+        char path[4096];
+        struct la_ci_note note = { .severity = la_severity_name(f->severity),
+                                   .title = la_finding_code_name(f->code),
+                                   .path = la_ci_split_path(s, i, path, sizeof path),
+                                   .key = UINT64_MAX - i, .hint = f->hint,
+                                   .prevents = f->prevents };
+        snprintf(note.message, sizeof note.message, "%s%s%s", f->message,
+                 f->hint[0] ? "; fix: " : "", f->hint);
+        int rc = sink(ctx, &note);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 int la_ci_notes(const struct la_file_report *files, int n, const struct la_config *cfg,
                 la_ci_sink sink, void *ctx)
 {

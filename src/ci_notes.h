@@ -9,6 +9,7 @@
 
 #include <stdint.h> /* uint64_t */
 #include "diagnose.h"
+#include "split_checks.h" /* la_splits: the findings between splits */
 
 #define LA_CI_NOTE_LEN (2 * LA_MSG_LEN + 16)
 
@@ -34,6 +35,14 @@ typedef int (*la_ci_sink)(void *ctx, const struct la_ci_note *n);
  *  sink's non-zero answer. */
 int la_ci_notes(const struct la_file_report *files, int n, const struct la_config *cfg,
                 la_ci_sink sink, void *ctx);
+
+/** la_ci_split_path() : where dataset finding i of s lies for the CI: its
+ *  first split's folder as the CI names it, else that split's name. */
+const char *la_ci_split_path(const struct la_splits *s, size_t i, char *buf, size_t len);
+
+/** la_ci_split_notes() : one note per finding between the splits of s (NULL:
+ *  none), after the files'. @return 0, or the sink's non-zero answer. */
+int la_ci_split_notes(const struct la_splits *s, la_ci_sink sink, void *ctx);
 
 /** la_ci_entries() : finding code's first max bad entries, one per line
  *  ("row 17 (line 19): 10", "index 3: nan"), and "... K more" when it has

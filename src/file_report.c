@@ -10,13 +10,8 @@ struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code
 {
     if (r->n_findings >= LA_F_COUNT)
         return NULL;
-    const struct la_code_def *def = la_finding_def(code);
     struct la_finding *f = &r->findings[r->n_findings++];
-    *f = (struct la_finding){ .severity = def->severity, .code = code,
-                              .prevents = def->prevents };
-    if (def->fix)
-        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
-    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    la_finding_vset(f, code, fmt, ap);
     return f;
 }
 

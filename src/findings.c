@@ -3,6 +3,7 @@
  * knows nothing of the stages that find them. */
 #include "findings.h"
 
+#include <stdio.h>  /* snprintf, vsnprintf */
 #include <string.h> /* strcmp */
 
 #define ERR LA_SEV_ERROR
@@ -54,6 +55,13 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_VOCAB_MISMATCH] = { "vocab-mismatch", ERR, PREVENTS_EMBEDDING,
         "model.resize_token_embeddings(len(tokenizer)) after adding tokens, and save the "
         "model's config with it" },
+    [LA_F_SPLIT_OVERLAP] = { "split-overlap", ERR, NULL,
+        "keep each sample in one split: remove these files from one of the two" },
+    [LA_F_CLASS_UNSEEN_IN_TRAIN] = { "class-unseen-in-train", WARN, NULL,
+        "move some of its samples to train, or check that these labels are right" },
+    [LA_F_LABEL_DRIFT] = { "label-drift", WARN, NULL,
+        "split the dataset again with a stratified split (sklearn's train_test_split("
+        "stratify=y)), or check that both splits are drawn from the same data" },
 };
 
 #undef ERR
@@ -77,4 +85,14 @@ enum la_code la_finding_code_by_name(const char *name)
 const char *la_severity_name(enum la_severity sev)
 {
     return sev == LA_SEV_ERROR ? "error" : "warning";
+}
+
+void la_finding_vset(struct la_finding *f, enum la_code code, const char *fmt, va_list ap)
+{
+    const struct la_code_def *def = la_finding_def(code);
+    *f = (struct la_finding){ .severity = def->severity, .code = code,
+                              .prevents = def->prevents };
+    if (def->fix)
+        snprintf(f->hint, sizeof f->hint, "%s", def->fix);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
 }

@@ -48,12 +48,15 @@ enum la_code {
     LA_F_ALL_IGNORED,            /* samples whose every target is the ignore index */
     LA_F_CLASS_COUNT_MISMATCH,   /* two sources of N disagree (class_count.c) */
     LA_F_VOCAB_MISMATCH,         /* tokenizer vs vocab_size, ids vs tokenizer */
+    /* across the splits of a dataset (split_checks.h): the dataset's findings */
+    LA_F_SPLIT_OVERLAP, LA_F_CLASS_UNSEEN_IN_TRAIN, LA_F_LABEL_DRIFT,
     LA_F_COUNT,
     /* not a finding: a reader's problem that only names the place of one of
      * the scan's bad entries (label_notes.h's locate), "at" in the JSON */
     LA_P_AT
 };
 
+#include <stdarg.h> /* va_list */
 #include <stddef.h> /* size_t */
 #include <stdint.h> /* int64_t, uint64_t */
 
@@ -97,5 +100,10 @@ const struct la_code_def *la_finding_def(enum la_code code);
 enum la_code la_finding_code_by_name(const char *name);
 
 const char *la_severity_name(enum la_severity sev);
+
+/** la_finding_vset() : *f as a finding of code: its table row's severity,
+ *  prevents and fix, and the message from fmt. */
+void la_finding_vset(struct la_finding *f, enum la_code code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -56,6 +56,7 @@ struct run {
     int keep;                   /* every report kept, written at the end */
     struct la_file_report *kept;    /* keep: the reports, sum.files of them */
     int write_failed;
+    struct la_splits splits;    /* each split's sums, as its reports are final */
 };
 
 /* Report r, the sum.files-th, to standard output. */
@@ -97,6 +98,7 @@ static int take_report(void *ctx, struct la_file_report *r)
     run->sum.warnings += warnings;
     if (status > run->sum.exit_status)     /* 0 < 1 < 3: the worst one wins */
         run->sum.exit_status = status;
+    la_splits_add(&run->splits, r);        /* before r is written and freed */
     if (run->keep) {
         run->kept[run->sum.files] = *r;   /* taken over: r is left with nothing to free */
         memset(r, 0, sizeof *r);
@@ -116,11 +118,12 @@ static int write_outputs(struct run *run)
     const struct la_config *cfg = run->cfg;
     const struct la_file_report *files = run->kept;
     int n = run->sum.files, rc = 0;
-    if (cfg->junit && la_report_junit(files, n, cfg) != 0)
+    const struct la_splits *splits = &run->splits;
+    if (cfg->junit && la_report_junit(files, n, cfg, splits) != 0)
         rc = -1;
-    if (cfg->sarif && la_report_sarif(files, n, cfg) != 0)
+    if (cfg->sarif && la_report_sarif(files, n, cfg, splits) != 0)
         rc = -1;
-    if (la_report_annotations(files, n, cfg) != 0)
+    if (la_report_annotations(files, n, cfg, splits) != 0)
         rc = -1;
     int ov = cfg->overlays ? la_report_overlays(files, n, cfg) : 0;
     if (ov == -1)
@@ -134,10 +137,32 @@ static int write_outputs(struct run *run)
     return rc;
 }
 
+/* The splits against each other, once every report is in: their findings
+ * count in the summary and the exit status as the files' do. */
+static void check_splits(struct run *run)
+{
+    const struct la_config *cfg = run->cfg;
+    la_splits_check(&run->splits, cfg);
+    uint64_t errors, warnings;
+    la_splits_count(&run->splits, &errors, &warnings);
+    run->sum.errors += errors;
+    run->sum.warnings += warnings;
+    int findings = (cfg->fail_on == LA_FAIL_ERROR && errors) ||
+                   (cfg->fail_on == LA_FAIL_WARNING && errors + warnings);
+    if (findings && run->sum.exit_status < LA_EXIT_FINDINGS)
+        run->sum.exit_status = LA_EXIT_FINDINGS;
+    if (run->splits.failed) {
+        la_err(NULL, "the splits could not be compared (out of memory, or a split's folder "
+                     "could not be read)");
+        run->sum.exit_status = LA_EXIT_UNREADABLE;
+    }
+    run->sum.splits = &run->splits;
+}
+
 static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
                        struct la_indices_out *io)
 {
-    struct run run = { cfg, { 0, 0, 0, 0, b->ops->name }, 0, NULL, 0 };
+    struct run run = { cfg, { 0, 0, 0, 0, b->ops->name, NULL }, 0, NULL, 0, { 0 } };
     /* reports go out as each file is done, the JSON's "backend" first: not
      * with a backend that --backend=auto may swap for the CPU mid-run */
     run.keep = cfg->junit || cfg->sarif || cfg->annotations != LA_ANNOT_NONE || cfg->html ||
@@ -154,6 +179,8 @@ static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
     run.sum.backend = b->ops->name;     /* the CPU, where the GPU gave way */
     if (failed)
         run.sum.exit_status = LA_EXIT_UNREADABLE;
+    else
+        check_splits(&run);
     if (run.keep && !failed) {          /* the kept reports, now that all are final */
         write_begin(&run);
         for (int i = 0; i < run.sum.files; i++)
@@ -177,6 +204,7 @@ static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
     for (int i = 0; run.kept && i < run.sum.files; i++)
         la_file_report_free(&run.kept[i]);
     free(run.kept);
+    la_splits_free(&run.splits);
     la_scan_close(b);
     return run.sum.exit_status;
 }

@@ -9,6 +9,7 @@
  * number as a double, exact up to 2^53: the integers beyond it (a label of
  * 9223372036854775807) are read again from the report's text, exactly. */
 #include "merge.h"
+#include "read/hf_splits.h" /* la_split_order: the splits of the shards */
 
 #include <cjson/cJSON.h> /* cJSON_Parse */
 #include <errno.h>       /* errno */
@@ -252,8 +253,48 @@ static int same_class_count(const cJSON *a, const cJSON *b)
     return !cJSON_IsNumber(na) || !cJSON_IsNumber(nb) || num_i64(na) == num_i64(nb);
 }
 
+/* The splits the shard reports' entries name ("split"), each once, in
+ * la_split_order's order, into cfg->splits: a merged report per split.
+ * @return 0, or -1 out of memory. */
+static int adopt_splits(struct la_config *cfg)
+{
+    char **names = NULL;
+    int n = 0;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        char err[LA_ERR_LEN];
+        cJSON *root = read_report(cfg->files[i], err, sizeof err);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, get(root, "files")) {
+            const cJSON *s = get(e, "split");
+            int seen = !cJSON_IsString(s);
+            for (int k = 0; !seen && k < n; k++)
+                seen = strcmp(names[k], s->valuestring) == 0;
+            if (seen)
+                continue;
+            char **more = realloc(names, (size_t)(n + 1) * sizeof *names);
+            if (!more || !(more[n] = strdup(s->valuestring))) {
+                free_report(root);
+                la_hf_splits_free(more ? more : names, n);
+                return -1;
+            }
+            names = more;
+            n++;
+        }
+        free_report(root);
+    }
+    if (n)
+        qsort(names, (size_t)n, sizeof *names, la_split_order);
+    cfg->splits = names;        /* the run's, from cfg until it ends */
+    cfg->n_merge_splits = n;
+    return 0;
+}
+
 int la_merge_adopt_config(struct la_config *cfg)
 {
+    if (adopt_splits(cfg) != 0) {
+        la_err(NULL, "out of memory");
+        return 3;
+    }
     cJSON *first = NULL;
     int given_n = cfg->has_num_classes;
     int64_t n = cfg->num_classes;
@@ -878,6 +919,9 @@ void la_merge_reports(const struct la_report_ctx *ctx, struct la_file_report *r)
         }
         const cJSON *e;
         cJSON_ArrayForEach(e, get(root, "files")) {
+            const cJSON *split = get(e, "split");
+            if (ctx->split && (!cJSON_IsString(split) || strcmp(split->valuestring, ctx->split)))
+                continue;       /* another split's shard: its own merged report */
             if (fold_entry(r, e, ctx, &ctx->rule) != 0)
                 la_dataset_note_unreadable(r->dataset, cfg->files[i], "out of memory",
                                            max_report);

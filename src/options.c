@@ -4,6 +4,8 @@
  * form, and main() turns it into exit status 2. */
 #include "options.h"
 
+#include <ctype.h>   /* isalnum */
+#include <errno.h>   /* errno */
 #include <fnmatch.h> /* fnmatch: a section's path as a glob */
 #include <getopt.h>  /* getopt_long */
 #include <limits.h>  /* PATH_MAX */
@@ -25,7 +27,7 @@ enum long_only {
     OPT_MIN_BATCH, OPT_BACKEND, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_JSON, OPT_MAX_REPORT,
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
-    OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE,
+    OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE, OPT_SPLIT, OPT_DRIFT_THRESHOLD, OPT_OVERLAP,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
@@ -72,6 +74,9 @@ static const struct option command_options[] = {
     { "concat", no_argument, NULL, OPT_CONCAT },
     { "glob", required_argument, NULL, OPT_GLOB },
     { "merge", no_argument, NULL, OPT_MERGE },
+    { "split", required_argument, NULL, OPT_SPLIT },
+    { "drift-threshold", required_argument, NULL, OPT_DRIFT_THRESHOLD },
+    { "overlap", required_argument, NULL, OPT_OVERLAP },
     { "no-config", no_argument, NULL, OPT_NO_CONFIG },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -146,6 +151,12 @@ static void usage_input(FILE *out)
           "                             relative path matches PATTERN (fnmatch)\n"
           "      --merge                the FILEs are --json reports of consecutive shards:\n"
           "                             print the report --concat over them would print\n"
+          "      --split=NAME=PATH      PATH is split NAME of the dataset (repeatable); the\n"
+          "                             splits are also checked against each other\n"
+          "      --drift-threshold=D    label-drift past total variation distance D\n"
+          "                             (default 0.1)\n"
+          "      --overlap=path|hash    split-overlap: the same file path below the split\n"
+          "                             folders (default), or the same content\n"
           "\n");
 }
 
@@ -360,6 +371,7 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
     static const char *const levels[] = { "error", "warning", "never", NULL };
     static const char *const backends[] = { "auto", "cpu", "gpu", NULL };
     static const char *const colors[] = { "never", "always", "auto", NULL };
+    static const char *const overlaps[] = { "path", "hash", NULL };
     int k;
     switch (opt) {
     case OPT_LOSS:
@@ -383,6 +395,11 @@ static enum la_opterr parse_choice(int opt, const char *arg, struct la_config *c
         if ((k = pick(arg, colors)) < 0)
             return bad("invalid --color '%s' (expected auto, always or never)", arg);
         cfg->color = k == 2 ? LA_AUTO : k;
+        return LA_OPT_OK;
+    case OPT_OVERLAP:
+        if ((k = pick(arg, overlaps)) < 0)
+            return bad("invalid --overlap '%s' (expected path or hash)", arg);
+        cfg->overlap_by_content = k == 1;
         return LA_OPT_OK;
     }
     return LA_OPT_OK;
@@ -550,6 +567,37 @@ static void set_defaults(struct la_config *cfg)
     cfg->progress = LA_AUTO;
     cfg->color = LA_AUTO;
     cfg->fail_on = LA_FAIL_ERROR;
+    cfg->drift_threshold = 0.1;
+}
+
+/* --split NAME=PATH: a split's name as datasets allows it (\w+), then its FILE. */
+static enum la_opterr parse_split(const char *arg, struct la_config *cfg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    int name_ok = n > 0 && n < 128;
+    for (size_t i = 0; name_ok && i < n; i++)
+        name_ok = isalnum((unsigned char)arg[i]) || arg[i] == '_' || arg[i] == '-' ||
+                  arg[i] == '.';
+    if (!name_ok || !eq[1])
+        return bad("invalid --split '%s' (expected NAME=PATH, NAME of letters, digits, "
+                   "'_', '-' or '.')", arg);
+    if (cfg->n_split_args >= LA_MAX_SPLIT_ARGS)
+        return bad("more than %d --split options", LA_MAX_SPLIT_ARGS);
+    cfg->split_args[cfg->n_split_args++] = arg;
+    return LA_OPT_OK;
+}
+
+/* --drift-threshold D: a total variation distance, in [0, 1]. */
+static enum la_opterr parse_drift_threshold(const char *arg, struct la_config *cfg)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(arg, &end);
+    if (end == arg || *end || errno || !(d >= 0 && d <= 1))
+        return bad("invalid --drift-threshold '%s' (expected a number in [0, 1])", arg);
+    cfg->drift_threshold = d;
+    return LA_OPT_OK;
 }
 
 static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
@@ -571,6 +619,8 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_CONCAT:            cfg->concat = true; return LA_OPT_OK;
     case OPT_GLOB:              cfg->glob = arg; return LA_OPT_OK;
     case OPT_MERGE:             cfg->merge = true; return LA_OPT_OK;
+    case OPT_SPLIT:             return parse_split(arg, cfg);
+    case OPT_DRIFT_THRESHOLD:   return parse_drift_threshold(arg, cfg);
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
     case OPT_OVERLAYS:          cfg->overlays = arg; return LA_OPT_OK;
@@ -585,7 +635,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_MIN_BATCH: case OPT_MAX_REPORT: case OPT_VOCAB_SIZE: case OPT_SEQ_LEN:
         return parse_number_option(opt, arg, cfg);
     case OPT_LOSS: case OPT_FORMAT: case OPT_FAIL_ON: case OPT_BACKEND:
-    case OPT_COLOR:
+    case OPT_COLOR: case OPT_OVERLAP:
         return parse_choice(opt, arg, cfg);
     }
     /* getopt_long already printed what was wrong */
@@ -858,7 +908,10 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
     if (la_format_has(cfg->format, LA_FMTF_NEEDS_DTYPE) && !cfg->read.has_dtype)
         return bad("--format=%s needs --dtype (int8 ... float64, bool)",
                    la_format_name(cfg->format));
-    if (optind >= argc)
+    if (cfg->n_split_args && (cfg->concat || cfg->merge))
+        return bad("--split and --%s: choose one (a split is a report of its own)",
+                   cfg->concat ? "concat" : "merge");
+    if (optind >= argc && !cfg->n_split_args)
         return bad("%s", "missing FILE operand (use - for standard input)");
     cfg->files = argv + optind;
     cfg->nfiles = argc - optind;

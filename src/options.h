@@ -90,6 +90,18 @@ struct la_config {
      * folder it reads (that folder is as many FILEs as it has splits), or
      * NULL; a report's own is its context's (context.h) */
     char **splits;
+    /* --split NAME=PATH, as given: la_plan_splits() makes each a FILE */
+#define LA_MAX_SPLIT_ARGS 64
+    const char *split_args[LA_MAX_SPLIT_ARGS];
+    int n_split_args;
+    int n_merge_splits;            /* --merge: the splits its shards name (cfg->splits) */
+    double drift_threshold;        /* --drift-threshold: label-drift's TVD (default 0.1) */
+    bool overlap_by_content;       /* --overlap=hash: split-overlap by the files' bytes */
+    /* per FILE once la_plan_splits() ran: why it cannot be planned (a
+     * DatasetDict whose dataset_dict.json cannot be read), or NULL */
+    char **unplanned;
+    enum la_format *planned_formats;   /* per FILE then: its layout's format (COCO's
+                                          split files), or LA_FMT_AUTO */
 
     char **files;
     int nfiles;

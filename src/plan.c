@@ -11,6 +11,8 @@
 #include "context.h" /* one per report */
 
 #include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
+#include "read/walk.h"    /* la_path_join */
+#include "split_folders.h" /* la_split_folders: a DatasetDict's, train/ val/ test/ */
 #include "util.h"     /* la_is_directory, la_is_regular_file */
 
 #include <stdio.h>  /* snprintf */
@@ -35,7 +37,7 @@ static int fall_back_to_cpu(const struct la_report_ctx *ctx, struct la_scan_back
 }
 
 /* The splits of FILE path when it is a `datasets` cache folder; 0: none, -1: out of memory. */
-static int splits_of(const struct la_config *cfg, const char *path, char ***names)
+static int cache_splits_of(const struct la_config *cfg, const char *path, char ***names)
 {
     *names = NULL;
     if (!la_is_directory(path))
@@ -45,49 +47,148 @@ static int splits_of(const struct la_config *cfg, const char *path, char ***name
     return f == LA_FMT_HF_DATASET ? la_hf_cache_splits(path, cfg->glob, names) : 0;
 }
 
+/* The run's reports as planned: a FILE each, its split (or NULL) and why
+ * it cannot be read (or NULL). What they point to is kept for the run. */
+struct plan {
+    char **files, **splits, **unplanned;
+    enum la_format *formats;    /* a layout's split files' format (COCO's), else LA_FMT_AUTO */
+    size_t n, cap;
+};
+
+static int plan_push_as(struct plan *p, char *file, char *split, char *why, enum la_format f);
+
+static int plan_push(struct plan *p, char *file, char *split, char *why)
+{
+    return plan_push_as(p, file, split, why, LA_FMT_AUTO);
+}
+
+static int plan_push_as(struct plan *p, char *file, char *split, char *why, enum la_format fmt)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 8;
+        char **f = realloc(p->files, cap * sizeof *f);
+        p->files = f ? f : p->files;
+        char **sp = f ? realloc(p->splits, cap * sizeof *sp) : NULL;
+        p->splits = sp ? sp : p->splits;
+        char **u = sp ? realloc(p->unplanned, cap * sizeof *u) : NULL;
+        p->unplanned = u ? u : p->unplanned;
+        enum la_format *fm = u ? realloc(p->formats, cap * sizeof *fm) : NULL;
+        p->formats = fm ? fm : p->formats;
+        if (!fm)
+            return -1;
+        p->cap = cap;
+    }
+    p->formats[p->n] = fmt;
+    p->files[p->n] = file;
+    p->splits[p->n] = split;
+    p->unplanned[p->n++] = why;
+    return 0;
+}
+
+/* The splits of layout l at path (their names and labels taken over). */
+static int plan_layout_splits(const struct la_layout *l, char *path, struct plan *p, int *k)
+{
+    char **names, **files;
+    *k = la_layout_splits(path, l, &names, &files);
+    int rc = *k < 0 ? -1 : 0;
+    for (int j = 0; j < *k; j++)
+        if (rc != 0 || (rc = plan_push_as(p, files[j], names[j], NULL,
+                                          l->format == LA_FMT_COCO ? LA_FMT_COCO
+                                                                   : LA_FMT_AUTO)) != 0) {
+            free(names[j]);
+            free(files[j]);
+        }
+    if (*k > 0) {
+        free(names);
+        free(files);
+    }
+    return rc;
+}
+
+/* FILE path's reports: one per split of a `datasets` cache folder (each
+ * path), of a layout that keeps splits (YOLO, nnU-Net, COCO: each its
+ * labels), of a DatasetDict or of split folders (each path/NAME; only where
+ * no --format and no layout says what the folder is), else path alone. */
+static int plan_file(const struct la_config *cfg, char *path, struct plan *p)
+{
+    char **names, why[LA_ERR_LEN];
+    int k = cache_splits_of(cfg, path, &names), sub = 0;
+    const struct la_layout *l = k == 0 && cfg->format == LA_FMT_AUTO && la_is_directory(path)
+                                ? la_layout_of(path) : NULL;
+    if (l && l->format != LA_FMT_HF_DATASET) {
+        int rc = plan_layout_splits(l, path, p, &k);
+        if (rc != 0 || k > 0)
+            return rc;
+    }
+    if (k == 0 && cfg->format == LA_FMT_AUTO && !l) {
+        k = la_split_folders(path, &names, why, sizeof why);
+        sub = 1;
+    }
+    if (k == -2) {
+        char *w = strdup(why);
+        return w ? plan_push(p, path, NULL, w) : -1;
+    }
+    if (k <= 0)
+        return k < 0 ? -1 : plan_push(p, path, NULL, NULL);
+    int rc = 0;
+    for (int j = 0; j < k; j++) {
+        char *file = sub ? la_path_join(path, names[j]) : path;
+        if (rc == 0 && (!file || plan_push(p, file, names[j], NULL) != 0))
+            rc = -1;
+        if (rc != 0) {          /* the name (and path) not taken: freed here */
+            free(names[j]);
+            if (sub)
+                free(file);
+        }
+    }
+    free(names);
+    return rc;
+}
+
+/* --split NAME=PATH: PATH as split NAME. */
+static int plan_split_arg(const char *arg, struct plan *p)
+{
+    const char *eq = strchr(arg, '=');
+    char *name = strndup(arg, (size_t)(eq - arg));
+    if (!name || plan_push(p, (char *)eq + 1, name, NULL) != 0) {
+        free(name);
+        return -1;
+    }
+    return 0;
+}
+
 int la_plan_splits(struct la_config *cfg)
 {
-    if (cfg->concat || cfg->merge || cfg->nfiles <= 0)
+    if (cfg->concat || cfg->merge || (cfg->nfiles <= 0 && !cfg->n_split_args))
         return 0;
-    char **files = NULL, **splits = NULL;
-    size_t n = 0;
-    for (int i = 0; i < cfg->nfiles; i++) {
-        char **names;
-        int k = splits_of(cfg, cfg->files[i], &names);
-        size_t grow = k > 0 ? (size_t)k : 1;
-        char **f = k < 0 ? NULL : realloc(files, (n + grow) * sizeof *files);
-        files = f ? f : files;
-        char **sp = f ? realloc(splits, (n + grow) * sizeof *splits) : NULL;
-        splits = sp ? sp : splits;
-        if (!f || !sp) {
-            la_hf_splits_free(names, k);
-            free(files);
-            free(splits);       /* the names of the FILEs before: lost with the run */
-            return -1;
-        }
-        for (size_t j = 0; j < grow; j++, n++) {
-            files[n] = cfg->files[i];
-            splits[n] = k > 0 ? names[j] : NULL;    /* kept for the run */
-        }
-        free(names);
-    }
+    struct plan p = { 0 };
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < cfg->nfiles; i++)
+        rc = plan_file(cfg, cfg->files[i], &p);
+    for (int i = 0; rc == 0 && i < cfg->n_split_args; i++)
+        rc = plan_split_arg(cfg->split_args[i], &p);
     int any = 0;
-    for (size_t i = 0; i < n; i++)
-        any |= splits[i] != NULL;
-    if (!any) {                 /* no cache folder of splits: the FILEs as given */
-        free(files);
-        free(splits);
-        return 0;
+    for (size_t i = 0; i < p.n; i++)
+        any |= p.splits[i] || p.unplanned[i];
+    if (rc != 0 || !any) {      /* none: the FILEs as given (out of memory: the run ends) */
+        free(p.files);
+        free(p.splits);
+        free(p.unplanned);
+        free(p.formats);
+        return rc;
     }
-    static char **run_files, **run_splits;   /* the run's: reachable until it ends */
-    cfg->files = run_files = files;
-    cfg->splits = run_splits = splits;
-    cfg->nfiles = (int)n;
+    cfg->files = p.files;       /* the run's, from cfg until it ends */
+    cfg->splits = p.splits;
+    cfg->unplanned = p.unplanned;
+    cfg->planned_formats = p.formats;
+    cfg->nfiles = (int)p.n;
     return 0;
 }
 
 int la_report_count(const struct la_config *cfg)
 {
+    if (cfg->merge && cfg->n_merge_splits)
+        return cfg->n_merge_splits;     /* shard reports of splits: a merged report each */
     return (cfg->concat || cfg->merge) && cfg->nfiles > 0 ? 1 : cfg->nfiles;
 }
 
@@ -173,13 +274,14 @@ static int audit_report_with(const struct la_report_ctx *ctx, const struct la_la
 /* --merge's one report: N as the shards found it (their config has no -n
  * when a model or the metadata gave it), so that the merged report judges
  * the labels as they did. */
-static void merge_report(const struct la_config *cfg, struct la_file_report *r)
+static void merge_report(const struct la_config *cfg, int i, struct la_file_report *r)
 {
     struct la_report_ctx ctx;
-    la_report_ctx_init(&ctx, cfg, NULL);
+    la_report_ctx_init(&ctx, cfg, cfg->n_merge_splits ? cfg->splits[i] : NULL);
     struct la_class_count *cc = cfg->has_num_classes ? NULL : la_merge_class_count(cfg);
     la_class_count_apply(cc, &ctx);
     la_merge_reports(&ctx, r);
+    r->split = ctx.split;
     la_class_count_give(cc, r);
 }
 
@@ -194,10 +296,12 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
                         struct la_indices_out *io, int i, struct la_file_report *r)
 {
     if (cfg->merge) {           /* shard reports: nothing to scan */
-        merge_report(cfg, r);
+        merge_report(cfg, i, r);
         return 0;
     }
     const char *path = cfg->files[cfg->concat ? 0 : i];
+    if (cfg->unplanned && cfg->unplanned[i])    /* a DatasetDict's list unreadable */
+        return refuse(path, cfg->unplanned[i], r);
     struct la_report_ctx ctx;
     la_report_ctx_init(&ctx, cfg, cfg->splits && !cfg->concat ? cfg->splits[i] : NULL);
     char err[LA_ERR_LEN];
@@ -208,6 +312,8 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
                                                                            : NULL;
     if (l && l->format != LA_FMT_AUTO)
         ctx.format = l->format;
+    if (cfg->planned_formats && cfg->planned_formats[i] != LA_FMT_AUTO)
+        ctx.format = cfg->planned_formats[i];   /* a layout's split file: COCO's instances */
     struct la_class_count *cc = la_class_count_new(&ctx, path, err, sizeof err);
     if (!cc) {
         memset(r, 0, sizeof *r);

@@ -7,6 +7,7 @@
 
 #include <stdio.h> /* FILE */
 #include "diagnose.h" /* the report model, la_report_exit_status */
+#include "split_checks.h" /* la_splits: the dataset's splits */
 #include "verdict.h"  /* LA_V_*: a bad entry's verdict */
 
 /** la_bad_belongs() : whether a bad entry of this verdict is one a finding
@@ -40,6 +41,7 @@ struct la_summary {
     uint64_t errors, warnings;
     int exit_status;
     const char *backend;   /* "cpu" or "gpu" */
+    const struct la_splits *splits;   /* the splits and the findings between them, or NULL */
 };
 
 /** la_report_json() : one JSON document for all files.
@@ -75,12 +77,14 @@ void la_report_histogram(FILE *out, const struct la_file_report *r, const struct
 
 /** la_report_junit() : --junit: JUnit XML written atomically to cfg->junit.
  *  @return 0, or -1 after saying on standard error why it was not written. */
-int la_report_junit(const struct la_file_report *files, int n, const struct la_config *cfg);
+int la_report_junit(const struct la_file_report *files, int n, const struct la_config *cfg,
+                    const struct la_splits *splits);
 
 /** la_report_annotations() : --annotations: GitHub workflow commands on standard
  *  output (standard error with --json), or the GitLab Code Quality file.
  *  @return 0, or -1 after saying why on standard error. */
-int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg);
+int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg,
+                          const struct la_splits *splits);
 
 /** la_report_html() : --html: one self-contained HTML page written atomically
  *  to cfg->html (report_html.c). @return 0, or -1 after saying why on standard error. */
@@ -97,11 +101,13 @@ int la_report_overlays(const struct la_file_report *files, int n, const struct l
 /** la_report_github() : --annotations=github: workflow commands within GitHub's
  *  limits, and the job summary where GITHUB_STEP_SUMMARY names one.
  *  @return 0, or -1 after saying why on standard error. */
-int la_report_github(const struct la_file_report *files, int n, const struct la_config *cfg);
+int la_report_github(const struct la_file_report *files, int n, const struct la_config *cfg,
+                     const struct la_splits *splits);
 
 /** la_report_sarif() : --sarif: a SARIF 2.1.0 log written atomically to cfg->sarif.
  *  @return 0, or -1 after saying on standard error why it was not written. */
-int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg);
+int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg,
+                    const struct la_splits *splits);
 
 /** la_locale_is_utf8() : whether LC_ALL / LC_CTYPE / LANG name UTF-8. */
 int la_locale_is_utf8(void);

@@ -77,10 +77,12 @@ static int gitlab_note(void *ctx, const struct la_ci_note *n)
     return 0;
 }
 
-static int write_gitlab(const struct la_file_report *files, int n, const struct la_config *cfg)
+static int write_gitlab(const struct la_file_report *files, int n, const struct la_config *cfg,
+                        const struct la_splits *splits)
 {
     cJSON *a = cJSON_CreateArray();
     la_ci_notes(files, n, cfg, gitlab_note, a);
+    la_ci_split_notes(splits, gitlab_note, a);
     char *printed = cJSON_Print(a), err[LA_ERR_LEN];
     cJSON_Delete(a);
     char *text = printed ? la_escape_dup(printed, LA_ESC_JSON) : NULL;   /* DEL as \u007f */
@@ -94,12 +96,13 @@ static int write_gitlab(const struct la_file_report *files, int n, const struct 
     return rc;
 }
 
-int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg)
+int la_report_annotations(const struct la_file_report *files, int n, const struct la_config *cfg,
+                          const struct la_splits *splits)
 {
     int rc = 0;
-    if ((cfg->annotations & LA_ANNOT_GITLAB) && write_gitlab(files, n, cfg) != 0)
+    if ((cfg->annotations & LA_ANNOT_GITLAB) && write_gitlab(files, n, cfg, splits) != 0)
         rc = -1;
-    if ((cfg->annotations & LA_ANNOT_GITHUB) && la_report_github(files, n, cfg) != 0)
+    if ((cfg->annotations & LA_ANNOT_GITHUB) && la_report_github(files, n, cfg, splits) != 0)
         rc = -1;
     return rc;
 }

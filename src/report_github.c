@@ -150,12 +150,37 @@ static uint64_t count_of(const struct la_file_report *files, int n, enum la_seve
     return total;
 }
 
-static void github_pass(FILE *out, const struct la_file_report *files, int n,
-                        const struct la_config *cfg, enum la_severity sev)
+/* The findings between splits of this pass's severity, after the files'. */
+static void annotate_splits(struct github *g, const struct la_splits *s)
 {
-    struct github g = { out, cfg, sev, count_of(files, n, sev), 0, "", 0 };
+    for (size_t i = 0; s && i < s->n_findings; i++) {
+        const struct la_finding *f = &s->findings[i];
+        char path[4096], msg[GITHUB_MESSAGE];
+        if (f->severity != g->pass)
+            continue;
+        snprintf(msg, sizeof msg, "%s%s%s", f->message, f->hint[0] ? "\nfix: " : "", f->hint);
+        annotate(g, la_ci_split_path(s, i, path, sizeof path), 0, la_finding_code_name(f->code),
+                 msg);
+    }
+}
+
+static uint64_t split_count_of(const struct la_splits *s, enum la_severity sev)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; s && i < s->n_findings; i++)
+        total += s->findings[i].severity == sev;
+    return total;
+}
+
+static void github_pass(FILE *out, const struct la_file_report *files, int n,
+                        const struct la_config *cfg, const struct la_splits *splits,
+                        enum la_severity sev)
+{
+    struct github g = { out, cfg, sev, count_of(files, n, sev) + split_count_of(splits, sev), 0,
+                        "", 0 };
     for (int i = 0; i < n; i++)
         annotate_file(&g, &files[i]);
+    annotate_splits(&g, splits);
     if (g.total <= GITHUB_LIMIT)
         return;
     char msg[sizeof g.rest + 256];
@@ -244,11 +269,12 @@ static int write_step_summary(const char *file, const struct la_file_report *fil
     return 0;
 }
 
-int la_report_github(const struct la_file_report *files, int n, const struct la_config *cfg)
+int la_report_github(const struct la_file_report *files, int n, const struct la_config *cfg,
+                     const struct la_splits *splits)
 {
     FILE *out = cfg->json ? stderr : stdout;   /* never inside the JSON document */
-    github_pass(out, files, n, cfg, LA_SEV_ERROR);
-    github_pass(out, files, n, cfg, LA_SEV_WARNING);
+    github_pass(out, files, n, cfg, splits, LA_SEV_ERROR);
+    github_pass(out, files, n, cfg, splits, LA_SEV_WARNING);
     if (fflush(out) != 0 || ferror(out)) {
         la_err(NULL, "write error: annotations");
         return -1;

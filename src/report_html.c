@@ -185,6 +185,30 @@ static void put_entries(FILE *out, const struct la_file_report *r, const struct 
     free(problems);
 }
 
+/* One finding as a list item: its entries where r (a file's report) has them. */
+static void put_finding(FILE *out, const struct la_finding *f, const struct la_file_report *r,
+                        const struct la_config *cfg)
+{
+    const char *sev = la_severity_name(f->severity);
+    fprintf(out, "<li class=\"finding %s\" data-code=\"%s\"><span class=\"sev\">%s</span> "
+                 "<code>%s</code>: ", sev, la_finding_code_name(f->code), sev,
+            la_finding_code_name(f->code));
+    put_text(out, f->message);
+    if (r)
+        put_entries(out, r, cfg, f);
+    if (f->hint[0]) {
+        fputs("<div class=\"fix\">fix: ", out);
+        put_text(out, f->hint);
+        fputs("</div>", out);
+    }
+    if (f->prevents) {
+        fputs("<div class=\"prevents\">prevents: ", out);
+        put_text(out, f->prevents);
+        fputs("</div>", out);
+    }
+    fputs("</li>\n", out);
+}
+
 static void put_findings(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
     if (r->n_findings == 0) {
@@ -192,26 +216,8 @@ static void put_findings(FILE *out, const struct la_file_report *r, const struct
         return;
     }
     fputs("<ul class=\"findings\">\n", out);
-    for (size_t i = 0; i < r->n_findings; i++) {
-        const struct la_finding *f = &r->findings[i];
-        const char *sev = la_severity_name(f->severity);
-        fprintf(out, "<li class=\"finding %s\" data-code=\"%s\"><span class=\"sev\">%s</span> "
-                     "<code>%s</code>: ", sev, la_finding_code_name(f->code), sev,
-                la_finding_code_name(f->code));
-        put_text(out, f->message);
-        put_entries(out, r, cfg, f);
-        if (f->hint[0]) {
-            fputs("<div class=\"fix\">fix: ", out);
-            put_text(out, f->hint);
-            fputs("</div>", out);
-        }
-        if (f->prevents) {
-            fputs("<div class=\"prevents\">prevents: ", out);
-            put_text(out, f->prevents);
-            fputs("</div>", out);
-        }
-        fputs("</li>\n", out);
-    }
+    for (size_t i = 0; i < r->n_findings; i++)
+        put_finding(out, &r->findings[i], r, cfg);
     fputs("</ul>\n", out);
 }
 
@@ -557,6 +563,89 @@ static void put_masks(FILE *out, const struct la_file_report *r, const struct la
     free(picks);
 }
 
+// ---- the splits -------------------------------------------------------------------
+
+/* The splits' class distributions side by side: per class a bar per split,
+ * its share of the split's labels, so that splits of unequal sizes compare. */
+static void put_split_chart(FILE *out, const struct la_splits *sp)
+{
+    static const char *const colours[] = { "#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                           "#66ccee", "#aa3377" };
+    uint64_t classes = 0;
+    double top = 0;
+    for (size_t i = 0; i < sp->n; i++) {
+        if (!sp->v[i].has_hist)
+            return;
+        classes = sp->v[i].hist_n > classes ? sp->v[i].hist_n : classes;
+    }
+    if (!classes || classes > CHART_MAX_CLASSES)
+        return;
+    double *share = calloc(sp->n * classes, sizeof *share);
+    for (size_t i = 0; share && i < sp->n; i++) {
+        double total = 0;
+        for (uint64_t c = 0; c < sp->v[i].hist_n; c++)
+            total += (double)sp->v[i].hist[c];
+        for (uint64_t c = 0; total > 0 && c < sp->v[i].hist_n; c++) {
+            share[i * classes + c] = (double)sp->v[i].hist[c] / total;
+            top = share[i * classes + c] > top ? share[i * classes + c] : top;
+        }
+    }
+    if (!share || top <= 0) {
+        free(share);
+        return;
+    }
+    double w = CHART_W / (double)classes, bar = w * 0.85 / (double)sp->n;
+    fprintf(out, "<figure class=\"histogram splits\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+                 "viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", CHART_L + CHART_W + 8,
+            CHART_T + CHART_H + CHART_B);
+    for (uint64_t c = 0; c < classes; c++)
+        for (size_t i = 0; i < sp->n; i++) {
+            double h = share[i * classes + c] / top * CHART_H;
+            fprintf(out, "<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                         "height=\"%.2f\" fill=\"%s\"><title>", CHART_L + (double)c * w +
+                         w * 0.075 + (double)i * bar, CHART_T + CHART_H - h, bar, h,
+                    colours[i % (sizeof colours / sizeof *colours)]);
+            put_text(out, sp->v[i].name);
+            fprintf(out, ", class %llu: %.1f%% of its labels</title></rect>\n",
+                    (unsigned long long)c, 100 * share[i * classes + c]);
+        }
+    free(share);
+    for (uint64_t c = 0; classes <= CHART_PRINTED && c < classes; c++)
+        fprintf(out, "<text class=\"label\" x=\"%.2f\" y=\"%.0f\" font-size=\"11\" "
+                     "text-anchor=\"middle\">%llu</text>\n", CHART_L + ((double)c + 0.5) * w,
+                CHART_T + CHART_H + 14, (unsigned long long)c);
+    fputs("</svg><figcaption class=\"key\">each class's share of a split's labels:", out);
+    for (size_t i = 0; i < sp->n; i++) {
+        fprintf(out, "<span style=\"background:%s\"></span>",
+                colours[i % (sizeof colours / sizeof *colours)]);
+        put_text(out, sp->v[i].name);
+    }
+    fputs("</figcaption></figure>\n", out);
+}
+
+static void put_splits(FILE *out, const struct la_splits *sp, const struct la_config *cfg)
+{
+    if (!sp || !sp->n)
+        return;
+    fputs("<section class=\"splits\"><h2>splits</h2>\n<table><tr><th>split</th>"
+          "<th>files</th><th>samples</th></tr>\n", out);
+    for (size_t i = 0; i < sp->n; i++) {
+        fputs("<tr><td>", out);
+        put_text(out, sp->v[i].name);
+        fprintf(out, "</td><td class=\"n\">%d</td><td class=\"n\">%llu</td></tr>\n",
+                sp->v[i].files, (unsigned long long)sp->v[i].samples);
+    }
+    fputs("</table>\n", out);
+    if (sp->n_findings) {
+        fputs("<ul class=\"findings\">\n", out);
+        for (size_t i = 0; i < sp->n_findings; i++)
+            put_finding(out, &sp->findings[i], NULL, cfg);
+        fputs("</ul>\n", out);
+    }
+    put_split_chart(out, sp);
+    fputs("</section>\n", out);
+}
+
 static void put_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
                      int index)
 {
@@ -592,6 +681,7 @@ int la_report_html(const struct la_file_report *files, int n, const struct la_co
                  "img-src data:; style-src 'unsafe-inline'\">\n<title>labelaudit report</title>"
                  "\n<style>%s</style></head><body>\n<h1>labelaudit report</h1>\n", g_style);
     put_summary(out, files, n, sum);
+    put_splits(out, sum->splits, cfg);
     for (int i = 0; i < n; i++)
         put_file(out, &files[i], cfg, i);
     fputs("</body></html>\n", out);

@@ -447,23 +447,27 @@ static cJSON *batching_object(const struct la_batching *b)
     return o;
 }
 
+/* One finding: its severity, code, message (with its fix) and the error it prevents. */
+static cJSON *finding_object(const struct la_finding *f)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "severity", la_severity_name(f->severity));
+    cJSON_AddStringToObject(e, "code", la_finding_code_name(f->code));
+    char message[2 * LA_MSG_LEN + 8];
+    snprintf(message, sizeof message, "%s%s%s", f->message, f->hint[0] ? "; " : "", f->hint);
+    cJSON_AddStringToObject(e, "message", message);
+    cJSON_AddItemToObject(e, "prevents",
+                          f->prevents ? cJSON_CreateString(f->prevents) : cJSON_CreateNull());
+    if (f->has_suggested_ignore)
+        cJSON_AddItemToObject(e, "ignore_index", json_i64(f->suggested_ignore));
+    return e;
+}
+
 static cJSON *findings_array(const struct la_file_report *r)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < r->n_findings; i++) {
-        const struct la_finding *f = &r->findings[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "severity", la_severity_name(f->severity));
-        cJSON_AddStringToObject(e, "code", la_finding_code_name(f->code));
-        char message[2 * LA_MSG_LEN + 8];
-        snprintf(message, sizeof message, "%s%s%s", f->message, f->hint[0] ? "; " : "", f->hint);
-        cJSON_AddStringToObject(e, "message", message);
-        cJSON_AddItemToObject(e, "prevents",
-                              f->prevents ? cJSON_CreateString(f->prevents) : cJSON_CreateNull());
-        if (f->has_suggested_ignore)
-            cJSON_AddItemToObject(e, "ignore_index", json_i64(f->suggested_ignore));
-        cJSON_AddItemToArray(a, e);
-    }
+    for (size_t i = 0; i < r->n_findings; i++)
+        cJSON_AddItemToArray(a, finding_object(&r->findings[i]));
     return a;
 }
 
@@ -614,6 +618,35 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     return o;
 }
 
+/* SPEC "Splits": each split's sums, and the findings between them, each
+ * naming its two splits. */
+static void add_splits(cJSON *root, const struct la_splits *sp)
+{
+    cJSON *a = cJSON_AddArrayToObject(root, "splits");
+    for (size_t i = 0; i < sp->n; i++) {
+        const struct la_split_sum *v = &sp->v[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "name", json_text(v->name));
+        cJSON_AddItemToObject(o, "files", json_u64((uint64_t)v->files));
+        cJSON_AddItemToObject(o, "samples", json_u64(v->samples));
+        cJSON *h = v->has_hist ? cJSON_CreateArray() : cJSON_CreateNull();
+        for (uint64_t c = 0; v->has_hist && c < v->hist_n; c++)
+            cJSON_AddItemToArray(h, json_u64(v->hist[c]));
+        cJSON_AddItemToObject(o, "histogram", h);
+        cJSON_AddItemToObject(o, "batching",
+                              null_or(v->has_batching, batching_object(&v->batching)));
+        cJSON_AddItemToArray(a, o);
+    }
+    cJSON *f = cJSON_AddArrayToObject(root, "dataset_findings");
+    for (size_t i = 0; i < sp->n_findings; i++) {
+        cJSON *e = finding_object(&sp->findings[i]);
+        cJSON *between = cJSON_AddArrayToObject(e, "splits");
+        cJSON_AddItemToArray(between, json_text(sp->between[i][0]));
+        cJSON_AddItemToArray(between, json_text(sp->between[i][1]));
+        cJSON_AddItemToArray(f, e);
+    }
+}
+
 /* The document with FILES_MARK for "files", and where the mark is; NULL
  * when out of memory. The entries are written in between, one at a time. */
 static char *print_root(const struct la_config *cfg, const struct la_summary *sum,
@@ -626,6 +659,8 @@ static char *print_root(const struct la_config *cfg, const struct la_summary *su
     cJSON_AddStringToObject(root, "backend", sum->backend);
     cJSON_AddItemToObject(root, "config", config_object(cfg));
     cJSON_AddItemToObject(root, "files", cJSON_CreateRaw(FILES_MARK));
+    if (sum->splits && sum->splits->n)
+        add_splits(root, sum->splits);
     cJSON *summary = cJSON_AddObjectToObject(root, "summary");
     cJSON_AddItemToObject(summary, "files", json_u64((uint64_t)sum->files));
     cJSON_AddItemToObject(summary, "errors", json_u64(sum->errors));

@@ -213,7 +213,45 @@ static void put_file(FILE *out, const struct la_file_report *r, const struct la_
     }
 }
 
-int la_report_junit(const struct la_file_report *files, int n, const struct la_config *cfg)
+/* The checks between splits: a testcase each, classname "splits", failed by
+ * each finding of its code that counts as a failure (the rest as output). */
+static void put_splits(FILE *out, const struct la_splits *s, const struct la_config *cfg,
+                       struct tally *t)
+{
+    static const enum la_code codes[] = { LA_F_SPLIT_OVERLAP, LA_F_CLASS_UNSEEN_IN_TRAIN,
+                                          LA_F_LABEL_DRIFT };
+    for (size_t c = 0; s && s->n > 1 && c < sizeof codes / sizeof *codes; c++) {
+        int failed = 0, said = 0;
+        fprintf(out, "    <testcase classname=\"splits\" name=\"%s\">\n",
+                la_finding_code_name(codes[c]));
+        for (size_t i = 0; i < s->n_findings; i++) {     /* the failures, then the rest */
+            const struct la_finding *f = &s->findings[i];
+            if (f->code != codes[c] || !counts_as_failure(f, cfg))
+                continue;
+            failed = 1;
+            fprintf(out, "      <failure type=\"%s\" message=\"", la_finding_code_name(f->code));
+            put_xml(out, f->message);
+            fputs("\">", out);
+            put_xml(out, f->message);
+            fputs("</failure>\n", out);
+        }
+        for (size_t i = 0; i < s->n_findings; i++) {
+            const struct la_finding *f = &s->findings[i];
+            if (f->code != codes[c] || counts_as_failure(f, cfg))
+                continue;
+            fputs(said++ ? "\n" : "      <system-out>", out);
+            put_xml(out, f->message);
+        }
+        if (said)
+            fputs("</system-out>\n", out);
+        fputs("    </testcase>\n", out);
+        t->tests++;
+        t->failures += failed;
+    }
+}
+
+int la_report_junit(const struct la_file_report *files, int n, const struct la_config *cfg,
+                    const struct la_splits *splits)
 {
     char *body = NULL, *doc = NULL;
     size_t body_len = 0, doc_len = 0;
@@ -225,6 +263,7 @@ int la_report_junit(const struct la_file_report *files, int n, const struct la_c
     }
     for (int i = 0; i < n; i++)
         put_file(out, &files[i], cfg, &t);
+    put_splits(out, splits, cfg, &t);
     int bad = fclose(out) != 0;
     /* the counts lead the suite, so the body is written first */
     FILE *whole = bad ? NULL : open_memstream(&doc, &doc_len);

@@ -111,6 +111,12 @@ static const struct la_rule_doc g_docs[LA_F_COUNT + 1] = {
         "classes agree (num_labels, ClassLabel names, data.yaml nc)", "classes" },
     [LA_F_VOCAB_MISMATCH] = { "The tokenizer's vocabulary and the model's vocab_size "
         "disagree, or ids reach past the tokenizer.", NULL, "tokens" },
+    [LA_F_SPLIT_OVERLAP] = { "The same file in two splits of the dataset: the model is "
+        "evaluated on samples it trained on.", NULL, "splits" },
+    [LA_F_CLASS_UNSEEN_IN_TRAIN] = { "A class that a validation or test split holds and "
+        "train never does.", NULL, "splits" },
+    [LA_F_LABEL_DRIFT] = { "A split's class distribution differs from train's (total "
+        "variation distance and a chi-square test).", NULL, "splits" },
     [LA_F_COUNT] = { "A file that could not be read: not a label file, cut short, or "
         "malformed.", "the message names what could not be read, and where", "input" },
 };
@@ -241,7 +247,8 @@ static int sarif_result(void *ctx, const struct la_ci_note *n)
     return 0;
 }
 
-static char *sarif_document(const struct la_file_report *files, int n, const struct la_config *cfg)
+static char *sarif_document(const struct la_file_report *files, int n, const struct la_config *cfg,
+                            const struct la_splits *splits)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "$schema", SARIF_SCHEMA);
@@ -254,7 +261,9 @@ static char *sarif_document(const struct la_file_report *files, int n, const str
     cJSON_AddStringToObject(driver, "semanticVersion", PACKAGE_VERSION);
     cJSON_AddStringToObject(driver, "informationUri", PACKAGE_URL);
     cJSON_AddItemToObject(driver, "rules", rules());
-    la_ci_notes(files, n, cfg, sarif_result, cJSON_AddArrayToObject(run, "results"));
+    cJSON *results = cJSON_AddArrayToObject(run, "results");
+    la_ci_notes(files, n, cfg, sarif_result, results);
+    la_ci_split_notes(splits, sarif_result, results);
     char *printed = cJSON_Print(doc);
     cJSON_Delete(doc);
     char *text = printed ? la_escape_dup(printed, LA_ESC_JSON) : NULL;   /* DEL as \u007f */
@@ -262,9 +271,10 @@ static char *sarif_document(const struct la_file_report *files, int n, const str
     return text;
 }
 
-int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg)
+int la_report_sarif(const struct la_file_report *files, int n, const struct la_config *cfg,
+                    const struct la_splits *splits)
 {
-    char *text = sarif_document(files, n, cfg), err[LA_ERR_LEN];
+    char *text = sarif_document(files, n, cfg, splits), err[LA_ERR_LEN];
     int rc = -1;
     if (!text)
         la_err(cfg->sarif, "out of memory");

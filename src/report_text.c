@@ -312,23 +312,34 @@ static int prevents_said_before(const struct la_file_report *r, const struct la_
     return 0;
 }
 
-static void print_finding(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
-                          const struct la_finding *f, uint64_t max_report)
+/* "  error [code]: message", a finding's first line. */
+static void print_finding_line(FILE *out, const struct la_finding *f)
 {
     int err = f->severity == LA_SEV_ERROR;
     fprintf(out, "  %s%s%s [%s]: ", err ? la_c_err() : la_c_warn(),
             la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code));
     la_fputs_escaped(f->message, out);    /* it may quote a name from the input */
     fputc('\n', out);
-    if (!la_report_by_sample(r))
-        print_entries(out, r, cfg, f->code, max_report);
-    if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
-        la_notes_print_problems(out, r->notes, f->code, max_report);
+}
+
+static void print_fix(FILE *out, const struct la_finding *f)
+{
     if (f->hint[0]) {
         fputs("    fix: ", out);
         la_fputs_escaped(f->hint, out);
         fputc('\n', out);
     }
+}
+
+static void print_finding(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                          const struct la_finding *f, uint64_t max_report)
+{
+    print_finding_line(out, f);
+    if (!la_report_by_sample(r))
+        print_entries(out, r, cfg, f->code, max_report);
+    if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
+        la_notes_print_problems(out, r->notes, f->code, max_report);
+    print_fix(out, f);
     if (f->prevents && !prevents_said_before(r, f))
         fprintf(out, "    prevents: %s\n", f->prevents);
 }
@@ -403,8 +414,27 @@ void la_report_text_file(FILE *out, const struct la_file_report *r, const struct
     print_file(out, r, cfg);
 }
 
+/* SPEC "Splits": the splits in a line, then the findings between them. */
+static void print_splits(FILE *out, const struct la_splits *sp)
+{
+    fputs("splits:", out);
+    for (size_t i = 0; i < sp->n; i++) {
+        fprintf(out, "%s ", i ? "," : "");
+        la_fputs_escaped(sp->v[i].name, out);
+        fprintf(out, " (%llu %s)", (unsigned long long)sp->v[i].samples,
+                sp->v[i].samples == 1 ? "sample" : "samples");
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < sp->n_findings; i++) {
+        print_finding_line(out, &sp->findings[i]);
+        print_fix(out, &sp->findings[i]);
+    }
+}
+
 int la_report_text_summary(FILE *out, const struct la_summary *sum)
 {
+    if (sum->splits && sum->splits->n)
+        print_splits(out, sum->splits);
     fprintf(out, "summary: %d %s, %llu %s, %llu %s (%s backend)\n", sum->files,
             sum->files == 1 ? "file" : "files", (unsigned long long)sum->errors,
             sum->errors == 1 ? "error" : "errors", (unsigned long long)sum->warnings,

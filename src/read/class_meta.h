@@ -29,6 +29,10 @@ struct la_class_meta {
     char **names;             /* names[c] of class c, or NULL where it has none; owned */
     size_t n_names;
     char problem[512];        /* "" or what contradicts itself, in words */
+    /* a YOLO data.yaml's dataset root and its splits' image folders, as
+     * written (path, train, val, test); "" where absent or not one string */
+    char yolo_path[1024];
+    char yolo_split[3][1024];
 };
 
 /* What a Hugging Face model folder states. */

@@ -456,7 +456,20 @@ static int read_names(struct yaml_walk *w, struct la_class_meta *m, struct top *
     return t->names >= 0;
 }
 
-/* The top mapping's keys: nc and names read, the rest skipped. */
+/* A string value into buf (a YOLO split's folder); a list or a mapping
+ * (several folders) is skipped and leaves buf "". */
+static int read_path_value(struct yaml_walk *w, char *buf, size_t len)
+{
+    size_t n;
+    static const char *const nulls[] = { "~", "null", "Null", "NULL", NULL };
+    const char *s = w->ev.type == YAML_SCALAR_EVENT ? scalar(w, &n) : NULL;
+    if (s && n < len && !is_one_of(s, n, nulls) && !memchr(s, '\0', n))
+        memcpy(buf, s, n + 1);
+    return skip_node(w);
+}
+
+/* The top mapping's keys: nc and names read, path and the splits' folders
+ * kept, the rest skipped. */
 static int read_top(struct yaml_walk *w, struct la_class_meta *m, struct top *t)
 {
     while (next_event(w) && w->ev.type != YAML_MAPPING_END_EVENT) {
@@ -470,10 +483,18 @@ static int read_top(struct yaml_walk *w, struct la_class_meta *m, struct top *t)
         if (!next_event(w))
             return 0;
         int ok = 1;
+        static const char *const splits[] = { "train", "val", "test" };
+        int split = -1;
+        for (int i = 0; i < 3; i++)
+            split = strcmp(key, splits[i]) == 0 ? i : split;
         if (strcmp(key, "nc") == 0) {
             read_nc(w, t);
             ok = skip_node(w);
-        } else
+        } else if (strcmp(key, "path") == 0)
+            ok = read_path_value(w, m->yolo_path, sizeof m->yolo_path);
+        else if (split >= 0)
+            ok = read_path_value(w, m->yolo_split[split], sizeof m->yolo_split[split]);
+        else
             ok = strcmp(key, "names") == 0 ? read_names(w, m, t) : skip_node(w);
         if (!ok)
             return 0;

@@ -55,8 +55,7 @@ int la_hf_split_of(const char *name, char *split, size_t splitlen)
     return 1;
 }
 
-/* train, validation, test first, as load_dataset's users list them. */
-static int split_rank(const char *s)
+int la_split_rank(const char *s)
 {
     static const char *const order[] = { "train", "validation", "valid", "val", "dev", "test" };
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
@@ -65,10 +64,10 @@ static int split_rank(const char *s)
     return (int)(sizeof order / sizeof *order);
 }
 
-static int by_split(const void *a, const void *b)
+int la_split_order(const void *a, const void *b)
 {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
-    int rx = split_rank(x), ry = split_rank(y);
+    int rx = la_split_rank(x), ry = la_split_rank(y);
     return rx != ry ? rx - ry : strcmp(x, y);
 }
 
@@ -115,7 +114,7 @@ int la_hf_cache_splits(const char *dir, const char *glob, char ***names)
     }
     closedir(dp);
     if (n)
-        qsort(v, (size_t)n, sizeof *v, by_split);
+        qsort(v, (size_t)n, sizeof *v, la_split_order);
     *names = v;
     return n;
 oom:

@@ -24,4 +24,11 @@ int la_hf_split_of(const char *name, char *split, size_t splitlen);
 int la_hf_cache_splits(const char *dir, const char *glob, char ***names);
 void la_hf_splits_free(char **names, int n);
 
+/** la_split_rank() : where split name s goes in a list of splits: train, then
+ *  validation (valid, val, dev), then test, then the others (one rank). */
+int la_split_rank(const char *s);
+/** la_split_order() : qsort's comparison of two split names (char *):
+ *  la_split_rank's order, then by name. */
+int la_split_order(const void *a, const void *b);
+
 #endif

@@ -20,8 +20,9 @@ if can "YOLO (Ultralytics: images/ + labels/ + data.yaml)" "$srcdir/samples/yolo
     run --json "$L/yolo"
     expect_status 1 "a YOLO root: its class 3 is past data.yaml's nc"
     expect_json '.files[0].format' yolo "a YOLO root is read by the yolo reader"
-    expect_json '.files[0].path' "$L/yolo" "named as given"
-    expect_json '.files[0].count' 4 "its labels/ only: the images are no label files"
+    expect_json '[.files[] | .path + " " + .split] | join(",")' \
+        "$L/yolo/labels/train train,$L/yolo/labels/val val" "data.yaml's splits, each a report"
+    expect_json '[.files[].count] | add' 4 "its labels/ only: the images are no label files"
     expect_json '.files[0].num_classes_from | startswith("data.yaml nc")' true "N from its data.yaml"
 fi
 
@@ -66,8 +67,9 @@ fi
 if can "COCO" "--format=coco $L/coco"; then
     run --json "$L/coco"
     expect_status 1 "COCO: category 91 is not among the categories"
-    expect_json '[.files[0].sources[] | .format] | join(" ")' "coco coco" "annotations/instances_*.json read as COCO"
-    expect_json '[.files[0].findings[].code] | index("one-based")' null "COCO's ids from 1 are no one-based finding"
+    expect_json '[.files[] | .format + " " + .split] | join(",")' "coco train,coco val" \
+        "annotations/instances_{train,val}*.json read as COCO, a split each"
+    expect_json '[.files[].findings[].code] | index("one-based")' null "COCO's ids from 1 are no one-based finding"
 fi
 
 run --json "$L/imagefolder"
