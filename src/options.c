@@ -28,6 +28,7 @@ enum long_only {
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE, OPT_SPLIT, OPT_DRIFT_THRESHOLD, OPT_OVERLAP,
+    OPT_IMAGES,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
@@ -77,6 +78,7 @@ static const struct option command_options[] = {
     { "split", required_argument, NULL, OPT_SPLIT },
     { "drift-threshold", required_argument, NULL, OPT_DRIFT_THRESHOLD },
     { "overlap", required_argument, NULL, OPT_OVERLAP },
+    { "images", required_argument, NULL, OPT_IMAGES },
     { "no-config", no_argument, NULL, OPT_NO_CONFIG },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -157,6 +159,8 @@ static void usage_input(FILE *out)
           "                             (default 0.1)\n"
           "      --overlap=path|hash    split-overlap: the same file path below the split\n"
           "                             folders (default), or the same content\n"
+          "      --images=DIR           the images of a folder's masks or label files\n"
+          "                             (default: where its layout keeps them)\n"
           "\n");
 }
 
@@ -620,6 +624,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_GLOB:              cfg->glob = arg; return LA_OPT_OK;
     case OPT_MERGE:             cfg->merge = true; return LA_OPT_OK;
     case OPT_SPLIT:             return parse_split(arg, cfg);
+    case OPT_IMAGES:            cfg->images = arg; return LA_OPT_OK;
     case OPT_DRIFT_THRESHOLD:   return parse_drift_threshold(arg, cfg);
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
@@ -742,7 +747,7 @@ static enum la_opterr unknown_key(const char *key)
 static int is_path_key(const char *key)
 {
     static const char *const keys[] = { "model", "data-yaml", "junit", "html", "overlays",
-                                        "sarif", "indices-out", NULL };
+                                        "sarif", "indices-out", "images", NULL };
     for (const char *const *k = keys; *k; k++)
         if (strcmp(*k, key) == 0)
             return 1;
