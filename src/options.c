@@ -228,6 +228,46 @@ static void usage(FILE *out)
     usage_run(out);
 }
 
+/* The image headers whose size pairs.c reads: those this build has a library for. */
+static const char *image_headers(void)
+{
+    static char list[128];
+    static const struct { const char *name; int built; } kinds[] = {
+#ifdef HAVE_SPNG
+        { "png", 1 },
+#else
+        { "png", 0 },
+#endif
+#ifdef HAVE_JPEG
+        { "jpeg", 1 },
+#else
+        { "jpeg", 0 },
+#endif
+#ifdef HAVE_TIFF
+        { "tiff", 1 },
+#else
+        { "tiff", 0 },
+#endif
+#ifdef HAVE_WEBP
+        { "webp", 1 },
+#else
+        { "webp", 0 },
+#endif
+        { "bmp", 1 },
+    };
+    size_t used = 0, absent = 0;
+    for (int pass = 1; pass >= 0; pass--)        /* the built ones, then the others */
+        for (size_t i = 0; i < sizeof kinds / sizeof *kinds && used < sizeof list; i++) {
+            if (kinds[i].built != pass)
+                continue;
+            const char *sep = !pass && !absent++ ? " (not built: " : used ? " " : "";
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, kinds[i].name);
+        }
+    if (absent && used < sizeof list)
+        snprintf(list + used, sizeof list - used, ")");
+    return list;
+}
+
 static void version(void)
 {
 #ifdef HAVE_CUDA
@@ -270,10 +310,12 @@ static void version(void)
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
            "Class-count metadata: %s\n"
+           "Image sizes (pairs): %s\n"
            "%s%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip, arrow);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, image_headers(),
+           gzip, h5_gzip, arrow);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
