@@ -20,7 +20,10 @@
 #include <webp/decode.h>
 #endif
 
-#define HEAD 64            /* bytes that tell the format and hold BMP's and WebP's sizes */
+/* The first bytes of the file, read at once: they tell the format and hold
+ * the header of nearly every image (a JPEG's frame header may follow more
+ * than this of EXIF and ICC data: then libjpeg reads on from the file). */
+#define HEAD (64 * 1024)
 
 int la_image_name(const char *name)
 {
@@ -64,11 +67,12 @@ static int bmp_size(const unsigned char *h, size_t n, struct la_image_size *s, c
 }
 
 #ifdef HAVE_SPNG
-static int png_size(FILE *f, struct la_image_size *s, char *err, size_t errlen)
+static int png_size(const unsigned char *h, size_t n, struct la_image_size *s, char *err,
+                    size_t errlen)
 {
     spng_ctx *ctx = spng_ctx_new(0);
     struct spng_ihdr ihdr;
-    int rc = ctx ? spng_set_png_file(ctx, f) : SPNG_EMEM;
+    int rc = ctx ? spng_set_png_buffer(ctx, h, n) : SPNG_EMEM;
     if (rc == 0)
         rc = spng_get_ihdr(ctx, &ihdr);
     spng_ctx_free(ctx);
@@ -103,7 +107,9 @@ static void jpeg_quiet(j_common_ptr c, int level)
     (void)c, (void)level;       /* warnings (a corrupt marker) change no size */
 }
 
-static int jpeg_size(FILE *f, struct la_image_size *s, char *err, size_t errlen)
+/* From the first bytes h[0..n), or where f is not NULL from the file. */
+static int jpeg_size(const unsigned char *h, size_t n, FILE *f, struct la_image_size *s,
+                     char *err, size_t errlen)
 {
     struct jpeg_decompress_struct c;
     struct jpeg_err e;
@@ -116,7 +122,10 @@ static int jpeg_size(FILE *f, struct la_image_size *s, char *err, size_t errlen)
         return -1;
     }
     jpeg_create_decompress(&c);
-    jpeg_stdio_src(&c, f);
+    if (f)
+        jpeg_stdio_src(&c, f);
+    else
+        jpeg_mem_src(&c, h, (unsigned long)n);
     jpeg_read_header(&c, TRUE);         /* up to the frame header: no pixel */
     s->width = c.image_width;
     s->height = c.image_height;
@@ -194,13 +203,17 @@ static int size_of(FILE *f, const char *path, const unsigned char *h, size_t n,
     const char *missing = NULL;
     if (n >= 8 && memcmp(h, "\x89PNG\r\n\x1a\n", 8) == 0) {
 #ifdef HAVE_SPNG
-        return png_size(f, s, err, errlen);
+        return png_size(h, n, s, err, errlen);
 #else
         missing = "PNG (libspng)";
 #endif
     } else if (n >= 3 && h[0] == 0xff && h[1] == 0xd8 && h[2] == 0xff) {
 #ifdef HAVE_JPEG
-        return jpeg_size(f, s, err, errlen);
+        int rc = jpeg_size(h, n, NULL, s, err, errlen);
+        if (rc == 0 || n < HEAD)
+            return rc;
+        rewind(f);              /* the frame header past the first bytes: read on */
+        return jpeg_size(h, n, f, s, err, errlen);
 #else
         missing = "JPEG (libjpeg-turbo)";
 #endif
@@ -235,9 +248,8 @@ int la_image_size(const char *path, struct la_image_size *s, char *err, size_t e
         snprintf(err, errlen, "cannot open");
         return -1;
     }
-    unsigned char h[HEAD];
+    static _Thread_local unsigned char h[HEAD];
     size_t n = fread(h, 1, sizeof h, f);
-    rewind(f);
     int rc = size_of(f, path, h, n, s, err, errlen);
     long at = ftell(f);
     s->bytes_read = at > (long)n ? (uint64_t)at : n;

@@ -61,7 +61,7 @@ while read -r name w h; do
     [ "$got" = "$want" ]
     ok $? "$name: PIL's $w x $h (a mismatch listed with its size: '$got', want '$want')"
 done <"$p/sizes.txt"
-expect_json '.files[0].pairs.paired' 7 "--images: each mask paired"
+expect_json '.files[0].pairs.paired' 8 "--images: each mask paired"
 
 # ---- every output names the label file of a bad pair, not the folder
 run -q --sarif="$d/s.sarif" --annotations=gitlab:"$d/g.json" "$p/voc"

@@ -65,7 +65,9 @@ for i, h in ((19, 32), (20, 30)):
 # Every header labelaudit reads, with --images: PNG, JPEG (progressive too),
 # TIFF, WebP (lossy and lossless), BMP; the masks all 20x12, one image each.
 kinds = {"png": {}, "jpg": {}, "progressive.jpg": {"progressive": True}, "tif": {},
-         "webp": {"lossless": False}, "lossless.webp": {"lossless": True}, "bmp": {}}
+         "webp": {"lossless": False}, "lossless.webp": {"lossless": True}, "bmp": {},
+         # an ICC profile of 100 KB before the frame header: past the first 64 KiB
+         "icc.jpg": {"icc_profile": bytes(100_000)}}
 sizes = []
 for k, (ext, save) in enumerate(kinds.items()):
     stem = f"img{k}"
