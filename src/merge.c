@@ -284,7 +284,8 @@ static int adopt_splits(struct la_config *cfg)
     }
     if (n)
         qsort(names, (size_t)n, sizeof *names, la_split_order);
-    cfg->splits = names;        /* the run's, from cfg until it ends */
+    static char **run_splits;   /* reachable until the run ends, its exit included */
+    cfg->splits = run_splits = names;
     cfg->n_merge_splits = n;
     return 0;
 }

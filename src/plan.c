@@ -158,6 +158,10 @@ static int plan_split_arg(const char *arg, struct plan *p)
     return 0;
 }
 
+/* The run's plan, once made: cfg points into it, and LeakSanitizer, which
+ * looks after main has returned, finds it here. */
+static struct plan g_run_plan;
+
 int la_plan_splits(struct la_config *cfg)
 {
     if (cfg->concat || cfg->merge || (cfg->nfiles <= 0 && !cfg->n_split_args))
@@ -178,7 +182,8 @@ int la_plan_splits(struct la_config *cfg)
         free(p.formats);
         return rc;
     }
-    cfg->files = p.files;       /* the run's, from cfg until it ends */
+    g_run_plan = p;             /* reachable until the run ends, its exit included */
+    cfg->files = p.files;
     cfg->splits = p.splits;
     cfg->unplanned = p.unplanned;
     cfg->planned_formats = p.formats;
