@@ -159,11 +159,14 @@ static int plan_split_arg(const char *arg, struct plan *p)
 }
 
 /* The run's plan, once made: cfg points into it, and LeakSanitizer, which
- * looks after main has returned, finds it here. */
+ * looks after main has returned, finds it here (read below, so that no
+ * compiler drops it as never read). */
 static struct plan g_run_plan;
 
 int la_plan_splits(struct la_config *cfg)
 {
+    if (g_run_plan.n)           /* planned already: a run plans once */
+        return 0;
     if (cfg->concat || cfg->merge || (cfg->nfiles <= 0 && !cfg->n_split_args))
         return 0;
     struct plan p = { 0 };
