@@ -6,6 +6,7 @@
  * writer (report_github.c) that reads these notes, so no two render files
  * call each other. */
 #include "ci_notes.h"
+#include "pair_list.h" /* la_pair_describe: a label against its image */
 
 #include <stdlib.h>      /* calloc, free */
 #include <string.h>      /* strcmp */
@@ -194,10 +195,37 @@ static const char *group_path(const struct la_file_report *r, enum la_code code,
     return NULL;
 }
 
+/* The first bad pair of a pairs.c finding: its label file, else its image. */
+static const struct la_pair_bad *first_pair(const struct la_file_report *r, enum la_code code)
+{
+    for (size_t i = 0; r->pairs && i < r->pairs->n_bad; i++)
+        if (la_pair_code(r->pairs->bad[i].kind) == code)
+            return &r->pairs->bad[i];
+    return NULL;
+}
+
 const char *la_ci_finding_path(const struct la_file_report *r, enum la_code code, char *buf,
                                size_t len)
 {
+    const struct la_pair_bad *b = first_pair(r, code);
+    if (b)
+        return la_ci_path(b->file ? b->file : b->image, buf, len);
     return group_path(r, code, buf, len) ? buf : la_ci_path(r->path, buf, len);
+}
+
+/* la_ci_entries() for the findings of pairs.c: one line per bad pair. */
+static size_t pair_entries(const struct la_pairs *p, enum la_code code, uint64_t max,
+                           const char *indent, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < p->n_bad && n < max && used < len; i++)
+        if (la_pair_code(p->bad[i].kind) == code) {
+            char what[3 * 4096];
+            la_pair_describe(&p->bad[i], what, sizeof what);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s%s", n++ ? "\n" : "", indent,
+                                     what);
+        }
+    return n;
 }
 
 /* la_ci_entries() for masks: one line per bad sample, its file first. */
@@ -254,6 +282,8 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
     *first_line = 0;
     if (len)
         buf[0] = '\0';
+    if (first_pair(r, code))
+        return len ? pair_entries(r->pairs, code, max, indent, buf, len) : 0;
     if (la_report_by_sample(r))
         return len ? group_entries(r, code, max, indent, buf, len) : 0;
     size_t *which = calloc(r->stats.n_bad ? r->stats.n_bad : 1, sizeof *which);
@@ -354,6 +384,24 @@ static uint64_t line_of_error(const char *error)
     return sscanf(error, "line %llu:", &line) == 1 ? (uint64_t)line : 0;
 }
 
+/* A bad pair as a note of its own, at its label file (or its image). */
+static int note_pair(const struct la_pair_bad *b, size_t i, la_ci_sink sink, void *ctx)
+{
+    char path[4096];
+    enum la_code code = la_pair_code(b->kind);
+    const struct la_code_def *def = la_finding_def(code);
+    struct la_ci_note note = { .severity = la_severity_name(def->severity),
+                               .title = la_finding_code_name(code),
+                               .path = la_ci_path(b->file ? b->file : b->image, path, sizeof path),
+                               .key = UINT64_MAX / 2 - i, .hint = def->fix ? def->fix : "",
+                               .prevents = def->prevents };
+    la_pair_describe(b, note.message, sizeof note.message);
+    size_t used = strlen(note.message);
+    if (def->fix && used < sizeof note.message)
+        snprintf(note.message + used, sizeof note.message - used, "; fix: %s", def->fix);
+    return sink(ctx, &note);
+}
+
 static int note_file(const struct la_file_report *r, const struct la_config *cfg,
                      la_ci_sink sink, void *ctx)
 {
@@ -366,8 +414,12 @@ static int note_file(const struct la_file_report *r, const struct la_config *cfg
         return sink(ctx, &note);
     }
     int rc = note_entries(r, cfg, path, sink, ctx);
+    for (size_t i = 0; rc == 0 && r->pairs && i < r->pairs->n_bad; i++)
+        rc = note_pair(&r->pairs->bad[i], i, sink, ctx);
     for (size_t i = 0; rc == 0 && i < r->n_findings; i++) {
         const struct la_finding *f = &r->findings[i];
+        if (first_pair(r, f->code))
+            continue;           /* told pair by pair above, each at its own file */
         char at_file[4096];
         const char *where = group_path(r, f->code, at_file, sizeof at_file);
         struct la_ci_note note = { .severity = la_severity_name(f->severity),

@@ -745,8 +745,8 @@ int la_report_exit_status(const struct la_file_report *files, int n, const struc
         for (size_t k = 0; k < files[i].n_findings; k++)
             if (files[i].findings[k].severity == LA_SEV_ERROR)
                 (*errors)++;
-            else
-                (*warnings)++;
+            else if (files[i].findings[k].severity == LA_SEV_WARNING)
+                (*warnings)++;      /* a notice is neither */
     }
     if (unreadable)
         return LA_EXIT_UNREADABLE;

@@ -1,5 +1,6 @@
 /* file_report.c - see file_report.h: a report's findings, and releasing it. */
 #include "file_report.h"
+#include "pair_list.h"   /* la_pairs_free */
 
 #include <stdio.h>  /* snprintf, vsnprintf */
 
@@ -34,6 +35,8 @@ void la_file_report_free(struct la_file_report *r)
     la_ignored_samples_free(&r->ignored_samples);
     la_notes_free(r->notes);
     r->notes = NULL;
+    la_pairs_free(r->pairs);
+    r->pairs = NULL;
     if (r->classes && r->classes_free)
         r->classes_free(r->classes);
     r->classes = NULL;
@@ -47,4 +50,9 @@ int la_report_by_sample(const struct la_file_report *r)
         if (r->dataset->src[i].ndim > 0)
             return 1;
     return 0;
+}
+
+const struct la_dataset *la_report_sources(const struct la_file_report *r)
+{
+    return r->dataset ? r->dataset : r->notes ? r->notes->sources : NULL;
 }

@@ -19,6 +19,7 @@
 #include "weights.h"   /* la_pos_counts */
 
 struct la_notes;        /* label_notes.h */
+struct la_pairs;        /* pair_list.h */
 struct la_class_count;  /* class_count.h */
 
 /* Everything known about one audited file. */
@@ -40,6 +41,7 @@ struct la_file_report {
     struct la_finding findings[LA_F_COUNT];
     size_t n_findings;
     struct la_dataset *dataset;   /* a directory, --concat or --merge (below), or NULL */
+    struct la_pairs *pairs;       /* its labels against their images (pairs.h), or NULL */
     uint64_t seq_len;             /* --seq-len cut this stream into blocks of as many ids; 0: not */
     int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
     struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
@@ -64,6 +66,10 @@ struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code
 /** la_file_report_free() : release what the audit, a dataset or a merge
  *  allocated in r (not r itself). */
 void la_file_report_free(struct la_file_report *r);
+
+/** la_report_sources() : the files of r: a dataset's sources, or the files
+ *  of a folder that one reader reads (yolo), listed the same way; or NULL. */
+const struct la_dataset *la_report_sources(const struct la_file_report *r);
 
 /** la_report_by_sample() : whether r's bad entries are told by sample (masks,
  *  volumes: a folder of PNGs names each bad PNG) rather than one by one, as

@@ -8,6 +8,7 @@
 
 #define ERR LA_SEV_ERROR
 #define WARN LA_SEV_WARNING
+#define NOTICE LA_SEV_NOTICE
 
 /* Every finding code, with what is the same each time it is found. With
  * --loss bce, out-of-range and non-finite prevent BCE's error instead of the
@@ -62,10 +63,18 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_LABEL_DRIFT] = { "label-drift", WARN, NULL,
         "split the dataset again with a stratified split (sklearn's train_test_split("
         "stratify=y)), or check that both splits are drawn from the same data" },
+    [LA_F_SIZE_MISMATCH] = { "size-mismatch", ERR, "albumentations: \"Height and Width of "
+        "image, mask or masks should be equal\"; the loss: \"The size of tensor a must match "
+        "the size of tensor b\"", "resize the mask with nearest-neighbour interpolation "
+        "(PIL's Image.NEAREST), or re-export it from the image it labels" },
+    [LA_F_MISSING_PAIR] = { "missing-pair", ERR, NULL,
+        "restore the missing file, or remove its partner from the dataset" },
+    [LA_F_UNLABELED_IMAGES] = { "unlabeled-images", NOTICE, NULL, NULL },
 };
 
 #undef ERR
 #undef WARN
+#undef NOTICE
 
 const char *la_finding_code_name(enum la_code code)
 {
@@ -84,7 +93,7 @@ enum la_code la_finding_code_by_name(const char *name)
 
 const char *la_severity_name(enum la_severity sev)
 {
-    return sev == LA_SEV_ERROR ? "error" : "warning";
+    return sev == LA_SEV_ERROR ? "error" : sev == LA_SEV_NOTICE ? "notice" : "warning";
 }
 
 void la_finding_vset(struct la_finding *f, enum la_code code, const char *fmt, va_list ap)

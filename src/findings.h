@@ -7,7 +7,8 @@
 #ifndef LA_FINDINGS_H
 #define LA_FINDINGS_H
 
-enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR };
+/* A notice is said and counted apart: no --fail-on level fails on it. */
+enum la_severity { LA_SEV_WARNING, LA_SEV_ERROR, LA_SEV_NOTICE };
 
 /* The errors users search for, in PyTorch's own words. */
 #define PREVENTS_NLL "nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t >= 0 && " \
@@ -50,6 +51,8 @@ enum la_code {
     LA_F_VOCAB_MISMATCH,         /* tokenizer vs vocab_size, ids vs tokenizer */
     /* across the splits of a dataset (split_checks.h): the dataset's findings */
     LA_F_SPLIT_OVERLAP, LA_F_CLASS_UNSEEN_IN_TRAIN, LA_F_LABEL_DRIFT,
+    /* a label against its image (pairs.h) */
+    LA_F_SIZE_MISMATCH, LA_F_MISSING_PAIR, LA_F_UNLABELED_IMAGES,
     LA_F_COUNT,
     /* not a finding: a reader's problem that only names the place of one of
      * the scan's bad entries (label_notes.h's locate), "at" in the JSON */

@@ -258,6 +258,9 @@ static int same_class_count(const cJSON *a, const cJSON *b)
  * @return 0, or -1 out of memory. */
 static int adopt_splits(struct la_config *cfg)
 {
+    static char **run_splits;   /* reachable until the run ends, its exit included */
+    if (run_splits)
+        return 0;               /* adopted already: a run merges once */
     char **names = NULL;
     int n = 0;
     for (int i = 0; i < cfg->nfiles; i++) {
@@ -284,7 +287,7 @@ static int adopt_splits(struct la_config *cfg)
     }
     if (n)
         qsort(names, (size_t)n, sizeof *names, la_split_order);
-    cfg->splits = names;        /* the run's, from cfg until it ends */
+    cfg->splits = run_splits = names;
     cfg->n_merge_splits = n;
     return 0;
 }

@@ -28,6 +28,7 @@ enum long_only {
     OPT_INDICES_OUT, OPT_FAIL_ON, OPT_COLOR,
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE, OPT_SPLIT, OPT_DRIFT_THRESHOLD, OPT_OVERLAP,
+    OPT_IMAGES,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
@@ -77,6 +78,7 @@ static const struct option command_options[] = {
     { "split", required_argument, NULL, OPT_SPLIT },
     { "drift-threshold", required_argument, NULL, OPT_DRIFT_THRESHOLD },
     { "overlap", required_argument, NULL, OPT_OVERLAP },
+    { "images", required_argument, NULL, OPT_IMAGES },
     { "no-config", no_argument, NULL, OPT_NO_CONFIG },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -157,6 +159,8 @@ static void usage_input(FILE *out)
           "                             (default 0.1)\n"
           "      --overlap=path|hash    split-overlap: the same file path below the split\n"
           "                             folders (default), or the same content\n"
+          "      --images=DIR           the images of a folder's masks or label files\n"
+          "                             (default: where its layout keeps them)\n"
           "\n");
 }
 
@@ -224,6 +228,46 @@ static void usage(FILE *out)
     usage_run(out);
 }
 
+/* The image headers whose size pairs.c reads: those this build has a library for. */
+static const char *image_headers(void)
+{
+    static char list[128];
+    static const struct { const char *name; int built; } kinds[] = {
+#ifdef HAVE_SPNG
+        { "png", 1 },
+#else
+        { "png", 0 },
+#endif
+#ifdef HAVE_JPEG
+        { "jpeg", 1 },
+#else
+        { "jpeg", 0 },
+#endif
+#ifdef HAVE_TIFF
+        { "tiff", 1 },
+#else
+        { "tiff", 0 },
+#endif
+#ifdef HAVE_WEBP
+        { "webp", 1 },
+#else
+        { "webp", 0 },
+#endif
+        { "bmp", 1 },
+    };
+    size_t used = 0, absent = 0;
+    for (int pass = 1; pass >= 0; pass--)        /* the built ones, then the others */
+        for (size_t i = 0; i < sizeof kinds / sizeof *kinds && used < sizeof list; i++) {
+            if (kinds[i].built != pass)
+                continue;
+            const char *sep = !pass && !absent++ ? " (not built: " : used ? " " : "";
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, kinds[i].name);
+        }
+    if (absent && used < sizeof list)
+        snprintf(list + used, sizeof list - used, ")");
+    return list;
+}
+
 static void version(void)
 {
 #ifdef HAVE_CUDA
@@ -266,10 +310,12 @@ static void version(void)
            "Decompression: %s\n"
            "Formats: %s%s%s%s\n"
            "Class-count metadata: %s\n"
+           "Image sizes (pairs): %s\n"
            "%s%s%s"
            "Copyright (c) 2026 the labelaudit authors. MIT licence: see COPYING.\n",
            PACKAGE_VERSION, cuda, la_decompressors(), built,
-           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, gzip, h5_gzip, arrow);
+           *absent ? " (not built: " : "", absent, *absent ? ")" : "", meta, image_headers(),
+           gzip, h5_gzip, arrow);
 }
 
 /* A usage error: one GNU-style line plus the pointer to --help. */
@@ -620,6 +666,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_GLOB:              cfg->glob = arg; return LA_OPT_OK;
     case OPT_MERGE:             cfg->merge = true; return LA_OPT_OK;
     case OPT_SPLIT:             return parse_split(arg, cfg);
+    case OPT_IMAGES:            cfg->images = arg; return LA_OPT_OK;
     case OPT_DRIFT_THRESHOLD:   return parse_drift_threshold(arg, cfg);
     case OPT_JUNIT:             cfg->junit = arg; return LA_OPT_OK;
     case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
@@ -742,7 +789,7 @@ static enum la_opterr unknown_key(const char *key)
 static int is_path_key(const char *key)
 {
     static const char *const keys[] = { "model", "data-yaml", "junit", "html", "overlays",
-                                        "sarif", "indices-out", NULL };
+                                        "sarif", "indices-out", "images", NULL };
     for (const char *const *k = keys; *k; k++)
         if (strcmp(*k, key) == 0)
             return 1;

@@ -97,6 +97,7 @@ struct la_config {
     int n_merge_splits;            /* --merge: the splits its shards name (cfg->splits) */
     double drift_threshold;        /* --drift-threshold: label-drift's TVD (default 0.1) */
     bool overlap_by_content;       /* --overlap=hash: split-overlap by the files' bytes */
+    const char *images;            /* --images=DIR: the labels' images (pairs.h), or NULL */
     /* per FILE once la_plan_splits() ran: why it cannot be planned (a
      * DatasetDict whose dataset_dict.json cannot be read), or NULL */
     char **unplanned;

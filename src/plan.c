@@ -5,6 +5,7 @@
 #include "dataset.h" /* la_audit_dataset, la_is_directory: a directory, --concat */
 #include "layouts.h" /* la_layout_of: what a folder is without --format */
 #include "merge.h"   /* la_merge_reports: --merge */
+#include "pairs.h"   /* la_pair_images: a folder's labels against their images */
 #include "msg.h"     /* la_err */
 #include "class_count.h" /* N from the model, the metadata, the reader */
 #include "class_findings.h" /* la_class_count_finish */
@@ -157,8 +158,15 @@ static int plan_split_arg(const char *arg, struct plan *p)
     return 0;
 }
 
+/* The run's plan, once made: cfg points into it, and LeakSanitizer, which
+ * looks after main has returned, finds it here (read below, so that no
+ * compiler drops it as never read). */
+static struct plan g_run_plan;
+
 int la_plan_splits(struct la_config *cfg)
 {
+    if (g_run_plan.n)           /* planned already: a run plans once */
+        return 0;
     if (cfg->concat || cfg->merge || (cfg->nfiles <= 0 && !cfg->n_split_args))
         return 0;
     struct plan p = { 0 };
@@ -177,7 +185,8 @@ int la_plan_splits(struct la_config *cfg)
         free(p.formats);
         return rc;
     }
-    cfg->files = p.files;       /* the run's, from cfg until it ends */
+    g_run_plan = p;             /* reachable until the run ends, its exit included */
+    cfg->files = p.files;
     cfg->splits = p.splits;
     cfg->unplanned = p.unplanned;
     cfg->planned_formats = p.formats;
@@ -225,8 +234,11 @@ static int audit_layout(const struct la_report_ctx *ctx, const struct la_layout 
     const char *labels = la_layout_labels(l, root, buf, sizeof buf);
     la_verbose(root, "%s (%s): its labels in %s, read as %s", l->name, l->shape, labels,
                l->format == LA_FMT_AUTO ? "each file's format" : la_format_name(l->format));
-    if (!la_format_has(l->format, LA_FMTF_PATH) || l->glob)
-        return la_audit_folder(root, labels, l->glob, ctx, b, io, r);
+    if (!la_format_has(l->format, LA_FMTF_PATH) || l->glob) {
+        int rc = la_audit_folder(root, labels, l->glob, ctx, b, io, r);
+        la_pair_images(ctx, labels, r);
+        return rc;
+    }
     const char *path = strcmp(labels, root) == 0 ? root : held_path(labels);
     if (!path)
         return refuse(root, "out of memory", r);
@@ -239,6 +251,7 @@ static int audit_layout(const struct la_report_ctx *ctx, const struct la_layout 
     r->path = root;
     if (!r->read_ok)
         la_err(root, "%s", r->error);
+    la_pair_images(ctx, path, r);   /* a YOLO folder's label files */
     return 0;
 }
 
@@ -257,8 +270,11 @@ static int audit_report_with(const struct la_report_ctx *ctx, const struct la_la
     char why[LA_ERR_LEN];
     if (ctx->format == LA_FMT_AUTO && la_layout_unclaimed(cfg->files[i], why, sizeof why))
         return refuse(cfg->files[i], why, r);
-    if (la_is_directory(cfg->files[i]) && !la_format_has(ctx->format, LA_FMTF_PATH))
-        return la_audit_dataset(&cfg->files[i], 1, 1, ctx, b, io, r);
+    if (la_is_directory(cfg->files[i]) && !la_format_has(ctx->format, LA_FMTF_PATH)) {
+        int rc = la_audit_dataset(&cfg->files[i], 1, 1, ctx, b, io, r);
+        la_pair_images(ctx, cfg->files[i], r);
+        return rc;
+    }
     la_scan_cpu_rest(b);        /* the file's reader may want the scan's idle threads */
     if (la_audit_file(cfg->files[i], ctx, b, io, r) != 0 &&
         fall_back_to_cpu(ctx, b, io, r) != 0) {
@@ -268,6 +284,8 @@ static int audit_report_with(const struct la_report_ctx *ctx, const struct la_la
     la_indices_out_flush(io);   /* the file's entries before any message about it */
     if (!r->read_ok)
         la_err(cfg->files[i], "%s", r->error);
+    if (la_is_directory(cfg->files[i]))
+        la_pair_images(ctx, cfg->files[i], r);  /* a folder one reader read: YOLO's */
     return 0;
 }
 

@@ -68,7 +68,9 @@ static int gitlab_note(void *ctx, const struct la_ci_note *n)
     cJSON_AddStringToObject(o, "check_name", n->title);
     cJSON_AddStringToObject(o, "fingerprint", fp);
     /* GitLab's scale: info, minor, major, critical, blocker */
-    cJSON_AddStringToObject(o, "severity", strcmp(n->severity, "error") == 0 ? "major" : "minor");
+    cJSON_AddStringToObject(o, "severity", strcmp(n->severity, "error") == 0 ? "major"
+                                           : strcmp(n->severity, "notice") == 0 ? "info"
+                                                                                : "minor");
     cJSON *loc = cJSON_AddObjectToObject(o, "location");
     add_clean_string(loc, "path", n->path);
     cJSON *lines = cJSON_AddObjectToObject(loc, "lines");

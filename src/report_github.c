@@ -184,7 +184,8 @@ static void github_pass(FILE *out, const struct la_file_report *files, int n,
     if (g.total <= GITHUB_LIMIT)
         return;
     char msg[sizeof g.rest + 256];
-    const char *name = sev == LA_SEV_ERROR ? "errors" : "warnings";
+    const char *name = sev == LA_SEV_ERROR ? "errors" : sev == LA_SEV_NOTICE ? "notices"
+                                                                             : "warnings";
     snprintf(msg, sizeof msg, "%llu more %s than GitHub shows (%d per step): %s%s\n"
              "the report, --sarif=FILE and --junit=FILE list them all",
              (unsigned long long)(g.total - (GITHUB_LIMIT - 1)), name, GITHUB_LIMIT, g.rest,
@@ -275,6 +276,7 @@ int la_report_github(const struct la_file_report *files, int n, const struct la_
     FILE *out = cfg->json ? stderr : stdout;   /* never inside the JSON document */
     github_pass(out, files, n, cfg, splits, LA_SEV_ERROR);
     github_pass(out, files, n, cfg, splits, LA_SEV_WARNING);
+    github_pass(out, files, n, cfg, splits, LA_SEV_NOTICE);
     if (fflush(out) != 0 || ferror(out)) {
         la_err(NULL, "write error: annotations");
         return -1;

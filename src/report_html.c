@@ -83,7 +83,8 @@ static void count_severities(const struct la_file_report *r, unsigned *errors, u
 {
     *errors = *warnings = 0;
     for (size_t i = 0; i < r->n_findings; i++)
-        r->findings[i].severity == LA_SEV_ERROR ? ++*errors : ++*warnings;
+        if (r->findings[i].severity != LA_SEV_NOTICE)
+            r->findings[i].severity == LA_SEV_ERROR ? ++*errors : ++*warnings;
 }
 
 static void put_summary(FILE *out, const struct la_file_report *files, int n,

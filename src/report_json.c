@@ -6,6 +6,7 @@
 #include "context.h"  /* la_config_max_report */
 #include "class_report.h" /* la_class_count_json */
 #include "report.h"
+#include "pair_list.h" /* la_pairs: a folder's labels against their images */
 
 #include <cjson/cJSON.h> /* cJSON_* */
 #include <stdlib.h>      /* free */
@@ -131,12 +132,8 @@ static struct la_source_info file_as_source(const struct la_file_report *r, uint
     return s;
 }
 
-/* The sources a file entry lists: a dataset's, or the files of a folder
- * that one reader reads (yolo), which are listed the same way. */
-static const struct la_dataset *sources_of(const struct la_file_report *r)
-{
-    return r->dataset ? r->dataset : r->notes ? r->notes->sources : NULL;
-}
+/* The sources a file entry lists (file_report.h). */
+#define sources_of la_report_sources
 
 /* A dataset's sources are written to the output one by one, as cJSON would
  * lay them out inside a file entry: 100,000 files as cJSON items, then as one
@@ -447,6 +444,46 @@ static cJSON *batching_object(const struct la_batching *b)
     return o;
 }
 
+/* A [width, height], or null where it is not known. */
+static cJSON *size_array(uint64_t w, uint64_t h)
+{
+    if (!w || !h)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, json_u64(w));
+    cJSON_AddItemToArray(a, json_u64(h));
+    return a;
+}
+
+/* SPEC "A label and what it labels": the labels against their images. */
+static cJSON *pairs_object(const struct la_pairs *p)
+{
+    static const char *const kinds[] = { "size-mismatch", "no-image", "no-label", "unreadable" };
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "images_dir", json_text(p->images_dir));
+    cJSON_AddItemToObject(o, "images", json_u64(p->images));
+    cJSON_AddItemToObject(o, "paired", json_u64(p->paired));
+    cJSON_AddItemToObject(o, "unlabeled", json_u64(p->unlabeled));
+    cJSON_AddItemToObject(o, "orphans", json_u64(p->orphans));
+    cJSON_AddItemToObject(o, "size_mismatch", json_u64(p->size_mismatch));
+    cJSON_AddItemToObject(o, "unreadable", json_u64(p->unreadable));
+    cJSON *bad = cJSON_AddArrayToObject(o, "bad");
+    for (size_t i = 0; i < p->n_bad; i++) {
+        const struct la_pair_bad *b = &p->bad[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "kind", kinds[b->kind]);
+        cJSON_AddItemToObject(e, "file", b->file ? json_text(b->file) : cJSON_CreateNull());
+        cJSON_AddItemToObject(e, "image", b->image ? json_text(b->image) : cJSON_CreateNull());
+        cJSON_AddItemToObject(e, "label_size", size_array(b->label_w, b->label_h));
+        cJSON_AddItemToObject(e, "image_size", size_array(b->image_w, b->image_h));
+        cJSON_AddItemToArray(bad, e);
+    }
+    cJSON_AddBoolToObject(o, "bad_truncated", p->n_bad < p->size_mismatch + p->orphans +
+                                                  p->unreadable +
+                                                  (p->segmentation ? p->unlabeled : 0));
+    return o;
+}
+
 /* One finding: its severity, code, message (with its fix) and the error it prevents. */
 static cJSON *finding_object(const struct la_finding *f)
 {
@@ -614,6 +651,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON_AddItemToObject(o, "findings", findings_array(r));
     if (ok)
         la_notes_json_add(r->notes, la_format_name(r->info.format), o);
+    if (ok && r->pairs)
+        cJSON_AddItemToObject(o, "pairs", pairs_object(r->pairs));
     cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));
     return o;
 }

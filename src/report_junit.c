@@ -63,8 +63,9 @@ static void put_path(FILE *out, const struct la_file_report *r)
 
 static int counts_as_failure(const struct la_finding *f, const struct la_config *cfg)
 {
-    return cfg->fail_on == LA_FAIL_WARNING ||
-           (cfg->fail_on == LA_FAIL_ERROR && f->severity == LA_SEV_ERROR);
+    return f->severity != LA_SEV_NOTICE &&
+           (cfg->fail_on == LA_FAIL_WARNING ||
+            (cfg->fail_on == LA_FAIL_ERROR && f->severity == LA_SEV_ERROR));
 }
 
 /* Why a check did not run on a readable file, or NULL when it did. */

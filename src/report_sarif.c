@@ -117,6 +117,13 @@ static const struct la_rule_doc g_docs[LA_F_COUNT + 1] = {
         "train never does.", NULL, "splits" },
     [LA_F_LABEL_DRIFT] = { "A split's class distribution differs from train's (total "
         "variation distance and a chi-square test).", NULL, "splits" },
+    [LA_F_SIZE_MISMATCH] = { "A mask of another height and width than the image it labels.",
+        NULL, "pairs" },
+    [LA_F_MISSING_PAIR] = { "A label file with no image, or in a segmentation set an image "
+        "with no mask.", NULL, "pairs" },
+    [LA_F_UNLABELED_IMAGES] = { "Images with no label file: YOLO's background images.",
+        "none where they are background images (Ultralytics advises 0-10% of them); else "
+        "write their label files", "pairs" },
     [LA_F_COUNT] = { "A file that could not be read: not a label file, cut short, or "
         "malformed.", "the message names what could not be read, and where", "input" },
 };
@@ -167,12 +174,19 @@ static cJSON *rule(const char *id, const char *level, const char *prevents, cons
     return r;
 }
 
+/* SARIF's level of a severity: a notice is a "note". */
+static const char *sarif_level(const char *severity)
+{
+    return strcmp(severity, "notice") == 0 ? "note" : severity;
+}
+
 static cJSON *rules(void)
 {
     cJSON *a = cJSON_CreateArray();
     for (int c = 0; c < LA_F_COUNT; c++) {
         const struct la_code_def *def = la_finding_def((enum la_code)c);
-        cJSON_AddItemToArray(a, rule(def->name, la_severity_name(def->severity), def->prevents,
+        cJSON_AddItemToArray(a, rule(def->name, sarif_level(la_severity_name(def->severity)),
+                                     def->prevents,
                                      def->fix, &g_docs[c]));
     }
     cJSON_AddItemToArray(a, rule("unreadable", "error", NULL, NULL, &g_docs[LA_F_COUNT]));
@@ -233,7 +247,7 @@ static int sarif_result(void *ctx, const struct la_ci_note *n)
     enum la_code code = la_finding_code_by_name(n->title);
     cJSON_AddStringToObject(r, "ruleId", n->title);
     cJSON_AddNumberToObject(r, "ruleIndex", code == LA_F_COUNT ? UNREADABLE_RULE : code);
-    cJSON_AddStringToObject(r, "level", n->severity);
+    cJSON_AddStringToObject(r, "level", sarif_level(n->severity));
     add_text(r, "message", n->message);
     cJSON *locs = cJSON_AddArrayToObject(r, "locations");
     cJSON_AddItemToArray(locs, location(n));

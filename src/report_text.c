@@ -6,6 +6,7 @@
 #include "class_count.h" /* la_class_count_from_file */
 #include "class_report.h" /* la_class_count_text */
 #include "report.h"
+#include "pair_list.h" /* la_pair_describe: a bad pair */
 
 #include <stdio.h>  /* fprintf */
 #include <string.h> /* strcmp */
@@ -312,6 +313,20 @@ static int prevents_said_before(const struct la_file_report *r, const struct la_
     return 0;
 }
 
+/* The bad pairs of a finding of pairs.c, one a line (as many as were kept:
+ * --max-report, the JSON's pairs.bad). */
+static void print_pair_entries(FILE *out, const struct la_pairs *p, enum la_code code)
+{
+    for (size_t i = 0; p && i < p->n_bad; i++)
+        if (la_pair_code(p->bad[i].kind) == code) {
+            char what[3 * 4096];
+            la_pair_describe(&p->bad[i], what, sizeof what);
+            fputs("      ", out);
+            la_fputs_escaped(what, out);
+            fputc('\n', out);
+        }
+}
+
 /* "  error [code]: message", a finding's first line. */
 static void print_finding_line(FILE *out, const struct la_finding *f)
 {
@@ -337,6 +352,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     print_finding_line(out, f);
     if (!la_report_by_sample(r))
         print_entries(out, r, cfg, f->code, max_report);
+    print_pair_entries(out, r->pairs, f->code);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
         la_notes_print_problems(out, r->notes, f->code, max_report);
     print_fix(out, f);

@@ -214,7 +214,8 @@ void la_splits_count(const struct la_splits *s, uint64_t *errors, uint64_t *warn
 {
     *errors = *warnings = 0;
     for (size_t i = 0; i < s->n_findings; i++)
-        ++*(s->findings[i].severity == LA_SEV_ERROR ? errors : warnings);
+        if (s->findings[i].severity != LA_SEV_NOTICE)
+            ++*(s->findings[i].severity == LA_SEV_ERROR ? errors : warnings);
 }
 
 void la_splits_free(struct la_splits *s)

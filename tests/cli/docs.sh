@@ -97,8 +97,8 @@ ok $? "... and the README's"
 
 # --- 3. the finding codes: the table, the SPEC's list and the man page agree
 # "code severity" of each row: [LA_F_X] = { "code", ERR|WARN, ...
-sed -n 's/^ *\[LA_F_[A-Z_]*\] = { "\([a-z-]*\)", \(ERR\|WARN\),.*/\1 \2/p' \
-    "$srcdir/src/findings.c" | sed -e 's/ ERR$/ error/' -e 's/ WARN$/ warning/' |
+sed -n 's/^ *\[LA_F_[A-Z_]*\] = { "\([a-z-]*\)", \(ERR\|WARN\|NOTICE\),.*/\1 \2/p' \
+    "$srcdir/src/findings.c" | sed -e 's/ ERR$/ error/' -e 's/ WARN$/ warning/' -e 's/ NOTICE$/ notice/' |
     sort >"$d/table.codes"
 n_enum=$(grep -o 'LA_F_[A-Z_]*' "$srcdir/src/findings.h" | grep -v '^LA_F_COUNT$' | sort -u |
     wc -l)

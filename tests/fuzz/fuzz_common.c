@@ -70,7 +70,7 @@ const char *fuzz_last_json(void)
 /* Both reports render; the JSON one parses and is valid UTF-8. */
 static void check_reports(const struct la_file_report *r, const struct la_config *cfg)
 {
-    struct la_summary sum = { 1, 0, 0, 0, "cpu" };
+    struct la_summary sum = { .files = 1, .backend = "cpu" };
     sum.exit_status = la_report_exit_status(r, 1, cfg, &sum.errors, &sum.warnings);
     char *text = NULL;
     size_t len = 0;

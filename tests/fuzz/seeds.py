@@ -138,3 +138,15 @@ def litdata_seed(folder, chunk):
 
 put("litdata", "litdata-batch", litdata_seed("litdata-batch", "chunk-0-2.bin"))
 put("litdata", "litdata-json", litdata_seed("litdata-json", "chunk-0-3.bin"))
+
+# image_size: the headers of every kind, as PIL wrote them (tests/gen/gen_pairs.py),
+# a JPEG cut inside its header, and a BMP of the old 12-byte core header
+images = os.path.join(here, "..", "data", "pairs", "formats", "images")
+for name in sorted(os.listdir(images)):
+    with open(os.path.join(images, name), "rb") as f:
+        data = f.read()
+    if len(data) < 16384:       # not the 100 KB ICC profile's
+        put("image_size", name.replace(".", "-"), data)
+with open(os.path.join(images, "img1.jpg"), "rb") as f:
+    put("image_size", "cut-jpg", f.read()[:30])
+put("image_size", "core-bmp", b"BM" + bytes(12) + struct.pack("<IHH", 12, 5, 3))
