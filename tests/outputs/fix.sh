@@ -131,4 +131,17 @@ cp "$fx/csv-drop.csv" "$d/dr.csv"
 n_drop=$(wc -l <"$d/o10/dropped.txt")
 [ "$n_drop" -eq 4 ] && [ "$(cut -f1 "$d/o10/dropped.txt" | sort -u)" = dr.csv ]
 ok $? "dropped.txt: PATH<TAB>INDEX for each dropped row ($n_drop)"
+
+# ---- 7. the README's example, in a copy of samples/ --------------------------------
+awk '/^<!-- the --fix example/ { on = 1; next } on && /^```text$/ { next }
+     on && /^```$/ { exit } on' "$srcdir/README.md" >"$d/readme"
+cmd=$(head -n 1 "$d/readme" | sed 's/^\$ labelaudit //')
+tail -n +2 "$d/readme" >"$d/want"
+mkdir "$d/samples" && cp "$srcdir/samples/matlab-1based.txt" "$d/samples/"
+# shellcheck disable=SC2086 # the README's arguments, split as a shell would
+(cd "$d/samples" && "$LABELAUDIT" --color=never $cmd >"$d/got" 2>&1)
+[ -n "$cmd" ] && cmp -s "$d/want" "$d/got"
+same=$?
+ok $same "the README's --fix example prints what the README shows ($cmd)"
+[ $same -eq 0 ] || diff "$d/want" "$d/got" | sed 's/^/# /' | head -10
 finish
