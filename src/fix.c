@@ -178,23 +178,42 @@ static int inside(const char *dir, const char *in)
     return strncmp(dir, in, n) == 0 && (dir[n] == '\0' || dir[n] == '/' || n == 1);
 }
 
+/* path resolved, where its last components do not exist yet: the deepest
+ * folder that does, resolved, and the rest as written. NULL: out of memory,
+ * or nothing of it resolves. */
+static char *resolve_future(const char *path)
+{
+    char *head = strdup(path), *real = NULL;
+    size_t cut = head ? strlen(head) : 0;
+    while (head && !(real = realpath(head, NULL))) {
+        char *slash = strrchr(head, '/');
+        if (!slash || slash == head) {       /* a relative name's first component */
+            real = realpath(slash ? "/" : ".", NULL);
+            cut = slash ? 1 : 0;
+            break;
+        }
+        *slash = '\0';
+        cut = (size_t)(slash - head) + 1;
+    }
+    char *out = NULL;
+    if (real) {
+        const char *rest = cut < strlen(path) ? path + cut : "";
+        size_t n = strlen(real) + strlen(rest) + 2;
+        if ((out = malloc(n)))
+            snprintf(out, n, "%s%s%s", real, *rest && strcmp(real, "/") != 0 ? "/" : "", rest);
+    }
+    free(real);
+    free(head);
+    return out;
+}
+
+/* DIR inside (or equal to) a directory FILE is refused before anything is
+ * made; then DIR is made, with its parents. */
 static int check_dir(struct la_fix *fx, char *err, size_t errlen)
 {
-    char *dir = strdup(fx->dir);
-    if (!dir || make_dirs(dir, 1) != 0) {
-        snprintf(err, errlen, "--fix=%s: %s", fx->dir, dir ? strerror(errno) : "out of memory");
-        free(dir);
-        return -1;
-    }
-    free(dir);
-    char *real = realpath(fx->dir, NULL);
+    char *real = resolve_future(fx->dir);
     struct stat st;
-    if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--fix=%s: %s", fx->dir, real ? "not a directory" : strerror(errno));
-        free(real);
-        return -1;
-    }
-    int rc = 0;
+    int rc = real ? 0 : (snprintf(err, errlen, "--fix=%s: %s", fx->dir, strerror(errno)), -1);
     for (int i = 0; rc == 0 && i < fx->cfg->nfiles; i++) {
         char *in = realpath(fx->cfg->files[i], NULL);
         if (in && stat(in, &st) == 0 && S_ISDIR(st.st_mode) && inside(real, in)) {
@@ -205,6 +224,15 @@ static int check_dir(struct la_fix *fx, char *err, size_t errlen)
         free(in);
     }
     free(real);
+    char *dir = rc == 0 ? strdup(fx->dir) : NULL;
+    if (rc == 0 && (!dir || make_dirs(dir, 1) != 0)) {
+        snprintf(err, errlen, "--fix=%s: %s", fx->dir, dir ? strerror(errno) : "out of memory");
+        rc = -1;
+    } else if (rc == 0 && (stat(fx->dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        snprintf(err, errlen, "--fix=%s: not a directory", fx->dir);
+        rc = -1;
+    }
+    free(dir);
     return rc;
 }
 

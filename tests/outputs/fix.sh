@@ -77,6 +77,8 @@ cp "$fx/csv-one-based.csv" "$d/ds/a.csv"
 run --backend=cpu -n 5 --fix="$d/ds/fixed" "$d/ds"
 expect_status 2 "DIR inside a directory FILE: a usage error"
 expect_err 'lies inside the input' "DIR inside a directory FILE is said"
+[ ! -e "$d/ds/fixed" ]
+ok $? "DIR inside a directory FILE: not made"
 run --backend=cpu -n 5 --fix="$d/ds" "$d/ds"
 expect_status 2 "DIR that is a directory FILE: a usage error"
 : >"$d/plain"
