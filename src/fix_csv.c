@@ -170,22 +170,24 @@ static int plain_row(struct csv_fix *c, const char *p, size_t n, int crlf, struc
         int rc = plain_row(c, p, n - 1, 0, w);
         return rc != 0 ? rc : end_row(c, p + n - 1, 1, w);
     }
-    const char *end = p + n - 1;          /* the line end */
-    for (const char *q = p; q < end && !w->content; q++)
-        w->content = !is_pad(c, (unsigned char)*q);
+    size_t last = n - 1;                  /* the line end */
+    for (size_t q = 0; q < last && !w->content; q++)
+        w->content = !is_pad(c, (unsigned char)p[q]);
     if (c->text) {
-        w->has_cell = 1, w->cell = 0, w->cell_end = n - 1;
+        w->has_cell = 1, w->cell = 0, w->cell_end = last;
         return end_row(c, p, n, w);
     }
-    const char *cell = p, *q;
+    /* rows are short: a loop over the bytes costs less than memchr's calls */
+    size_t q = 0;
     uint64_t f = 0;
-    while (f < c->col && (q = memchr(cell, c->delim, (size_t)(end - cell))) != NULL)
-        cell = q + 1, f++;
+    for (; q < last && f < c->col; q++)
+        f += (unsigned char)p[q] == c->delim;
     if (f == c->col) {
-        q = memchr(cell, c->delim, (size_t)(end - cell));
         w->has_cell = 1;
-        w->cell = (size_t)(cell - p);
-        w->cell_end = (size_t)((q ? q : end) - p);
+        w->cell = q;
+        while (q < last && (unsigned char)p[q] != c->delim)
+            q++;
+        w->cell_end = q;
     }
     return end_row(c, p, n, w);
 }
@@ -199,15 +201,28 @@ static int walk(struct csv_fix *c, const char *buf, size_t len, size_t *at, stru
                 size_t *row_start, int eof)
 {
     size_t i = *at;
+    /* the next quote and CR from i, each found once per stretch of input
+     * rather than once per row (len: none) */
+    size_t quote_at = 0, cr_at = 0;
+    int known = 0;
     while (i < len) {
         if (i == *row_start) {            /* a fresh row: the fast path, when it may */
             const char *nl = memchr(buf + i, '\n', len - i);
             size_t n = nl ? (size_t)(nl - (buf + i)) + 1 : 0;
             if (!nl && !eof)
                 break;                    /* the row goes on past the buffer */
-            const char *cr = nl ? memchr(buf + i, '\r', n) : NULL;
-            if (nl && (c->text || !memchr(buf + i, '"', n)) && (!cr || cr + 1 == nl)) {
-                if (plain_row(c, buf + i, n, cr != NULL, w) != 0)
+            if (!known || quote_at < i) {
+                const char *qp = c->text ? NULL : memchr(buf + i, '"', len - i);
+                quote_at = qp ? (size_t)(qp - buf) : len;
+            }
+            if (!known || cr_at < i) {
+                const char *rp = memchr(buf + i, '\r', len - i);
+                cr_at = rp ? (size_t)(rp - buf) : len;
+            }
+            known = 1;
+            size_t end = i + n - 1;       /* the LF */
+            if (nl && quote_at > end && (cr_at > end || cr_at + 1 == end)) {
+                if (plain_row(c, buf + i, n, cr_at + 1 == end, w) != 0)
                     return -1;
                 i += n;
                 *row_start = i;
