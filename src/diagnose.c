@@ -555,6 +555,12 @@ static void hint_label_gap(struct la_file_report *r, const int64_t *out, int n_o
                                "%s (as BraTS's 0, 1, 2, 4 with -n 4)", from,
                                plural((uint64_t)n_out, "class", "classes"), to,
                                plural((uint64_t)n_out, "a class", "classes"));
+    _Static_assert(LA_GAP_MAX <= LA_REMAP_MAX, "the finding holds the remap");
+    f->n_remap = n_out;
+    for (int i = 0; i < n_out; i++) {
+        f->remap_from[i] = out[i];
+        f->remap_to[i] = (int64_t)missing[i];
+    }
     snprintf(f->hint, sizeof f->hint, "remap %s (e.g. y[y == %lld] = %llu)", remap,
              (long long)out[0], (unsigned long long)missing[0]);
 }

@@ -56,3 +56,11 @@ const struct la_dataset *la_report_sources(const struct la_file_report *r)
 {
     return r->dataset ? r->dataset : r->notes ? r->notes->sources : NULL;
 }
+
+enum la_fix_state la_fix_state_of(const struct la_file_report *r, enum la_code code)
+{
+    int had = r->fix && r->fix->had[code], has = 0;
+    for (size_t i = 0; i < r->n_findings && !has; i++)
+        has = r->findings[i].code == code;
+    return had ? (has ? LA_FIXS_REMAINING : LA_FIXS_REMOVED) : has ? LA_FIXS_NEW : LA_FIXS_NONE;
+}

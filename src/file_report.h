@@ -22,6 +22,15 @@ struct la_notes;        /* label_notes.h */
 struct la_pairs;        /* pair_list.h */
 struct la_class_count;  /* class_count.h */
 
+/* --fix: what a report of a corrected copy says of its making (fix.c owns it). */
+struct la_fix_result {
+    const char *of;               /* the original's path, as given */
+    const char *rules;            /* the rules applied, ", "-separated: "one-based, label-gap" */
+    uint64_t changed;             /* values the rules changed */
+    uint64_t dropped;             /* samples --fix-drop left out */
+    unsigned char had[LA_F_COUNT];    /* the original's findings, by code */
+};
+
 /* Everything known about one audited file. */
 struct la_file_report {
     const char *path;             /* as given */
@@ -49,6 +58,8 @@ struct la_file_report {
     struct la_class_count *classes;   /* where N came from (class_count.h), or NULL; owned, */
     void (*classes_free)(struct la_class_count *);   /* and freed by this (the model
                                                         does not see class_count.c) */
+    const struct la_fix_result *fix;  /* a corrected copy's report (--fix): how it was
+                                         made; NULL for every input's */
 };
 
 /** la_report_add_finding() : a finding of code with its table row's
@@ -62,6 +73,14 @@ struct la_finding *la_report_add_finding(struct la_file_report *r, enum la_code 
 struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code code,
                                           const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
+
+/* What became of a finding of the original in its corrected copy (--fix). */
+enum la_fix_state { LA_FIXS_NONE, LA_FIXS_REMOVED, LA_FIXS_REMAINING, LA_FIXS_NEW };
+
+/** la_fix_state_of() : for a copy's report r (r->fix set), what became of code:
+ *  the original had it and r has not (removed), both have it (remaining), only
+ *  r has it (new), or neither. */
+enum la_fix_state la_fix_state_of(const struct la_file_report *r, enum la_code code);
 
 /** la_file_report_free() : release what the audit, a dataset or a merge
  *  allocated in r (not r itself). */

@@ -64,6 +64,7 @@ enum la_code {
 #include <stdint.h> /* int64_t, uint64_t */
 
 #define LA_MSG_LEN 512
+#define LA_REMAP_MAX 8    /* a label-gap remap names at most this many values */
 
 /* A finding: the one type the readers' notes (label_notes.h), the
  * diagnoses and the reports all pass. */
@@ -76,6 +77,9 @@ struct la_finding {
     /* ignore-like-value: the value to pass as --ignore-index */
     int has_suggested_ignore;
     int64_t suggested_ignore;
+    /* label-gap: the remap its hint suggests, from[i] -> to[i] (--fix applies it) */
+    int n_remap;
+    int64_t remap_from[LA_REMAP_MAX], remap_to[LA_REMAP_MAX];
     /* a reader's, in a dataset (la_notes_fold): the sources that had it, and
      * the problems of its code in all of them but the first */
     size_t sources;

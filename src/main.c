@@ -16,6 +16,7 @@
 #include "plan.h"    /* la_audit_each: the reports */
 #include "merge.h"
 #include "fatal.h"
+#include "fix.h"     /* --fix: corrected copies */
 #include "msg.h"
 #include "options.h"
 #include "outputs.h"
@@ -54,7 +55,8 @@ struct run {
     const struct la_config *cfg;
     struct la_summary sum;      /* so far */
     int keep;                   /* every report kept, written at the end */
-    struct la_file_report *kept;    /* keep: the reports, sum.files of them */
+    struct la_file_report *kept;    /* keep: the reports, written of them */
+    int written;                /* reports given so far: the FILEs', then --fix's copies' */
     int write_failed;
     struct la_splits splits;    /* each split's sums, as its reports are final */
 };
@@ -88,10 +90,26 @@ static void write_end(struct run *run)
                                        : la_report_text_summary(stdout, &run->sum)) != 0;
 }
 
+/* Report r written now, or kept for the end. */
+static void keep_or_write(struct run *run, struct la_file_report *r)
+{
+    if (run->keep) {
+        run->kept[run->written] = *r;   /* taken over: r is left with nothing to free */
+        memset(r, 0, sizeof *r);
+    } else {
+        write_report(run, r, run->written);
+    }
+    run->written++;
+}
+
 /* la_audit_each's sink: r counted, then written or kept. */
 static int take_report(void *ctx, struct la_file_report *r)
 {
     struct run *run = ctx;
+    if (r->fix) {               /* a corrected copy: shown, but the originals' status stands */
+        keep_or_write(run, r);
+        return 0;
+    }
     uint64_t errors, warnings;
     int status = la_report_exit_status(r, 1, run->cfg, &errors, &warnings);
     run->sum.errors += errors;
@@ -99,12 +117,7 @@ static int take_report(void *ctx, struct la_file_report *r)
     if (status > run->sum.exit_status)     /* 0 < 1 < 3: the worst one wins */
         run->sum.exit_status = status;
     la_splits_add(&run->splits, r);        /* before r is written and freed */
-    if (run->keep) {
-        run->kept[run->sum.files] = *r;   /* taken over: r is left with nothing to free */
-        memset(r, 0, sizeof *r);
-    } else {
-        write_report(run, r, run->sum.files);
-    }
+    keep_or_write(run, r);
     run->sum.files++;
     return 0;
 }
@@ -160,14 +173,15 @@ static void check_splits(struct run *run)
 }
 
 static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
-                       struct la_indices_out *io)
+                       struct la_indices_out *io, struct la_fix *fx)
 {
-    struct run run = { cfg, { 0, 0, 0, 0, b->ops->name, NULL }, 0, NULL, 0, { 0 } };
+    struct run run = { cfg, { 0, 0, 0, 0, b->ops->name, NULL }, 0, NULL, 0, 0, { 0 } };
     /* reports go out as each file is done, the JSON's "backend" first: not
      * with a backend that --backend=auto may swap for the CPU mid-run */
     run.keep = cfg->junit || cfg->sarif || cfg->annotations != LA_ANNOT_NONE || cfg->html ||
                cfg->overlays || (b->ops->flags & LA_SCANF_FALLIBLE);
-    if (run.keep && !(run.kept = calloc((size_t)cfg->nfiles, sizeof *run.kept))) {
+    size_t most = (size_t)cfg->nfiles * (fx ? 2 : 1);   /* a copy per FILE at most */
+    if (run.keep && !(run.kept = calloc(most ? most : 1, sizeof *run.kept))) {
         la_err(NULL, "out of memory");
         close_indices(io, cfg, "out of memory");
         la_scan_close(b);
@@ -175,7 +189,7 @@ static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
     }
     if (!run.keep)
         write_begin(&run);
-    int failed = la_audit_each(cfg, b, io, take_report, &run) != 0;
+    int failed = la_audit_each(cfg, b, io, fx, take_report, &run) != 0;
     run.sum.backend = b->ops->name;     /* the CPU, where the GPU gave way */
     if (failed)
         run.sum.exit_status = LA_EXIT_UNREADABLE;
@@ -183,7 +197,7 @@ static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
         check_splits(&run);
     if (run.keep && !failed) {          /* the kept reports, now that all are final */
         write_begin(&run);
-        for (int i = 0; i < run.sum.files; i++)
+        for (int i = 0; i < run.written; i++)
             write_report(&run, &run.kept[i], i);
     }
     if (!run.keep || !failed)
@@ -201,7 +215,9 @@ static int run_reports(const struct la_config *cfg, struct la_scan_backend *b,
         run.sum.exit_status = LA_EXIT_UNREADABLE;
     if (close_indices(io, cfg, skip) != 0)
         run.sum.exit_status = LA_EXIT_UNREADABLE;
-    for (int i = 0; run.kept && i < run.sum.files; i++)
+    if (la_fix_close(fx) != 0)  /* fixes.json; a copy not written is an output not written */
+        run.sum.exit_status = LA_EXIT_UNREADABLE;
+    for (int i = 0; run.kept && i < run.written; i++)
         la_file_report_free(&run.kept[i]);
     free(run.kept);
     la_splits_free(&run.splits);
@@ -298,5 +314,12 @@ int main(int argc, char **argv)
         la_scan_close(&backend);
         return LA_EXIT_UNREADABLE;
     }
-    return run_reports(cfg, &backend, io);
+    struct la_fix *fx = NULL;
+    if (cfg->fix_dir && !(fx = la_fix_open(cfg, err, sizeof err))) {
+        la_err(NULL, "%s", err);
+        close_indices(io, cfg, "--fix was refused");
+        la_scan_close(&backend);
+        return LA_EXIT_USAGE;
+    }
+    return run_reports(cfg, &backend, io, fx);
 }

@@ -30,6 +30,7 @@ enum long_only {
     OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE, OPT_SPLIT, OPT_DRIFT_THRESHOLD, OPT_OVERLAP,
     OPT_IMAGES,
     OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
+    OPT_FIX, OPT_FIX_DROP, OPT_FIX_MAP, OPT_FIX_IGNORE,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
 };
@@ -72,6 +73,10 @@ static const struct option command_options[] = {
     { "html", required_argument, NULL, OPT_HTML },
     { "overlays", required_argument, NULL, OPT_OVERLAYS },
     { "sarif", required_argument, NULL, OPT_SARIF },
+    { "fix", required_argument, NULL, OPT_FIX },
+    { "fix-drop", no_argument, NULL, OPT_FIX_DROP },
+    { "fix-map", required_argument, NULL, OPT_FIX_MAP },
+    { "fix-ignore", required_argument, NULL, OPT_FIX_IGNORE },
     { "concat", no_argument, NULL, OPT_CONCAT },
     { "glob", required_argument, NULL, OPT_GLOB },
     { "merge", no_argument, NULL, OPT_MERGE },
@@ -211,6 +216,18 @@ static void usage_run(FILE *out)
           "                             histogram chart, batching, bad masks as pictures\n"
           "      --overlays=DIR         one PNG per bad mask in DIR (new files only), the\n"
           "                             mask's classes in colour, its bad pixels magenta\n"
+          "\n"
+          "Corrected copies:\n"
+          "      --fix=DIR              write a corrected copy of each file whose findings\n"
+          "                             have one mechanical fix under DIR (new files\n"
+          "                             only), DIR/fixes.json, and audit the copies\n"
+          "      --fix-drop             leave out the samples no rule fixes (out of range,\n"
+          "                             NaN, ...); DIR/dropped.txt lists them\n"
+          "      --fix-map=FILE         map old labels to new: a JSON object or a CSV of\n"
+          "                             old,new rows (instead of the automatic rules)\n"
+          "      --fix-ignore=V         ignore-like values become V (default: the\n"
+          "                             --ignore-index); V equal to them keeps them\n"
+          "\n"
           "      --no-config            read no .labelaudit.yaml (else the nearest one\n"
           "                             from here up to the repository's root gives\n"
           "                             defaults: long option names as keys)\n"
@@ -481,6 +498,11 @@ static enum la_opterr parse_number_option(int opt, const char *arg, struct la_co
         cfg->has_vocab_size = true;
         cfg->vocab_size = (int64_t)u;
         return LA_OPT_OK;
+    case OPT_FIX_IGNORE:
+        if (la_strtoi64(arg, &cfg->fix_ignore) != 0)
+            return bad("invalid --fix-ignore '%s' (expected an integer)", arg);
+        cfg->has_fix_ignore = true;
+        return LA_OPT_OK;
     case OPT_SEQ_LEN:
         return parse_count("seq-len", arg, 1, most, "a positive integer", &cfg->seq_len);
     case 'b':
@@ -672,6 +694,9 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case OPT_HTML:              cfg->html = arg; return LA_OPT_OK;
     case OPT_OVERLAYS:          cfg->overlays = arg; return LA_OPT_OK;
     case OPT_SARIF:             cfg->sarif = arg; return LA_OPT_OK;
+    case OPT_FIX:               cfg->fix_dir = arg; return LA_OPT_OK;
+    case OPT_FIX_DROP:          cfg->fix_drop = true; return LA_OPT_OK;
+    case OPT_FIX_MAP:           cfg->fix_map = arg; return LA_OPT_OK;
     case OPT_ANNOTATIONS:       return parse_annotations(arg, cfg);
     case OPT_NO_CONFIG:         return LA_OPT_OK;   /* the first pass took it */
     case 'q':                   cfg->quiet = true; return LA_OPT_OK;
@@ -680,6 +705,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
     case 'V':                   version(); return LA_OPT_EXIT_OK;
     case 'n': case 'b': case 'j': case OPT_IGNORE_INDEX: case OPT_WORLD_SIZE:
     case OPT_MIN_BATCH: case OPT_MAX_REPORT: case OPT_VOCAB_SIZE: case OPT_SEQ_LEN:
+    case OPT_FIX_IGNORE:
         return parse_number_option(opt, arg, cfg);
     case OPT_LOSS: case OPT_FORMAT: case OPT_FAIL_ON: case OPT_BACKEND:
     case OPT_COLOR: case OPT_OVERLAP:
@@ -789,7 +815,8 @@ static enum la_opterr unknown_key(const char *key)
 static int is_path_key(const char *key)
 {
     static const char *const keys[] = { "model", "data-yaml", "junit", "html", "overlays",
-                                        "sarif", "indices-out", "images", NULL };
+                                        "sarif", "indices-out", "images", "fix", "fix-map",
+                                        NULL };
     for (const char *const *k = keys; *k; k++)
         if (strcmp(*k, key) == 0)
             return 1;
@@ -950,6 +977,11 @@ enum la_opterr la_options_parse(int argc, char **argv, struct la_config *cfg)
         cfg->has_ignore_index = false;  /* BCELoss has no ignore_index */
     if (take_vocab_size(cfg) != LA_OPT_OK)
         return LA_OPT_USAGE;
+    if (!cfg->fix_dir && (cfg->fix_drop || cfg->fix_map || cfg->has_fix_ignore))
+        return bad("%s needs --fix=DIR", cfg->fix_drop ? "--fix-drop"
+                                         : cfg->fix_map ? "--fix-map" : "--fix-ignore");
+    if (cfg->fix_dir && cfg->merge)
+        return bad("%s", "--fix and --merge: --merge reads reports, which have no labels to fix");
     if (cfg->concise && cfg->json)     /* two reports on one standard output */
         return bad("%s", "--concise and --json: choose one");
     if (la_format_has(cfg->format, LA_FMTF_NEEDS_DTYPE) && !cfg->read.has_dtype)

@@ -82,6 +82,13 @@ struct la_config {
     const char *overlays;          /* --overlays=DIR, or NULL */
     const char *sarif;             /* --sarif=FILE, or NULL */
 
+    /* corrected copies (fix.h) */
+    const char *fix_dir;           /* --fix=DIR, or NULL */
+    bool fix_drop;                 /* --fix-drop: samples no rule fixes are left out */
+    const char *fix_map;           /* --fix-map=FILE: old -> new labels, or NULL */
+    bool has_fix_ignore;           /* --fix-ignore=V: what ignore-like values become */
+    int64_t fix_ignore;
+
     /* datasets of many files (dataset.h) */
     bool concat;                   /* --concat: all FILEs are one dataset */
     const char *glob;              /* --glob=PATTERN for directory FILEs, or NULL */

@@ -10,6 +10,7 @@
 #include "class_count.h" /* N from the model, the metadata, the reader */
 #include "class_findings.h" /* la_class_count_finish */
 #include "context.h" /* one per report */
+#include "fix.h"     /* --fix: the copies, audited after the originals */
 
 #include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
 #include "read/walk.h"    /* la_path_join */
@@ -311,7 +312,8 @@ static void merge_report(const struct la_config *cfg, int i, struct la_file_repo
  * read makes the report unreadable.
  * @return 0, or -1 when the scan failed for good (said on stderr). */
 static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
-                        struct la_indices_out *io, int i, struct la_file_report *r)
+                        struct la_indices_out *io, struct la_fix *fx, int i,
+                        struct la_file_report *r)
 {
     if (cfg->merge) {           /* shard reports: nothing to scan */
         merge_report(cfg, i, r);
@@ -344,24 +346,63 @@ static int audit_report(const struct la_config *cfg, struct la_scan_backend *b,
     int rc = audit_report_with(&ctx, l, b, io, i, r);
     r->split = ctx.split;
     la_class_count_finish(cc, r);
+    if (rc == 0 && fx)          /* the corrected copy, while the context is at hand */
+        la_fix_file(fx, &ctx, r);
     return rc;
+}
+
+/* --fix's copy at path, audited as a FILE of its own with the same options
+ * (no --indices-out: its entries are the original's, already written). */
+static int audit_copy(const struct la_config *cfg, struct la_scan_backend *b, const char *path,
+                      struct la_file_report *r)
+{
+    struct la_report_ctx ctx;
+    la_report_ctx_init(&ctx, cfg, NULL);
+    char err[LA_ERR_LEN];
+    struct la_class_count *cc = la_class_count_new(&ctx, path, err, sizeof err);
+    if (!cc)
+        return refuse(path, err, r);
+    la_class_count_apply(cc, &ctx);
+    la_scan_cpu_rest(b);
+    if (la_audit_file(path, &ctx, b, NULL, r) != 0 && fall_back_to_cpu(&ctx, b, NULL, r) != 0) {
+        la_err(path, "scan failed: %s", r->error);
+        la_class_count_finish(cc, r);
+        return -1;
+    }
+    if (!r->read_ok)
+        la_err(path, "%s", r->error);
+    la_class_count_finish(cc, r);
+    return 0;
 }
 
 int la_audit_files(const struct la_config *cfg, struct la_scan_backend *b,
                    struct la_indices_out *io, struct la_file_report *files)
 {
     for (int i = 0; i < la_report_count(cfg); i++)
-        if (audit_report(cfg, b, io, i, &files[i]) != 0)
+        if (audit_report(cfg, b, io, NULL, i, &files[i]) != 0)
             return -1;
     return 0;
 }
 
 int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
-                  struct la_indices_out *io, la_report_sink sink, void *ctx)
+                  struct la_indices_out *io, struct la_fix *fx, la_report_sink sink, void *ctx)
 {
     for (int i = 0; i < la_report_count(cfg); i++) {
         struct la_file_report r;
-        int rc = audit_report(cfg, b, io, i, &r);   /* the sink may take r over */
+        int rc = audit_report(cfg, b, io, fx, i, &r);   /* the sink may take r over */
+        if (rc == 0 && sink(ctx, &r) != 0)
+            rc = -2;
+        la_file_report_free(&r);
+        if (rc != 0)
+            return rc;
+    }
+    /* the copies after the originals, each report saying how it was made */
+    for (size_t k = 0; k < la_fix_copies(fx); k++) {
+        struct la_file_report r;
+        const struct la_fix_result *made;
+        int rc = audit_copy(cfg, b, la_fix_copy(fx, k, &made), &r);
+        r.fix = made;
+        la_fix_audited(fx, k, &r);
         if (rc == 0 && sink(ctx, &r) != 0)
             rc = -2;
         la_file_report_free(&r);

@@ -11,6 +11,8 @@
 #include "options.h"
 #include "scan.h"
 
+struct la_fix;
+
 /** la_audit_files() : la_audit_file() for each of cfg->files into files[], with
  *  each unreadable file's reason on stderr. When --backend=auto's GPU fails
  *  mid-run, b becomes the CPU backend and the file is audited again.
@@ -25,10 +27,12 @@ typedef int (*la_report_sink)(void *ctx, struct la_file_report *r);
 
 /** la_audit_each() : la_audit_files() holding one report at a time: each is
  *  given to sink, then freed (unless sink took it), so memory does not grow
- *  with the number of FILEs. @return 0, -1 when the scan failed for good,
+ *  with the number of FILEs. With fx (--fix, fix.h, or NULL), each report's
+ *  corrected copy is written, and the copies' reports (r->fix set) follow the
+ *  originals'. @return 0, -1 when the scan failed for good,
  *  -2 when sink failed. */
 int la_audit_each(const struct la_config *cfg, struct la_scan_backend *b,
-                  struct la_indices_out *io, la_report_sink sink, void *ctx);
+                  struct la_indices_out *io, struct la_fix *fx, la_report_sink sink, void *ctx);
 
 /** la_report_count() : how many reports la_audit_files() fills: one per FILE,
  *  or one for them all with --concat. */

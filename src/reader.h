@@ -61,6 +61,7 @@ struct la_array_info {
                                   a bad entry's record and line (line_map.h) */
     char column[256];          /* csv: the label column's header name, or "" */
     int has_column;            /* csv: 1 when column[] names a header cell */
+    uint64_t column_index;     /* csv: the label cell's index in a data row, from 0 */
     int header_present;        /* csv: the first row was a header */
     int header_guessed;        /* csv: ... or not, guessed (no --header/--no-header) */
     const char *header_why;    /* csv: why the guess went that way (a static string),
@@ -184,6 +185,11 @@ void la_csv_rows_feed(struct la_csv_rows *w, const char *p, size_t n,
 /** la_csv_rows_end() : the end of the file: row_ended for a last row without a newline. */
 void la_csv_rows_end(struct la_csv_rows *w, void (*row_ended)(uint64_t line, void *ctx),
                      void *ctx);
+
+/** la_csv_quote_step() : the csv reader's quote state (0: between fields) after
+ *  byte c, from state (0 at a row's start): a delimiter or newline that leaves
+ *  it 0 ends a field (and a newline the row). For --fix's CSV writer. */
+int la_csv_quote_step(unsigned char delim, int state, unsigned char c);
 
 /** la_reader_for_format() : the ops of format f, or NULL (no format, or built without it). */
 const struct la_reader_ops *la_reader_for_format(enum la_format f);

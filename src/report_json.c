@@ -609,6 +609,40 @@ static void add_layout(cJSON *o, const struct la_file_report *r)
     cJSON_AddItemToObject(o, "count", null_or(ok, json_u64(r->stats.count)));
 }
 
+/* The codes of a copy's findings in state st (--fix). */
+static cJSON *fix_codes(const struct la_file_report *r, enum la_fix_state st)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int c = 0; c < LA_F_COUNT; c++)
+        if (la_fix_state_of(r, (enum la_code)c) == st)
+            cJSON_AddItemToArray(a, cJSON_CreateString(la_finding_code_name((enum la_code)c)));
+    return a;
+}
+
+/* A corrected copy's "fix": what it was made of and with, and what the fix
+ * removed, left and brought (null where the copy could not be read). */
+static cJSON *fix_object(const struct la_file_report *r)
+{
+    const struct la_fix_result *f = r->fix;
+    cJSON *o = cJSON_CreateObject(), *rules = cJSON_CreateArray();
+    cJSON_AddItemToObject(o, "of", json_text(f->of));
+    for (const char *p = f->rules; *p;) {       /* "one-based, label-gap" */
+        const char *end = strstr(p, ", ");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        cJSON_AddItemToArray(rules, cJSON_CreateString(name));
+        p += n + (end ? 2 : 0);
+    }
+    cJSON_AddItemToObject(o, "rules", rules);
+    cJSON_AddItemToObject(o, "changed", json_u64(f->changed));
+    cJSON_AddItemToObject(o, "dropped", json_u64(f->dropped));
+    cJSON_AddItemToObject(o, "removed", null_or(r->read_ok, fix_codes(r, LA_FIXS_REMOVED)));
+    cJSON_AddItemToObject(o, "remaining", null_or(r->read_ok, fix_codes(r, LA_FIXS_REMAINING)));
+    cJSON_AddItemToObject(o, "new", null_or(r->read_ok, fix_codes(r, LA_FIXS_NEW)));
+    return o;
+}
+
 static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
@@ -654,6 +688,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     if (ok && r->pairs)
         cJSON_AddItemToObject(o, "pairs", pairs_object(r->pairs));
     cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));
+    if (r->fix)             /* --fix's copy: how it was made */
+        cJSON_AddItemToObject(o, "fix", fix_object(r));
     return o;
 }
 

@@ -337,7 +337,7 @@ static void print_finding_line(FILE *out, const struct la_finding *f)
     fputc('\n', out);
 }
 
-static void print_fix(FILE *out, const struct la_finding *f)
+static void print_hint(FILE *out, const struct la_finding *f)
 {
     if (f->hint[0]) {
         fputs("    fix: ", out);
@@ -355,7 +355,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
     print_pair_entries(out, r->pairs, f->code);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
         la_notes_print_problems(out, r->notes, f->code, max_report);
-    print_fix(out, f);
+    print_hint(out, f);
     if (f->prevents && !prevents_said_before(r, f))
         fprintf(out, "    prevents: %s\n", f->prevents);
 }
@@ -425,9 +425,47 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         fprintf(out, "  %sok%s\n", la_c_ok(), la_c_off());
 }
 
+/* The codes of r's findings in state st, ", "-separated ("none" for none). */
+static void fix_codes(FILE *out, const struct la_file_report *r, enum la_fix_state st)
+{
+    int n = 0;
+    for (int c = 0; c < LA_F_COUNT; c++)
+        if (la_fix_state_of(r, (enum la_code)c) == st)
+            fprintf(out, "%s%s", n++ ? ", " : "", la_finding_code_name((enum la_code)c));
+    if (!n)
+        fputs("none", out);
+}
+
+/* A corrected copy (--fix): what made it, and what the fix removed and left. */
+static void print_fix(FILE *out, const struct la_file_report *r)
+{
+    const struct la_fix_result *f = r->fix;
+    fputs("  fix: the corrected copy of ", out);
+    la_fputs_escaped(f->of, out);
+    fprintf(out, " (%s: %llu %s changed, %llu %s dropped)\n", f->rules,
+            (unsigned long long)f->changed, f->changed == 1 ? "value" : "values",
+            (unsigned long long)f->dropped, f->dropped == 1 ? "sample" : "samples");
+    if (!r->read_ok)
+        return;
+    fputs("  fix: removed ", out);
+    fix_codes(out, r, LA_FIXS_REMOVED);
+    fputs("; remaining ", out);
+    fix_codes(out, r, LA_FIXS_REMAINING);
+    int fresh = 0;
+    for (int c = 0; c < LA_F_COUNT; c++)
+        fresh |= la_fix_state_of(r, (enum la_code)c) == LA_FIXS_NEW;
+    if (fresh) {
+        fputs("; new ", out);
+        fix_codes(out, r, LA_FIXS_NEW);
+    }
+    fputc('\n', out);
+}
+
 void la_report_text_file(FILE *out, const struct la_file_report *r, const struct la_config *cfg)
 {
     print_file(out, r, cfg);
+    if (r->fix)
+        print_fix(out, r);
 }
 
 /* SPEC "Splits": the splits in a line, then the findings between them. */
@@ -443,7 +481,7 @@ static void print_splits(FILE *out, const struct la_splits *sp)
     fputc('\n', out);
     for (size_t i = 0; i < sp->n_findings; i++) {
         print_finding_line(out, &sp->findings[i]);
-        print_fix(out, &sp->findings[i]);
+        print_hint(out, &sp->findings[i]);
     }
 }
 
@@ -462,6 +500,6 @@ int la_report_text(FILE *out, const struct la_file_report *files, int n,
                    const struct la_config *cfg, const struct la_summary *sum)
 {
     for (int i = 0; i < n; i++)
-        print_file(out, &files[i], cfg);
+        la_report_text_file(out, &files[i], cfg);
     return la_report_text_summary(out, sum);
 }

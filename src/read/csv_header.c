@@ -357,6 +357,7 @@ void la_csv_resolve(struct la_csv *s)
     if (header < 0)
         return;
     s->hdr.resolved = 1;
+    s->r->info.column_index = s->hdr.col;
     s->lib.rq.elide = !s->lib.reference;         /* see requote_text */
     s->r->info.header_present = header;
     if (header) {

@@ -101,6 +101,12 @@ enum rq_state la_csv_rq_next(unsigned char delim, enum rq_state st, unsigned cha
     return ends_field ? RQ_START : RQ_TAIL;
 }
 
+int la_csv_quote_step(unsigned char delim, int state, unsigned char c)
+{
+    _Static_assert(RQ_START == 0, "0 is between fields");
+    return (int)la_csv_rq_next(delim, (enum rq_state)state, c);
+}
+
 /* Once the label column is known, another cell is given to libcsv as a
  * stand-in: a quoted field that holds only the cell's newlines (they number
  * the lines), whatever its text, quotes and padding were. libcsv still sees

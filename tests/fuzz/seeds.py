@@ -70,6 +70,16 @@ csvs = {
 for k, (opt, body) in csvs.items():
     put("csv", k, bytes([opt]) + body)
 
+# --fix's CSV writer: the first byte is format (csv, tsv, text) | header << 2 | column << 3
+fix_csvs = {
+    "plain": (0x0C, b"id,label\n0,1\n1,2\n2,11\n"),
+    "quoted": (0x0C, b'name,label\r\n"a,b",1\r\n"x ""y""", "2" \r\n"multi\nline",x\r\n\r\n0'),
+    "bom-tsv": (0x01, b"\xef\xbb\xbf1\t2\n\n3\t0\r4\t1"),
+    "text": (0x02, b"0\n 1 \r\n\n2\n1e0\nnan"),
+}
+for k, (opt, body) in fix_csvs.items():
+    put("fix_csv", k, bytes([opt]) + body)
+
 texts = {"ints": b"0\n1\n2\n10\n", "floats": b"1.0\n2.5\ninf\n-nan\n", "mixed": b"1\r\ncat\n\n 3 \n1e3",
          "ignore": b"-100\n255\n255\n3\n"}
 for k, v in texts.items():
