@@ -80,8 +80,8 @@ done
 # fast path's helper), made the same each run
 g=$d/gen
 mkdir "$g"
-awk -v rows=200000 -v every=20011 -f tests/text-csv.awk >"$g/text.csv"
-awk -v rows=30000 -v every=499 -f tests/text-csv.awk >"$g/text-dense.csv"
+awk -v rows=200000 -v every=20011 -f tests/gen/text-csv.awk >"$g/text.csv"
+awk -v rows=30000 -v every=499 -f tests/gen/text-csv.awk >"$g/text-dense.csv"
 awk 'BEGIN { print "id,label"; for (i = 0; i < 400000; i++) print i "," (i % 97 == 5 ? -1 : i % 10) }' \
     >"$g/plain.csv"
 awk 'BEGIN { print "x\tlabel"; for (i = 0; i < 300000; i++) print i "\t" (i == 150000 ? 0.5 : i % 7) }' \
