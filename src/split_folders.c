@@ -122,7 +122,8 @@ static int named_splits(const char *root, char ***names)
         }
     }
     closedir(dp);
-    if (others) {               /* class folders, one of them named test: not splits */
+    if (others || n < 2) {      /* class folders, one of them named test; or one
+                                   split alone (Cityscapes' gtFine/train): not splits */
         la_hf_splits_free(*names, n);
             *names = NULL;
         return 0;

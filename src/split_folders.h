@@ -12,7 +12,8 @@
 /** la_split_folders() : the splits of root as its folders' names, train
  *  first, then validation, then test (la_split_order). A DatasetDict's are
  *  the splits its dataset_dict.json names that are folders of root; else
- *  root's folders when each of them that is not hidden has a split's name.
+ *  root's folders when each of them that is not hidden has a split's name,
+ *  two of them at least (one alone is the dataset, not a split of it).
  *  @return their count (0: root keeps no splits) with *names malloc'd
  *  (la_hf_splits_free), -1 when out of memory, or -2 with why filled when
  *  dataset_dict.json cannot be read. */
