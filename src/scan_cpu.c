@@ -259,6 +259,10 @@ struct fast {
     uint64_t watch;         /* bin, read before and after a block, tells how often */
     size_t watch_bin;       /* it occurs there (see group_head) */
     int dirty;              /* bins of values outside [0, lim) may hold counts */
+    /* a bin whose bad value the stats' distinct values need no more places
+     * of (la_stats_value_settled): its entries may be counted alone; cleared
+     * for each chunk, as the stats it was asked of may change between them */
+    unsigned char settled[FAST_ROW_MAX];
     unsigned probe_rest;    /* blocks to count without probe_clean() first */
     unsigned probe_fails;   /* probes failed in a row */
 };
@@ -292,6 +296,7 @@ static void fast_setup(struct fast *f, uint64_t lim, int dtype, const struct la_
     f->counts_only = r->has_upper && (uint64_t)r->upper == lim;
     f->watching = 0;
     f->probe_rest = f->probe_fails = 0;
+    memset(f->settled, 0, f->row);
 }
 
 /* A bin's count over the FAST_SUBS rows, modulo 2^32. */
@@ -625,10 +630,32 @@ FAST_INLINE void list_bad(const void *p, size_t m, uint64_t first, int dtype,
 {
     for (size_t i = 0; i < m; i++) {
         uint64_t x = load_label(p, i, dtype);
-        if (not_fast(x, k))
-            la_stats_add_bad(s, first + i, la_verdict_i64((int64_t)x, r),
-                             (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } }, NULL);
+        if (not_fast(x, k))   /* the value's count comes with its bin's flush */
+            la_stats_add_bad_placed(s, first + i, la_verdict_i64((int64_t)x, r),
+                                    (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } });
     }
+}
+
+/* 1 when every bad value of p[0..m) (none far) is one whose places the
+ * stats' distinct values have (or never keep): its entries may then be
+ * counted alone. A bin once settled stays so for the chunk (a value's first
+ * places only fill, the table's largest only falls), so a block of values
+ * already met costs a compare and a load per value. */
+FAST_INLINE int places_settled(const void *p, size_t m, int dtype, const struct keys *k,
+                               const struct la_stats *s, struct fast *f)
+{
+    for (size_t i = 0; i < m; i++) {
+        uint64_t x = load_label(p, i, dtype);
+        if (!not_fast(x, k))
+            continue;
+        size_t bin = fast_bin(x, dtype, k);
+        if (f->settled[bin])
+            continue;
+        if (!la_stats_value_settled(s, (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } }))
+            return 0;
+        f->settled[bin] = 1;
+    }
+    return 1;
 }
 
 /* A block whose values are not all labels below lim (n_bad of them). When
@@ -647,7 +674,8 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
     /* a group of one sample is kept from the block's first bad value; where
      * the block holds several samples, groups take the reference loop */
     int counts_only = f->counts_only && !far && !s->sink && s->n_bad >= f->entry_cap &&
-                      (one_sample || (!group && !la_stats_keeps_group(s, sample + 1)));
+                      (one_sample || (!group && !la_stats_keeps_group(s, sample + 1))) &&
+                      places_settled(p, m, dtype, k, s, f);
     if (!counts_only && f->counts_only && !far) {
         list_bad(p, m, first, dtype, k, r, s);
         f->dirty = 1;
@@ -687,11 +715,13 @@ static void flush_bin(struct fast *f, size_t bin, int64_t x, int kind, const str
     s->n_verdict[verdict] += c;
     if (verdict == LA_V_IGNORED)
         return;
-    if (verdict == LA_V_VALID)
-        count_valid(s, x, c);
-    else
-        count_outlier(s, verdict, x, c);
     struct la_num v = { kind, { .i = x } };
+    if (verdict == LA_V_VALID) {
+        count_valid(s, x, c);
+    } else {
+        count_outlier(s, verdict, x, c);
+        la_stats_count_value(s, verdict, v, c);
+    }
     if (!*any)
         *lo = v;
     *hi = v;
@@ -1034,6 +1064,7 @@ static void reset_part(struct la_stats *ps)
     memset(ps->outlier_below, 0, sizeof ps->outlier_below);
     memset(ps->outlier_above, 0, sizeof ps->outlier_above);
     memset(ps->sentinel_above, 0, sizeof ps->sentinel_above);
+    la_bad_values_reset(&ps->values);
     ps->n_bad = ps->n_groups = 0;
     ps->bad_total = ps->bad_samples = 0;
     ps->has_last_bad = 0;

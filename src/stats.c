@@ -76,6 +76,7 @@ void la_stats_free(struct la_stats *s)
         free(s->bad[i].text);
     for (size_t i = 0; i < s->n_groups; i++)
         free_group_texts(&s->groups[i]);
+    la_bad_values_free(&s->values);
     free(s->bad);
     free(s->groups);
     free(s->hist);
@@ -85,24 +86,6 @@ void la_stats_free(struct la_stats *s)
     s->hist = NULL;
     s->seen = NULL;
     s->n_bad = s->bad_alloc = s->n_groups = s->groups_alloc = 0;
-}
-
-int la_num_cmp(struct la_num a, struct la_num b)
-{
-    if (a.kind == LA_NUM_F64 || b.kind == LA_NUM_F64) {
-        double x = a.kind == LA_NUM_F64 ? a.v.f : a.kind == LA_NUM_U64 ? (double)a.v.u : (double)a.v.i;
-        double y = b.kind == LA_NUM_F64 ? b.v.f : b.kind == LA_NUM_U64 ? (double)b.v.u : (double)b.v.i;
-        return (x > y) - (x < y);
-    }
-    /* integers: a negative int64 is below every uint64 */
-    int a_neg = a.kind == LA_NUM_I64 && a.v.i < 0, b_neg = b.kind == LA_NUM_I64 && b.v.i < 0;
-    if (a_neg != b_neg)
-        return a_neg ? -1 : 1;
-    if (a_neg)
-        return (a.v.i > b.v.i) - (a.v.i < b.v.i);
-    uint64_t x = a.kind == LA_NUM_U64 ? a.v.u : (uint64_t)a.v.i;
-    uint64_t y = b.kind == LA_NUM_U64 ? b.v.u : (uint64_t)b.v.i;
-    return (x > y) - (x < y);
 }
 
 void la_stats_note_minmax(struct la_stats *s, struct la_num v)
@@ -284,12 +267,18 @@ static void count_sentinel(struct la_stats *s, int verdict, struct la_num v)
             s->sentinel_above[k]++;
 }
 
-void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
-                      struct la_num value, const char *text)
+/* One bad entry; counted: its value's count too (else its bins' flush adds it). */
+static void add_bad(struct la_stats *s, uint64_t index, int verdict, struct la_num value,
+                    const char *text, int counted)
 {
     count_sentinel(s, verdict, value);
     uint64_t sample = s->sample_of ? s->sample_of(s->sample_ctx, index) : index / s->sample_stride;
     struct la_bad b = { index, sample, verdict, value, (char *)text };   /* text: borrowed */
+    struct la_bad_value *x = la_bad_values_find(&s->values, value, text, verdict);
+    if (x) {
+        x->count += (uint64_t)counted;
+        la_bad_value_place(x, index, sample);
+    }
     s->bad_total++;
     if (s->seen)
         note_unordered_sample(s, &b);
@@ -301,6 +290,30 @@ void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
         b.text = text ? strdup(text) : NULL;
         s->bad[s->n_bad++] = b;
     }
+}
+
+void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
+                      struct la_num value, const char *text)
+{
+    add_bad(s, index, verdict, value, text, 1);
+}
+
+void la_stats_add_bad_placed(struct la_stats *s, uint64_t index, int verdict,
+                             struct la_num value)
+{
+    add_bad(s, index, verdict, value, NULL, 0);
+}
+
+void la_stats_count_value(struct la_stats *s, int verdict, struct la_num value, uint64_t n)
+{
+    struct la_bad_value *x = la_bad_values_find(&s->values, value, NULL, verdict);
+    if (x)
+        x->count += n;
+}
+
+int la_stats_value_settled(const struct la_stats *s, struct la_num value)
+{
+    return la_bad_values_settled(&s->values, value);
 }
 
 void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *text)
@@ -343,6 +356,7 @@ static void merge_bad(struct la_stats *dst, const struct la_stats *src)
     dst->has_last_bad = 1;
     dst->last_bad_sample = src->last_bad_sample;
     dst->bad_total += src->bad_total;
+    la_bad_values_merge(&dst->values, &src->values);
     for (size_t i = 0; dst->sink && i < src->n_bad; i++)
         dst->sink(dst->sink_ctx, &src->bad[i]);
     for (size_t i = 0; i < src->n_bad && room_for_bad(dst); i++) {
