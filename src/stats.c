@@ -467,3 +467,44 @@ void la_stats_add_bad_run(struct la_stats *s, const struct la_bad *first, uint64
     s->last_bad_sample = last_sample;
     s->bad_total += count;
 }
+
+size_t la_stats_values_of(const struct la_stats *s, unsigned mask)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->values.n; i++)
+        n += (mask >> s->values.v[i].verdict) & 1u;
+    return n;
+}
+
+/* Whether b is one of the places its value's line names. */
+static int named_by_value(const struct la_stats *s, const struct la_bad *b)
+{
+    for (size_t i = 0; i < s->values.n; i++) {
+        const struct la_bad_value *x = &s->values.v[i];
+        if (la_bad_value_cmp(x->value, x->text, b->value, b->text) != 0)
+            continue;
+        for (int k = 0; k < x->n_first; k++)
+            if (x->first_index[k] == b->index)
+                return 1;
+        return 0;
+    }
+    return 0;
+}
+
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
+                      struct la_shown *out, uint64_t *entries)
+{
+    size_t n = 0;
+    *entries = 0;
+    for (size_t i = 0; i < s->values.n && n < max; i++)
+        if ((mask >> s->values.v[i].verdict) & 1u) {
+            out[n++] = (struct la_shown){ &s->values.v[i], NULL };
+            *entries += (uint64_t)s->values.v[i].n_first;
+        }
+    for (size_t i = 0; i < s->n_bad && n < max; i++)
+        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i])) {
+            out[n++] = (struct la_shown){ NULL, &s->bad[i] };
+            (*entries)++;
+        }
+    return n;
+}

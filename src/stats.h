@@ -177,6 +177,25 @@ int la_stats_group_wants_values(const struct la_stats *s);
  *  met in index order) to its group's distinct values. */
 void la_stats_note_group_value(struct la_stats *s, struct la_num v);
 
+/* One line of a finding's list of bad entries: a distinct value with its
+ * first places (value), or one entry more (bad). */
+struct la_shown {
+    const struct la_bad_value *value;
+    const struct la_bad *bad;
+};
+
+/** la_stats_shown() : the lines every output lists for the bad entries whose
+ *  verdict is in mask (bit 1 << verdict), max at most: each distinct value
+ *  first (bad_values.h's order), so no rare value hides behind the first
+ *  entries, then the entries bad[] kept, in index order, that no value's
+ *  places name. out: room for max. @return the lines; *entries: the entries
+ *  they name. */
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
+                      struct la_shown *out, uint64_t *entries);
+
+/** la_stats_values_of() : the distinct values kept whose verdict is in mask. */
+size_t la_stats_values_of(const struct la_stats *s, unsigned mask);
+
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);
 
