@@ -76,6 +76,8 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
                 continue;                                                                \
             lo = x < lo ? x : lo;                                                        \
             hi = x > hi ? x : hi;                                                        \
+            if (verdict == LA_V_VALID && x == 0)                                         \
+                la_stats_note_zero(s, first + i);                                        \
             if (verdict == LA_V_VALID)                                                   \
                 count_valid(s, x, 1);                                                    \
             else                                                                         \
@@ -107,6 +109,8 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
             }                                                                            \
             if (verdict == LA_V_VALID) {                                                 \
                 int64_t label; /* none: >= 2^63, only without -n */                      \
+                if (!r->bce && x == 0)                                                   \
+                    la_stats_note_zero(s, first + i);                                    \
                 if (!r->bce && la_f64_label(x, &label))                                  \
                     count_valid(s, label, 1);                                            \
                 else if (!r->bce)                                                        \
@@ -152,6 +156,8 @@ static void fold_uint64(const uint64_t *v, size_t n, uint64_t first,
         any = 1;
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
+        if (verdict == LA_V_VALID && x == 0)
+            la_stats_note_zero(s, first + i);
         if (verdict == LA_V_VALID && x <= (uint64_t)INT64_MAX)
             count_valid(s, (int64_t)x, 1);
         else if (verdict == LA_V_VALID)
@@ -752,6 +758,18 @@ static void fast_flush(struct fast *f, const struct la_rule *r, struct la_stats 
     }
 }
 
+/* The first labels 0 of a block that holds some (its zero bin grew), while
+ * the stats want their places. A block the reference loop folded noted them
+ * already: those it skips. */
+FAST_INLINE void note_zeros(const void *p, size_t m, uint64_t first, int dtype,
+                            struct la_stats *s)
+{
+    uint64_t last = s->n_zero_first ? s->zero_first[s->n_zero_first - 1] : 0;
+    for (size_t i = 0; i < m && s->n_zero_first < LA_BAD_VALUE_FIRST; i++)
+        if (load_label(p, i, dtype) == 0 && (!s->n_zero_first || first + i > last))
+            la_stats_note_zero(s, first + i);
+}
+
 /* Block by block: count, and settle a block holding anything but labels
  * below lim and the ignore index. */
 FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype, int mode,
@@ -764,11 +782,15 @@ FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
         size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
         const void *p = (const char *)v + b * elem;
         uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
+        int zeros_wanted = s->n_zero_first < LA_BAD_VALUE_FIRST && !(r->has_ignore && r->ignore == 0);
+        uint32_t zeros = zeros_wanted ? bin_total(f, FAST_NEAR) : 0;
         size_t n_bad;
         if (probe_clean(p, m, dtype, &k, f))
             tally_near(p, m, dtype, f);
         else if ((n_bad = tally_block(p, m, dtype, f, &k, 1)) != 0)
             settle_block(p, m, first + b, n_bad, before, dtype, &k, r, s, f);
+        if (zeros_wanted && bin_total(f, FAST_NEAR) != zeros)
+            note_zeros(p, m, first + b, dtype, s);
         if ((since += m) >= FAST_FLUSH_EVERY) {
             fast_flush(f, r, s, kind);
             since = 0;
@@ -1065,6 +1087,7 @@ static void reset_part(struct la_stats *ps)
     memset(ps->outlier_above, 0, sizeof ps->outlier_above);
     memset(ps->sentinel_above, 0, sizeof ps->sentinel_above);
     la_bad_values_reset(&ps->values);
+    ps->n_zero_first = 0;
     ps->n_bad = ps->n_groups = 0;
     ps->bad_total = ps->bad_samples = 0;
     ps->has_last_bad = 0;

@@ -390,6 +390,8 @@ void la_stats_merge(struct la_stats *dst, const struct la_stats *src)
     for (int k = 0; k < LA_SENTINELS; k++)
         dst->sentinel_above[k] += src->sentinel_above[k];
     merge_bad(dst, src);
+    for (int k = 0; k < src->n_zero_first; k++)
+        la_stats_note_zero(dst, src->zero_first[k]);
 }
 
 uint64_t la_stats_invalid(const struct la_stats *s)

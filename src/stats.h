@@ -99,6 +99,10 @@ struct la_stats {
     uint64_t bad_total;
     uint64_t bad_samples;     /* distinct samples holding a bad entry */
     struct la_bad_values values; /* the distinct bad values, each counted exactly */
+    /* the indices of the first valid labels 0: where labels look 1-based, a
+     * few 0s are the odd ones out, which "subtract 1" turns into -1 */
+    uint64_t zero_first[LA_BAD_VALUE_FIRST];
+    int n_zero_first;
     struct la_bad_group *groups; /* the first bad_cap samples holding bad entries */
     size_t n_groups, groups_alloc;
     int has_last_bad;
@@ -195,6 +199,13 @@ size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
 
 /** la_stats_values_of() : the distinct values kept whose verdict is in mask. */
 size_t la_stats_values_of(const struct la_stats *s, unsigned mask);
+
+/** la_stats_note_zero() : a valid label 0 at index (in index order). */
+static inline void la_stats_note_zero(struct la_stats *s, uint64_t index)
+{
+    if (s->n_zero_first < LA_BAD_VALUE_FIRST)
+        s->zero_first[s->n_zero_first++] = index;
+}
 
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);
