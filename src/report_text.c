@@ -262,23 +262,6 @@ static void place_lines(const struct la_file_report *r, const struct la_config *
         la_line_map_any(r, cfg, rows, n, lines);
 }
 
-/* The entries the shown lines name, in order: a value's first places, or the entry. */
-static size_t shown_places(const struct la_shown *shown, size_t n, struct la_bad *places)
-{
-    size_t np = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct la_bad_value *x = shown[i].value;
-        if (!x) {
-            places[np++] = *shown[i].bad;
-            continue;
-        }
-        for (int k = 0; k < x->n_first; k++)
-            places[np++] = (struct la_bad){ x->first_index[k], x->first_sample[k], x->verdict,
-                                            x->value, x->text };
-    }
-    return np;
-}
-
 /* One entry's place: "row 17 (line 19)", or a dataset's "a.csv row 3". */
 static void print_place(FILE *out, const struct la_file_report *r, const struct la_bad *b,
                         uint64_t line)
@@ -353,7 +336,7 @@ static void print_entries(FILE *out, const struct la_file_report *r, const struc
     size_t n = 0;
     if (shown && places && lines) {
         n = la_stats_shown(s, la_code_verdicts(code), cap, shown, &entries);
-        place_lines(r, cfg, places, shown_places(shown, n, places), lines);
+        place_lines(r, cfg, places, la_stats_shown_places(shown, n, places), lines);
     }
     for (size_t i = 0, p = 0; i < n; i++) {
         if (shown[i].value) {

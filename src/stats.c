@@ -510,3 +510,19 @@ size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
         }
     return n;
 }
+
+size_t la_stats_shown_places(const struct la_shown *shown, size_t n, struct la_bad *places)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct la_bad_value *x = shown[i].value;
+        if (!x) {
+            places[np++] = *shown[i].bad;
+            continue;
+        }
+        for (int k = 0; k < x->n_first; k++)   /* text: the value's, borrowed */
+            places[np++] = (struct la_bad){ x->first_index[k], x->first_sample[k], x->verdict,
+                                            x->value, x->text };
+    }
+    return np;
+}

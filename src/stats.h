@@ -197,6 +197,11 @@ struct la_shown {
 size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
                       struct la_shown *out, uint64_t *entries);
 
+/** la_stats_shown_places() : the entries n shown lines name, in order: a
+ *  value's first places (LA_BAD_VALUE_FIRST at most), or the entry. places:
+ *  room for n * LA_BAD_VALUE_FIRST. @return how many. */
+size_t la_stats_shown_places(const struct la_shown *shown, size_t n, struct la_bad *places);
+
 /** la_stats_values_of() : the distinct values kept whose verdict is in mask. */
 size_t la_stats_values_of(const struct la_stats *s, unsigned mask);
 
