@@ -87,6 +87,24 @@ int la_bad_values_settled(const struct la_bad_values *t, struct la_num v)
     return found ? t->v[at].n_first >= LA_BAD_VALUE_FIRST : at >= LA_BAD_VALUES;
 }
 
+/* A value's first appearance; one without a place (none is left so once
+ * the scan ends) after every other. */
+static uint64_t first_seen(const struct la_bad_value *x)
+{
+    return x->n_first ? x->first_index[0] : UINT64_MAX;
+}
+
+size_t la_bad_values_in_order(const struct la_bad_values *t, const struct la_bad_value **out)
+{
+    for (size_t i = 0; i < t->n; i++) {   /* insertion: 64 at most, already nearly sorted */
+        size_t j = i;
+        for (; j > 0 && first_seen(out[j - 1]) > first_seen(&t->v[i]); j--)
+            out[j] = out[j - 1];
+        out[j] = &t->v[i];
+    }
+    return t->n;
+}
+
 void la_bad_values_merge(struct la_bad_values *dst, const struct la_bad_values *src)
 {
     for (size_t i = 0; i < src->n; i++) {

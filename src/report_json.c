@@ -339,14 +339,16 @@ static int value_dtype(const struct la_file_report *r, const struct la_bad_value
     return src ? src->dtype : r->info.dtype;
 }
 
-/* Every distinct bad value kept (bad_values.h: at most LA_BAD_VALUES, in its
- * order), whatever --max-report: its count and its first samples. */
+/* Every distinct bad value kept (bad_values.h: the LA_BAD_VALUES smallest),
+ * whatever --max-report, in order of first appearance: its count and its
+ * first samples. */
 static cJSON *bad_values_array(const struct la_file_report *r)
 {
     cJSON *a = cJSON_CreateArray();
-    const struct la_bad_values *t = &r->stats.values;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct la_bad_value *x = &t->v[i];
+    const struct la_bad_value *order[LA_BAD_VALUES];
+    size_t n = la_bad_values_in_order(&r->stats.values, order);
+    for (size_t i = 0; i < n; i++) {
+        const struct la_bad_value *x = order[i];
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "value", x->text ? json_text(x->text)
                                                   : json_num(x->value, value_dtype(r, x)));

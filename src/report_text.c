@@ -144,11 +144,16 @@ static void format_value(struct la_num v, const char *text, int dtype, char *buf
 
 /* A dataset's bad samples: the file (an image), how many bad entries, the
  * first one's position and the distinct bad values. */
-static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+static void print_group_values(FILE *out, const struct la_file_report *r,
+                               const struct la_config *cfg, uint64_t max_report);
+
+static void print_dataset_groups(FILE *out, const struct la_file_report *r,
+                                 const struct la_config *cfg, uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
     fprintf(out, "  %llu of %llu samples hold invalid entries\n",
             (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    print_group_values(out, r, cfg, max_report);
     for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
         const struct la_bad_group *g = &s->groups[i];
         const struct la_source_info *src = la_dataset_source_of(r->dataset, g->sample);
@@ -167,15 +172,17 @@ static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint
 }
 
 /* N-D arrays (masks): one line per bad sample rather than one per entry. */
-static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+static void print_groups(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                         uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
     if (r->dataset) {
-        print_dataset_groups(out, r, max_report);
+        print_dataset_groups(out, r, cfg, max_report);
         return;
     }
     fprintf(out, "  %llu of %llu samples hold invalid entries\n",
             (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    print_group_values(out, r, cfg, max_report);
     for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
         const struct la_bad_group *g = &s->groups[i];
         char at[256], val[64];
@@ -301,13 +308,11 @@ static void print_value_line(FILE *out, const struct la_file_report *r,
 
 /* "... 29 more": the entries no line names, and the distinct values among them. */
 static void print_more(FILE *out, const struct la_stats *s, enum la_code code,
-                       const struct la_shown *shown, size_t n, uint64_t entries)
+                       size_t value_lines, uint64_t entries)
 {
     unsigned mask = la_code_verdicts(code);
-    size_t values = la_stats_values_of(s, mask), value_lines = 0;
+    size_t values = la_stats_values_of(s, mask);
     uint64_t total = la_finding_entries(s, code), counted = 0;
-    for (size_t i = 0; i < n; i++)
-        value_lines += shown[i].value != NULL;
     for (size_t i = 0; i < s->values.n; i++)
         counted += (mask >> s->values.v[i].verdict) & 1u ? s->values.v[i].count : 0;
     if (total <= entries)
@@ -321,13 +326,16 @@ static void print_more(FILE *out, const struct la_stats *s, enum la_code code,
     fputs(" (--max-report, --indices-out or --json list them)\n", out);
 }
 
-/* The finding's own bad entries, as many lines as --max-report allows: each
- * distinct value first, with its count and first rows, then the others. */
-static void print_entries(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
-                          enum la_code code, uint64_t max_report)
+/* The bad entries of the verdicts in mask, as many lines as max allows: each
+ * distinct value first, with its count and first rows, then (unless
+ * values_only) the others. @return the lines' entries; *shown_lines their
+ * lines, *value_lines the values'. */
+static uint64_t print_listed(FILE *out, const struct la_file_report *r,
+                             const struct la_config *cfg, unsigned mask, uint64_t max_report,
+                             int values_only, size_t *value_lines)
 {
     const struct la_stats *s = &r->stats;
-    size_t cap = s->values.n + s->n_bad;
+    size_t cap = values_only ? s->values.n : s->values.n + s->n_bad;
     cap = cap < max_report ? cap : (size_t)max_report;
     struct la_shown *shown = calloc(cap ? cap : 1, sizeof *shown);
     struct la_bad *places = calloc(cap ? cap * LA_BAD_VALUE_FIRST : 1, sizeof *places);
@@ -335,15 +343,19 @@ static void print_entries(FILE *out, const struct la_file_report *r, const struc
     uint64_t entries = 0;
     size_t n = 0;
     if (shown && places && lines) {
-        n = la_stats_shown(s, la_code_verdicts(code), cap, shown, &entries);
+        n = la_stats_shown(s, mask, cap, shown, &entries);
         place_lines(r, cfg, places, la_stats_shown_places(shown, n, places), lines);
     }
+    *value_lines = 0;
     for (size_t i = 0, p = 0; i < n; i++) {
         if (shown[i].value) {
             print_value_line(out, r, shown[i].value, places + p, lines + p);
             p += (size_t)shown[i].value->n_first;
+            (*value_lines)++;
             continue;
         }
+        if (values_only)
+            break;
         char val[64];
         format_value(places[p].value, places[p].text, value_dtype(r, &places[p]), val,
                      sizeof val);
@@ -352,10 +364,36 @@ static void print_entries(FILE *out, const struct la_file_report *r, const struc
         fprintf(out, ": %s\n", val);
         p++;
     }
-    print_more(out, s, code, shown, n, entries);
     free(shown);
     free(places);
     free(lines);
+    return entries;
+}
+
+/* The finding's own bad entries: each distinct value first, then the others,
+ * then how many more. */
+static void print_entries(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                          enum la_code code, uint64_t max_report)
+{
+    size_t value_lines;
+    uint64_t entries = print_listed(out, r, cfg, la_code_verdicts(code), max_report, 0,
+                                    &value_lines);
+    print_more(out, &r->stats, code, value_lines, entries);
+}
+
+/* Masks and volumes, before their bad samples: each distinct bad value,
+ * its count and first samples (a stray class among thousands of 255s). */
+static void print_group_values(FILE *out, const struct la_file_report *r,
+                               const struct la_config *cfg, uint64_t max_report)
+{
+    size_t value_lines;
+    unsigned mask = 0;
+    for (int v = 0; v < LA_V_COUNT; v++)
+        mask |= v == LA_V_VALID || v == LA_V_IGNORED ? 0 : 1u << v;
+    print_listed(out, r, cfg, mask, max_report, 1, &value_lines);
+    if (r->stats.values.n > value_lines)
+        fprintf(out, "      ... %zu more distinct values (--max-report or --json list them)\n",
+                r->stats.values.n - value_lines);
 }
 
 /* Whether bad entries are shown by sample (masks, volumes) rather than one by one. */
@@ -456,7 +494,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         print_skipped(out, r->dataset);
     la_notes_print_lines(out, r->notes);
     if (r->stats.bad_samples && has_groups(r))
-        print_groups(out, r, la_config_max_report(cfg));
+        print_groups(out, r, cfg, la_config_max_report(cfg));
     else if (r->stats.bad_samples && r->stats.sample_of)   /* yolo, coco: files, images */
         fprintf(out, "  %llu of %llu samples hold invalid entries\n",
                 (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);

@@ -478,33 +478,56 @@ size_t la_stats_values_of(const struct la_stats *s, unsigned mask)
     return n;
 }
 
+/* b's value among those kept, or NULL. */
+static const struct la_bad_value *kept_value(const struct la_stats *s, const struct la_bad *b)
+{
+    for (size_t i = 0; i < s->values.n; i++)
+        if (la_bad_value_cmp(s->values.v[i].value, s->values.v[i].text, b->value, b->text) == 0)
+            return &s->values.v[i];
+    return NULL;
+}
+
 /* Whether b is one of the places its value's line names. */
 static int named_by_value(const struct la_stats *s, const struct la_bad *b)
 {
-    for (size_t i = 0; i < s->values.n; i++) {
-        const struct la_bad_value *x = &s->values.v[i];
-        if (la_bad_value_cmp(x->value, x->text, b->value, b->text) != 0)
-            continue;
-        for (int k = 0; k < x->n_first; k++)
-            if (x->first_index[k] == b->index)
-                return 1;
-        return 0;
-    }
+    const struct la_bad_value *x = kept_value(s, b);
+    for (int k = 0; x && k < x->n_first; k++)
+        if (x->first_index[k] == b->index)
+            return 1;
     return 0;
+}
+
+/* The first of bad[] whose verdict is in mask, or NULL. */
+static const struct la_bad *first_bad_of(const struct la_stats *s, unsigned mask)
+{
+    for (size_t i = 0; i < s->n_bad; i++)
+        if ((mask >> s->bad[i].verdict) & 1u)
+            return &s->bad[i];
+    return NULL;
 }
 
 size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
                       struct la_shown *out, uint64_t *entries)
 {
-    size_t n = 0;
+    const struct la_bad_value *order[LA_BAD_VALUES];
+    size_t n = 0, values = la_bad_values_in_order(&s->values, order);
     *entries = 0;
-    for (size_t i = 0; i < s->values.n && n < max; i++)
-        if ((mask >> s->values.v[i].verdict) & 1u) {
-            out[n++] = (struct la_shown){ &s->values.v[i], NULL };
-            *entries += (uint64_t)s->values.v[i].n_first;
+    /* past the values kept (more than LA_BAD_VALUES), the very first entry
+     * still leads, as it did before any value was counted: a header read as
+     * a row */
+    const struct la_bad *lead = first_bad_of(s, mask);
+    if (lead && !kept_value(s, lead) && n < max) {
+        out[n++] = (struct la_shown){ NULL, lead };
+        (*entries)++;
+    }
+    for (size_t i = 0; i < values && n < max; i++)
+        if ((mask >> order[i]->verdict) & 1u) {
+            out[n++] = (struct la_shown){ order[i], NULL };
+            *entries += (uint64_t)order[i]->n_first;
         }
     for (size_t i = 0; i < s->n_bad && n < max; i++)
-        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i])) {
+        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i]) &&
+            &s->bad[i] != lead) {
             out[n++] = (struct la_shown){ NULL, &s->bad[i] };
             (*entries)++;
         }

@@ -190,7 +190,7 @@ struct la_shown {
 
 /** la_stats_shown() : the lines every output lists for the bad entries whose
  *  verdict is in mask (bit 1 << verdict), max at most: each distinct value
- *  first (bad_values.h's order), so no rare value hides behind the first
+ *  first (in order of first appearance), so no rare value hides behind the first
  *  entries, then the entries bad[] kept, in index order, that no value's
  *  places name. out: room for max. @return the lines; *entries: the entries
  *  they name. */
