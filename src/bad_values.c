@@ -87,11 +87,13 @@ int la_bad_values_settled(const struct la_bad_values *t, struct la_num v)
     return found ? t->v[at].n_first >= LA_BAD_VALUE_FIRST : at >= LA_BAD_VALUES;
 }
 
-/* A value's first appearance; one without a place (none is left so once
- * the scan ends) after every other. */
+/* A value's first appearance: its first sample (what a report writes, so a
+ * --merge of reports orders as the whole did; values first met in one sample
+ * keep the table's order); one without a place (none is left so once the
+ * scan ends) after every other. */
 static uint64_t first_seen(const struct la_bad_value *x)
 {
-    return x->n_first ? x->first_index[0] : UINT64_MAX;
+    return x->n_first ? x->first_sample[0] : UINT64_MAX;
 }
 
 size_t la_bad_values_in_order(const struct la_bad_values *t, const struct la_bad_value **out)

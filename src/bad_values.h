@@ -60,8 +60,8 @@ void la_bad_value_place(struct la_bad_value *x, uint64_t index, uint64_t sample)
 int la_bad_values_settled(const struct la_bad_values *t, struct la_num v);
 
 /** la_bad_values_in_order() : the kept values as the reports list them, in
- *  order of first appearance (their first entry's index), into out (room
- *  for LA_BAD_VALUES). @return how many. */
+ *  order of first appearance (their first sample; within one sample, the
+ *  table's order), into out (room for LA_BAD_VALUES). @return how many. */
 size_t la_bad_values_in_order(const struct la_bad_values *t, const struct la_bad_value **out);
 
 /** la_bad_values_merge() : fold src (a later part, in index order) into dst. */

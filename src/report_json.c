@@ -357,6 +357,11 @@ static cJSON *bad_values_array(const struct la_file_report *r)
         for (int k = 0; k < x->n_first; k++)
             cJSON_AddItemToArray(first, x->first_sample[k] == LA_NO_SAMPLE
                                         ? cJSON_CreateNull() : json_u64(x->first_sample[k]));
+        /* the index of the value's first entry in each: where a sample holds
+         * several (a mask, a YOLO file), and what --merge reads back */
+        cJSON *at = cJSON_AddArrayToObject(e, "first_index");
+        for (int k = 0; k < x->n_first; k++)
+            cJSON_AddItemToArray(at, json_u64(x->first_index[k]));
         cJSON_AddItemToArray(a, e);
     }
     return a;
