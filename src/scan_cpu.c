@@ -759,14 +759,13 @@ static void fast_flush(struct fast *f, const struct la_rule *r, struct la_stats 
 }
 
 /* The first labels 0 of a block that holds some (its zero bin grew), while
- * the stats want their places. A block the reference loop folded noted them
- * already: those it skips. */
+ * the stats want their places (a block the reference loop folded took its
+ * counts back from the bins and noted its own). */
 FAST_INLINE void note_zeros(const void *p, size_t m, uint64_t first, int dtype,
                             struct la_stats *s)
 {
-    uint64_t last = s->n_zero_first ? s->zero_first[s->n_zero_first - 1] : 0;
     for (size_t i = 0; i < m && s->n_zero_first < LA_BAD_VALUE_FIRST; i++)
-        if (load_label(p, i, dtype) == 0 && (!s->n_zero_first || first + i > last))
+        if (load_label(p, i, dtype) == 0)
             la_stats_note_zero(s, first + i);
 }
 
@@ -782,7 +781,8 @@ FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
         size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
         const void *p = (const char *)v + b * elem;
         uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
-        int zeros_wanted = s->n_zero_first < LA_BAD_VALUE_FIRST && !(r->has_ignore && r->ignore == 0);
+        int zeros_wanted = s->n_zero_first < LA_BAD_VALUE_FIRST &&
+                           !(r->has_ignore && r->ignore == 0);
         uint32_t zeros = zeros_wanted ? bin_total(f, FAST_NEAR) : 0;
         size_t n_bad;
         if (probe_clean(p, m, dtype, &k, f))
