@@ -48,10 +48,15 @@ static size_t search(const struct la_bad_values *t, struct la_num value, const c
 struct la_bad_value *la_bad_values_find(struct la_bad_values *t, struct la_num value,
                                         const char *text, int verdict)
 {
+    if (t->last < t->n && la_bad_value_cmp(t->v[t->last].value, t->v[t->last].text, value,
+                                           text) == 0)
+        return &t->v[t->last];
     int found;
     size_t at = search(t, value, text, &found);
-    if (found)
+    if (found) {
+        t->last = at;
         return &t->v[at];
+    }
     if (at >= LA_BAD_VALUES)
         return NULL;          /* above every one of a full table */
     if (!t->v && !(t->v = calloc(LA_BAD_VALUES, sizeof *t->v)))
@@ -64,6 +69,7 @@ struct la_bad_value *la_bad_values_find(struct la_bad_values *t, struct la_num v
     memmove(&t->v[at + 1], &t->v[at], (t->n - at) * sizeof *t->v);
     t->v[at] = (struct la_bad_value){ value, copy, verdict, 0, 0, { 0 }, { 0 } };
     t->n++;
+    t->last = at;
     return &t->v[at];
 }
 

@@ -39,6 +39,7 @@ struct la_bad_value {
 struct la_bad_values {
     struct la_bad_value *v; /* n of them, ascending; room for LA_BAD_VALUES once one came */
     size_t n;
+    size_t last;            /* the slot found last: runs of one value (a mask's 255s) */
 };
 
 /** la_bad_value_cmp() : the table's order: numbers ascending, NaN, then
