@@ -386,13 +386,6 @@ static int note_groups(const struct la_file_report *r, const struct la_config *c
     return rc;
 }
 
-/* The verdicts of every bad entry: the notes list them all. */
-static unsigned all_bad_verdicts(void)
-{
-    return la_code_verdicts(LA_F_OUT_OF_RANGE) | la_code_verdicts(LA_F_NON_FINITE) |
-           la_code_verdicts(LA_F_NON_INTEGER) | la_code_verdicts(LA_F_UNPARSABLE);
-}
-
 /* One note's message: the entry ("label 10 outside [0, 10)"), after its
  * place where the note has no line; a distinct value's line adds its count
  * and first places. */
@@ -435,7 +428,7 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
     if (has_groups(r))
         return note_groups(r, cfg, sink, ctx);
     struct shown sh;
-    if (shown_pick(&sh, r, cfg, all_bad_verdicts(), max) != 0)
+    if (shown_pick(&sh, r, cfg, la_bad_verdicts(), max) != 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sh.n; i++) {

@@ -387,10 +387,7 @@ static void print_group_values(FILE *out, const struct la_file_report *r,
                                const struct la_config *cfg, uint64_t max_report)
 {
     size_t value_lines;
-    unsigned mask = 0;
-    for (int v = 0; v < LA_V_COUNT; v++)
-        mask |= v == LA_V_VALID || v == LA_V_IGNORED ? 0 : 1u << v;
-    print_listed(out, r, cfg, mask, max_report, 1, &value_lines);
+    print_listed(out, r, cfg, la_bad_verdicts(), max_report, 1, &value_lines);
     if (r->stats.values.n > value_lines)
         fprintf(out, "      ... %zu more distinct values (--max-report or --json list them)\n",
                 r->stats.values.n - value_lines);
