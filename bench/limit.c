@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memrchr */
+#endif
 /* limit.c - the speed limit labelaudit is measured against: a plain C program
  * that only reads, checks and counts. No report, no index list, no formats
  * beyond what the benchmark files need.

@@ -102,19 +102,6 @@ static void describe_position(const struct la_file_report *r, const struct la_ba
 
 // ---- masks and volumes: one note per bad image, named by its file ---------------
 
-/* Whether bad entries are told by sample (masks, volumes), as the text report
- * tells them, rather than one by one: a CI system attaches a note to a file,
- * so a folder of PNGs names each bad PNG, not the folder and flat indices. */
-static int has_groups(const struct la_file_report *r)
-{
-    if (!r->dataset)
-        return r->info.ndim >= 2;
-    for (size_t i = 0; i < r->dataset->n_src; i++)
-        if (r->dataset->src[i].ndim > 0)
-            return 1;
-    return 0;
-}
-
 /* A place inside a sample as people name a pixel: "x 44, y 1" for an image
  * (NumPy's [y, x]), "(z, y, x)" in NumPy's order for other shapes. */
 static void format_pixel(const uint64_t *at, int n, char *buf, size_t len)
@@ -195,7 +182,7 @@ static void group_values(const struct la_bad_group *g, int dtype, char *buf, siz
 static const char *group_path(const struct la_file_report *r, enum la_code code, char *buf,
                               size_t len)
 {
-    if (!has_groups(r) || la_finding_entries(&r->stats, code) == 0)
+    if (!la_report_by_sample(r) || la_finding_entries(&r->stats, code) == 0)
         return NULL;
     for (size_t i = 0; i < r->stats.n_groups; i++)
         if (la_bad_belongs(code, r->stats.groups[i].first_verdict)) {
@@ -329,7 +316,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
     *first_line = 0;
     if (len)
         buf[0] = '\0';
-    if (has_groups(r))
+    if (la_report_by_sample(r))
         return len ? group_entries(r, code, max, indent, buf, len) : 0;
     struct shown sh;
     if (shown_pick(&sh, r, cfg, la_code_verdicts(code), max) != 0)
@@ -425,7 +412,7 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
     uint64_t max = la_config_max_report(cfg);
     if (r->stats.n_bad == 0 || max == 0)
         return 0;
-    if (has_groups(r))
+    if (la_report_by_sample(r))
         return note_groups(r, cfg, sink, ctx);
     struct shown sh;
     if (shown_pick(&sh, r, cfg, la_bad_verdicts(), max) != 0)

@@ -14,6 +14,7 @@
 #include "context.h"
 #include "read/class_meta.h"
 #include "read/walk.h"       /* la_path_join */
+#include "util.h"     /* la_is_directory, la_is_regular_file */
 
 #define FOLDERS_FROM LA_CLASSES_FROM_FOLDERS
 #define COCO_FROM "COCO categories"      /* read_coco.c's classes_from */
@@ -91,18 +92,6 @@ static void add_model(struct la_class_count *cc, const struct la_config *cfg,
 
 // ---- metadata beside the data ---------------------------------------------------------
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* The folder above dir, as text ("a/b" -> "a", "b" -> ".", "." -> ".."). */
 static char *parent_of(const char *dir)
 {
@@ -126,12 +115,12 @@ static char *parent_of(const char *dir)
  * NULL) a folder of that name. @return the file's path, malloc'd, or NULL. */
 static char *find_beside(const char *path, const char *const *names, const char *also)
 {
-    char *dir = is_dir(path) ? strdup(path) : parent_of(path);
+    char *dir = la_is_directory(path) ? strdup(path) : parent_of(path);
     for (int up = 0; dir && up <= PARENTS; up++) {
         for (size_t i = 0; names[i]; i++) {
             char *f = la_path_join(dir, names[i]);
             char *d = also ? la_path_join(dir, also) : NULL;
-            int found = f && is_file(f) && (!also || (d && is_dir(d)));
+            int found = f && la_is_regular_file(f) && (!also || (d && la_is_directory(d)));
             free(d);
             if (found) {
                 free(dir);
@@ -179,9 +168,9 @@ static int add_meta(struct la_class_count *cc, const char *file, int given,
  * other file leaves a dataset.json above it alone. */
 static int in_nnunet_labels(const char *path)
 {
-    char *dir = is_dir(path) ? strdup(path) : parent_of(path);
+    char *dir = la_is_directory(path) ? strdup(path) : parent_of(path);
     char *labels = dir ? la_path_join(dir, "labelsTr") : NULL;
-    int yes = labels && is_dir(labels);
+    int yes = labels && la_is_directory(labels);
     if (dir && !yes) {
         size_t n = strlen(dir);
         while (n > 1 && dir[n - 1] == '/')

@@ -25,12 +25,6 @@
 
 #define WINDOW_PER_THREAD 2
 
-int la_is_directory(const char *path)
-{
-    struct stat st;
-    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // ---- the list of files ---------------------------------------------------------
 
 struct path_list {

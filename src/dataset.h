@@ -16,8 +16,6 @@
 #include "indices_out.h"
 #include "scan.h"
 
-/** la_is_directory() : whether path names a directory (following links). */
-int la_is_directory(const char *path);
 
 /** la_audit_dataset() : audit paths (one directory, or the --concat list) as
  *  one dataset into r. Each unreadable file is named on standard error and

@@ -43,3 +43,13 @@ void la_file_report_free(struct la_file_report *r)
         r->classes_free(r->classes);
     r->classes = NULL;
 }
+
+int la_report_by_sample(const struct la_file_report *r)
+{
+    if (!r->dataset)
+        return r->info.ndim >= 2;
+    for (size_t i = 0; i < r->dataset->n_src; i++)
+        if (r->dataset->src[i].ndim > 0)
+            return 1;
+    return 0;
+}

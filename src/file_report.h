@@ -65,4 +65,9 @@ struct la_finding *la_report_vadd_finding(struct la_file_report *r, enum la_code
  *  allocated in r (not r itself). */
 void la_file_report_free(struct la_file_report *r);
 
+/** la_report_by_sample() : whether r's bad entries are told by sample (masks,
+ *  volumes: a folder of PNGs names each bad PNG) rather than one by one, as
+ *  the text report and the CI outputs both tell them. */
+int la_report_by_sample(const struct la_file_report *r);
+
 #endif

@@ -1,6 +1,7 @@
 /* layouts.c - the table of folder layouts (see layouts.h), and the looks
  * inside a folder that its rows need where names do not tell. */
 #include "layouts.h"
+#include "util.h"     /* la_is_directory, la_is_regular_file */
 
 #include <dirent.h>   /* opendir, readdir */
 #include <errno.h>    /* errno, ENOENT */
@@ -15,18 +16,6 @@
 #define LOOK_FOLDERS 32   /* class folders a look inside opens */
 #define LOOK_ENTRIES 256  /* entries of one folder a look inside goes through */
 #define UNCLAIMED_MAX 100000 /* files counted for la_layout_unclaimed: past it, say nothing */
-
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 /* Whether an entry of dir matches pat: "x/" a folder, "a/p" p inside the
  * folder a, "p" anything else. */
@@ -48,11 +37,11 @@ static int has_entry(const char *dir, const char *pat, size_t n)
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         if (slash >= n)
-            found = !is_dir(p);
+            found = !la_is_directory(p);
         else if (slash + 1 == n)
-            found = is_dir(p);
+            found = la_is_directory(p);
         else
-            found = is_dir(p) && has_entry(p, pat + slash + 1, n - slash - 1);
+            found = la_is_directory(p) && has_entry(p, pat + slash + 1, n - slash - 1);
     }
     if (dp)
         closedir(dp);
@@ -133,7 +122,7 @@ static int yolo_look(const char *dir, int depth, int *yes, int *looked)
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         size_t n = strlen(e->d_name);
-        if (is_dir(p))
+        if (la_is_directory(p))
             other = depth > 0 ? yolo_look(p, depth - 1, yes, looked) : 0;
         else if (n > 6 && strcmp(e->d_name + n - 6, ".cache") == 0)
             continue;
@@ -154,7 +143,7 @@ static int yolo_look(const char *dir, int depth, int *yes, int *looked)
 static int yolo_labels_alone(const char *path)
 {
     int yes = 0, looked = 0;
-    return is_dir(path) && !yolo_look(path, 1, &yes, &looked) && yes > 0 && yes == looked;
+    return la_is_directory(path) && !yolo_look(path, 1, &yes, &looked) && yes > 0 && yes == looked;
 }
 
 /* torchvision's IMG_EXTENSIONS, and whether a mask reader reads the kind. */
@@ -227,7 +216,7 @@ static int image_class_folders(const char *path)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-        if (!is_dir(p)) {
+        if (!la_is_directory(p)) {
             files += e->d_name[0] != '.';
             continue;
         }
@@ -249,10 +238,10 @@ static int megatron_prefix(const char *path)
     if (stat(path, &st) == 0 || errno != ENOENT)
         return 0;
     snprintf(p, sizeof p, "%s.idx", path);
-    if (!is_file(p))
+    if (!la_is_regular_file(p))
         return 0;
     snprintf(p, sizeof p, "%s.bin", path);
-    return is_file(p);
+    return la_is_regular_file(p);
 }
 
 // ---- the table -----------------------------------------------------------------
@@ -300,7 +289,7 @@ const struct la_layout *la_layouts(size_t *n)
 
 const struct la_layout *la_layout_of(const char *path)
 {
-    int dir = strcmp(path, "-") != 0 && is_dir(path);
+    int dir = strcmp(path, "-") != 0 && la_is_directory(path);
     for (size_t i = 0; i < N_LAYOUTS; i++)
         if ((dir && names_match(&g_layouts[i], path)) ||
             (g_layouts[i].test && g_layouts[i].test(path)))
@@ -311,7 +300,7 @@ const struct la_layout *la_layout_of(const char *path)
 char *la_layout_labels(const struct la_layout *l, const char *path, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s", path, l->labels ? l->labels : "");
-    if (!l->labels || !is_dir(buf))
+    if (!l->labels || !la_is_directory(buf))
         snprintf(buf, len, "%s", path);
     return buf;
 }
@@ -329,7 +318,7 @@ static void count_files(const char *dir, struct census *c, int depth)
         if (e->d_name[0] == '.')
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (is_dir(p)) {
+        if (la_is_directory(p)) {
             count_files(p, c, depth + 1);
             continue;
         }
@@ -345,7 +334,7 @@ static void count_files(const char *dir, struct census *c, int depth)
 const char *la_layout_unclaimed(const char *path, char *buf, size_t len)
 {
     struct census c = { 0, 0, 0, 0 };
-    if (!is_dir(path))
+    if (!la_is_directory(path))
         return NULL;
     count_files(path, &c, 0);
     if (!c.files || c.files > UNCLAIMED_MAX || c.images != c.files)

@@ -11,6 +11,7 @@
 #include "context.h" /* one per report */
 
 #include "read/hf_splits.h" /* la_hf_cache_splits: a cache folder's splits */
+#include "util.h"     /* la_is_directory, la_is_regular_file */
 
 #include <stdio.h>  /* snprintf */
 #include <stdlib.h> /* malloc */

@@ -393,17 +393,6 @@ static void print_group_values(FILE *out, const struct la_file_report *r,
                 r->stats.values.n - value_lines);
 }
 
-/* Whether bad entries are shown by sample (masks, volumes) rather than one by one. */
-static int has_groups(const struct la_file_report *r)
-{
-    if (!r->dataset)
-        return r->info.ndim >= 2;
-    for (size_t i = 0; i < r->dataset->n_src; i++)
-        if (r->dataset->src[i].ndim > 0)
-            return 1;
-    return 0;
-}
-
 /* Files of a directory that were not audited, named: never skipped silently. */
 static void print_skipped(FILE *out, const struct la_dataset *d)
 {
@@ -439,7 +428,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
             la_severity_name(f->severity), la_c_off(), la_finding_code_name(f->code));
     la_fputs_escaped(f->message, out);    /* it may quote a name from the input */
     fputc('\n', out);
-    if (!has_groups(r))
+    if (!la_report_by_sample(r))
         print_entries(out, r, cfg, f->code, max_report);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
         la_notes_print_problems(out, r->notes, f->code, max_report);
@@ -490,7 +479,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     if (r->dataset)
         print_skipped(out, r->dataset);
     la_notes_print_lines(out, r->notes);
-    if (r->stats.bad_samples && has_groups(r))
+    if (r->stats.bad_samples && la_report_by_sample(r))
         print_groups(out, r, cfg, la_config_max_report(cfg));
     else if (r->stats.bad_samples && r->stats.sample_of)   /* yolo, coco: files, images */
         fprintf(out, "  %llu of %llu samples hold invalid entries\n",

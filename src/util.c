@@ -7,6 +7,7 @@
 #include <stdlib.h>  /* strtod, realloc */
 #include <string.h>  /* memcpy */
 #include <strings.h> /* strncasecmp */
+#include <sys/stat.h> /* stat */
 #include <unistd.h>  /* sysconf, pread */
 
 /* Digits-only integer with optional sign; no locale, no overflow. */
@@ -149,4 +150,16 @@ int la_name_ends_in(const char *path, const char *ext)
 {
     size_t n = strlen(path), k = strlen(ext);
     return n > k && strncasecmp(path + n - k, ext, k) == 0;
+}
+
+int la_is_directory(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int la_is_regular_file(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }

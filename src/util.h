@@ -54,4 +54,9 @@ int la_online_cpus(void);
 /** la_name_ends_in() : whether path ends in ext, case-insensitively, after more than ext. */
 int la_name_ends_in(const char *path, const char *ext);
 
+/** la_is_directory() : whether path names a directory (following links). */
+int la_is_directory(const char *path);
+/** la_is_regular_file() : whether path names a regular file (following links). */
+int la_is_regular_file(const char *path);
+
 #endif

@@ -15,7 +15,9 @@
  *   hist.i16          int16 labels in [0, 8200): -n 8192 and -n 8193 straddle
  *                     the kernel's shared-memory histogram
  * Plain C and zlib: the GPU machine needs no Python. */
+#ifndef _GNU_SOURCE   /* the build passes -D_GNU_SOURCE; a lone compile needs it here */
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -9,7 +9,9 @@
  *   hold_labels -x SPEC -- PROGRAM... the same, with SPEC as the variable
  *                                     ("%p" in it: this process's id)
  * The exit status is PROGRAM's. */
+#ifndef _GNU_SOURCE   /* the build passes -D_GNU_SOURCE; a lone compile needs it here */
 #define _GNU_SOURCE
+#endif
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
