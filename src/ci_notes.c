@@ -248,10 +248,11 @@ static void shown_free(struct shown *sh)
     free(sh->line_of);
 }
 
-/* At most max lines of the entries of the verdicts in mask. @return 0, or -1
- * out of memory. */
+/* At most max lines of the entries of the verdicts in mask, a value's line
+ * naming its first `named` places (la_stats_shown). @return 0, or -1 out of
+ * memory. */
 static int shown_pick(struct shown *sh, const struct la_file_report *r,
-                      const struct la_config *cfg, unsigned mask, uint64_t max)
+                      const struct la_config *cfg, unsigned mask, uint64_t max, int named)
 {
     const struct la_stats *s = &r->stats;
     size_t cap = s->values.n + s->n_bad;
@@ -264,7 +265,7 @@ static int shown_pick(struct shown *sh, const struct la_file_report *r,
         shown_free(sh);
         return -1;
     }
-    sh->n = la_stats_shown(s, mask, cap, sh->lines, &sh->entries);
+    sh->n = la_stats_shown(s, mask, cap, named, sh->lines, &sh->entries);
     size_t np = la_stats_shown_places(sh->lines, sh->n, sh->places);
     for (size_t i = 0, p = 0; i < sh->n; i++) {
         sh->first[i] = p;
@@ -319,7 +320,7 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
     if (la_report_by_sample(r))
         return len ? group_entries(r, code, max, indent, buf, len) : 0;
     struct shown sh;
-    if (shown_pick(&sh, r, cfg, la_code_verdicts(code), max) != 0)
+    if (shown_pick(&sh, r, cfg, la_code_verdicts(code), max, LA_BAD_VALUE_FIRST) != 0)
         return 0;
     for (size_t i = 0; i < sh.n && used < len; i++) {
         const struct la_bad *b = &sh.places[sh.first[i]];
@@ -405,7 +406,8 @@ static void entry_message(const struct la_file_report *r, const struct la_config
 }
 
 /* The first --max-report bad entries, each at its line where the file has
- * lines: each distinct value first (at its first place), then the others. */
+ * lines: each distinct value first (a note at its first place, with its
+ * count), then the other entries, a value's later first places among them. */
 static int note_entries(const struct la_file_report *r, const struct la_config *cfg,
                         const char *path, la_ci_sink sink, void *ctx)
 {
@@ -415,7 +417,7 @@ static int note_entries(const struct la_file_report *r, const struct la_config *
     if (la_report_by_sample(r))
         return note_groups(r, cfg, sink, ctx);
     struct shown sh;
-    if (shown_pick(&sh, r, cfg, la_bad_verdicts(), max) != 0)
+    if (shown_pick(&sh, r, cfg, la_bad_verdicts(), max, 1) != 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sh.n; i++) {

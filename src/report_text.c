@@ -343,7 +343,7 @@ static uint64_t print_listed(FILE *out, const struct la_file_report *r,
     uint64_t entries = 0;
     size_t n = 0;
     if (shown && places && lines) {
-        n = la_stats_shown(s, mask, cap, shown, &entries);
+        n = la_stats_shown(s, mask, cap, LA_BAD_VALUE_FIRST, shown, &entries);
         place_lines(r, cfg, places, la_stats_shown_places(shown, n, places), lines);
     }
     *value_lines = 0;

@@ -487,11 +487,11 @@ static const struct la_bad_value *kept_value(const struct la_stats *s, const str
     return NULL;
 }
 
-/* Whether b is one of the places its value's line names. */
-static int named_by_value(const struct la_stats *s, const struct la_bad *b)
+/* Whether b is one of the first `named` places its value's line names. */
+static int named_by_value(const struct la_stats *s, const struct la_bad *b, int named)
 {
     const struct la_bad_value *x = kept_value(s, b);
-    for (int k = 0; x && k < x->n_first; k++)
+    for (int k = 0; x && k < x->n_first && k < named; k++)
         if (x->first_index[k] == b->index)
             return 1;
     return 0;
@@ -506,7 +506,7 @@ static const struct la_bad *first_bad_of(const struct la_stats *s, unsigned mask
     return NULL;
 }
 
-size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max, int named,
                       struct la_shown *out, uint64_t *entries)
 {
     const struct la_bad_value *order[LA_BAD_VALUES];
@@ -523,10 +523,10 @@ size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
     for (size_t i = 0; i < values && n < max; i++)
         if ((mask >> order[i]->verdict) & 1u) {
             out[n++] = (struct la_shown){ order[i], NULL };
-            *entries += (uint64_t)order[i]->n_first;
+            *entries += (uint64_t)(order[i]->n_first < named ? order[i]->n_first : named);
         }
     for (size_t i = 0; i < s->n_bad && n < max; i++)
-        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i]) &&
+        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i], named) &&
             &s->bad[i] != lead) {
             out[n++] = (struct la_shown){ NULL, &s->bad[i] };
             (*entries)++;

@@ -192,9 +192,10 @@ struct la_shown {
  *  verdict is in mask (bit 1 << verdict), max at most: each distinct value
  *  first (in order of first appearance), so no rare value hides behind the first
  *  entries, then the entries bad[] kept, in index order, that no value's
- *  places name. out: room for max. @return the lines; *entries: the entries
- *  they name. */
-size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max,
+ *  line names: a value's line names its first `named` places (1 for a CI
+ *  note at one line, LA_BAD_VALUE_FIRST for a line listing them). out: room
+ *  for max. @return the lines; *entries: the entries they name. */
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max, int named,
                       struct la_shown *out, uint64_t *entries);
 
 /** la_stats_shown_places() : the entries n shown lines name, in order: a
