@@ -256,29 +256,92 @@ static size_t group_entries(const struct la_file_report *r, enum la_code code, u
     return n;
 }
 
-/* The lines of the first n entries (0 where unknown); NULL when out of memory. */
-static uint64_t *lines_of(const struct la_file_report *r, const struct la_config *cfg,
-                          const size_t *which, size_t n)
+/* What a file's CI notes list of its bad entries (la_stats_shown: each
+ * distinct value first, then the other entries), with the entries each line
+ * names (places) and their physical lines. */
+struct shown {
+    struct la_shown *lines;
+    size_t n;
+    struct la_bad *places;
+    size_t *first;            /* lines[i]'s first place */
+    uint64_t *line_of;        /* a place's line, 0 where unknown */
+    uint64_t entries;
+};
+
+static void shown_free(struct shown *sh)
 {
-    uint64_t *rows = calloc(n ? n : 1, sizeof *rows), *lines = calloc(n ? n : 1, sizeof *lines);
-    if (!rows || !lines) {
-        free(rows);
-        free(lines);
-        return NULL;
+    free(sh->lines);
+    free(sh->places);
+    free(sh->first);
+    free(sh->line_of);
+}
+
+/* At most max lines of the entries of the verdicts in mask, a value's line
+ * naming its first `named` places (la_stats_shown). @return 0, or -1 out of
+ * memory. */
+static int shown_pick(struct shown *sh, const struct la_file_report *r,
+                      const struct la_config *cfg, unsigned mask, uint64_t max, int named)
+{
+    const struct la_stats *s = &r->stats;
+    size_t cap = s->values.n + s->n_bad;
+    cap = cap < max ? cap : (size_t)max;
+    size_t room = cap ? cap * LA_BAD_VALUE_FIRST : 1;
+    *sh = (struct shown){ calloc(cap ? cap : 1, sizeof *sh->lines), 0,
+                          calloc(room, sizeof *sh->places), calloc(cap ? cap : 1, sizeof *sh->first),
+                          calloc(room, sizeof *sh->line_of), 0 };
+    if (!sh->lines || !sh->places || !sh->first || !sh->line_of) {
+        shown_free(sh);
+        return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        rows[i] = la_line_row(r, &r->stats.bad[which ? which[i] : i]);
-    if (n && r->info.ndim < 2)
-        la_line_map(r, cfg, rows, n, lines);
+    sh->n = la_stats_shown(s, mask, cap, named, sh->lines, &sh->entries);
+    size_t np = la_stats_shown_places(sh->lines, sh->n, sh->places);
+    for (size_t i = 0, p = 0; i < sh->n; i++) {
+        sh->first[i] = p;
+        p += sh->lines[i].value ? (size_t)sh->lines[i].value->n_first : 1;
+    }
+    uint64_t *rows = calloc(np ? np : 1, sizeof *rows);
+    if (!rows) {
+        shown_free(sh);
+        return -1;
+    }
+    for (size_t i = 0; i < np; i++)
+        rows[i] = la_line_row(r, &sh->places[i]);
+    if (np && r->info.ndim < 2)
+        la_line_map_any(r, cfg, rows, np, sh->line_of);
     free(rows);
-    return lines;
+    return 0;
+}
+
+/* "5, 40 times: row 4 (line 6), row 9 (line 11), row 14 (line 16), ...": a
+ * distinct value's line, its places from places[]. */
+static void describe_value(const struct la_file_report *r, const struct la_bad_value *x,
+                           const struct la_bad *places, const uint64_t *lines, int named,
+                           char *buf, size_t len)
+{
+    char val[96];
+    format_value(r, &places[0], val, sizeof val);
+    size_t used = named ? (size_t)snprintf(buf, len, "value %s, ", val) : 0;
+    if (len)
+        buf[used] = '\0';
+    if (x->count == 1)
+        used += (size_t)snprintf(buf + used, len - used, "once: ");
+    else
+        used += (size_t)snprintf(buf + used, len - used, "%llu times: ",
+                                 (unsigned long long)x->count);
+    for (int k = 0; k < x->n_first && used < len; k++) {
+        char pos[4400];
+        describe_position(r, &places[k], lines[k], pos, sizeof pos);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", pos);
+    }
+    if (x->count > (uint64_t)x->n_first && used < len)
+        snprintf(buf + used, len - used, ", ...");
 }
 
 size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg,
                      enum la_code code, uint64_t max, const char *indent, char *buf, size_t len,
                      uint64_t *first_line)
 {
-    size_t n = 0, used = 0;
+    size_t used = 0;
     *first_line = 0;
     if (len)
         buf[0] = '\0';
@@ -286,28 +349,30 @@ size_t la_ci_entries(const struct la_file_report *r, const struct la_config *cfg
         return len ? pair_entries(r->pairs, code, max, indent, buf, len) : 0;
     if (la_report_by_sample(r))
         return len ? group_entries(r, code, max, indent, buf, len) : 0;
-    size_t *which = calloc(r->stats.n_bad ? r->stats.n_bad : 1, sizeof *which);
-    if (!which)
+    struct shown sh;
+    if (shown_pick(&sh, r, cfg, la_code_verdicts(code), max, LA_BAD_VALUE_FIRST) != 0)
         return 0;
-    for (size_t i = 0; i < r->stats.n_bad && n < max; i++)
-        if (la_bad_belongs(code, r->stats.bad[i].verdict))
-            which[n++] = i;
-    uint64_t *lines = lines_of(r, cfg, which, n);
-    for (size_t i = 0; lines && i < n && used < len; i++) {
-        char pos[4400], val[96];
-        describe_position(r, &r->stats.bad[which[i]], lines[i], pos, sizeof pos);
-        format_value(r, &r->stats.bad[which[i]], val, sizeof val);
-        used += (size_t)snprintf(buf + used, len - used, "%s%s%s: %s", i ? "\n" : "", indent,
-                                 pos, val);
+    for (size_t i = 0; i < sh.n && used < len; i++) {
+        const struct la_bad *b = &sh.places[sh.first[i]];
+        const uint64_t *line = &sh.line_of[sh.first[i]];
+        char what[4600], pos[4400], val[96];
+        if (sh.lines[i].value) {
+            describe_value(r, sh.lines[i].value, b, line, 1, what, sizeof what);
+        } else {
+            describe_position(r, b, *line, pos, sizeof pos);
+            format_value(r, b, val, sizeof val);
+            snprintf(what, sizeof what, "%s: %s", pos, val);
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s", i ? "\n" : "", indent, what);
     }
     uint64_t total = la_finding_entries(&r->stats, code);
-    if (lines && total > n && used < len)
-        snprintf(buf + used, len - used, "%s%s... %llu more", n ? "\n" : "", indent,
-                 (unsigned long long)(total - n));
-    if (lines && n)
-        *first_line = lines[0];
-    free(lines);
-    free(which);
+    if (total > sh.entries && used < len)
+        snprintf(buf + used, len - used, "%s%s... %llu more", sh.n ? "\n" : "", indent,
+                 (unsigned long long)(total - sh.entries));
+    if (sh.n)
+        *first_line = sh.line_of[0];
+    size_t n = sh.n;
+    shown_free(&sh);
     return n;
 }
 
@@ -339,41 +404,64 @@ static int note_groups(const struct la_file_report *r, const struct la_config *c
     return rc;
 }
 
-/* The first --max-report bad entries, each at its line where the file has lines. */
+/* One note's message: the entry ("label 10 outside [0, 10)"), after its
+ * place where the note has no line; a distinct value's line adds its count
+ * and first places. */
+static void entry_message(const struct la_file_report *r, const struct la_config *cfg,
+                          const struct la_bad *b, uint64_t line, const struct la_bad_value *x,
+                          const struct la_bad *places, const uint64_t *lines, char *buf,
+                          size_t len)
+{
+    char what[LA_MSG_LEN];
+    describe_entry(r, cfg, b, what, sizeof what);
+    if (x && x->count > 1) {   /* "... (40 times: row 4 (line 6), row 9 (line 11), ...)" */
+        size_t used = (size_t)snprintf(buf, len, "%s (", what);
+        if (used + 2 < len) {
+            describe_value(r, x, places, lines, 0, buf + used, len - used - 1);
+            used += strlen(buf + used);
+            snprintf(buf + used, len - used, ")");
+        }
+        return;
+    }
+    if (line && b->index != b->sample && r->info.line_records)
+        snprintf(buf, len, "index %llu: %s", (unsigned long long)b->index, what);   /* a list's item */
+    else if (line)
+        snprintf(buf, len, "%s", what);
+    else if (r->info.ndim >= 2)
+        snprintf(buf, len, "sample %llu, index %llu: %s", (unsigned long long)b->sample,
+                 (unsigned long long)b->index, what);
+    else
+        snprintf(buf, len, "%s %llu: %s", is_table(r) ? "row" : "index",
+                 (unsigned long long)b->index, what);
+}
+
+/* The first --max-report bad entries, each at its line where the file has
+ * lines: each distinct value first (a note at its first place, with its
+ * count), then the other entries, a value's later first places among them. */
 static int note_entries(const struct la_file_report *r, const struct la_config *cfg,
                         const char *path, la_ci_sink sink, void *ctx)
 {
-    size_t n = r->stats.n_bad;
     uint64_t max = la_config_max_report(cfg);
-    n = n < max ? n : (size_t)max;
-    if (n == 0)
+    if (r->stats.n_bad == 0 || max == 0)
         return 0;
     if (la_report_by_sample(r))
         return note_groups(r, cfg, sink, ctx);
-    uint64_t *lines = lines_of(r, cfg, NULL, n);
-    int rc = lines ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const struct la_bad *b = &r->stats.bad[i];
+    struct shown sh;
+    if (shown_pick(&sh, r, cfg, la_bad_verdicts(), max, 1) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sh.n; i++) {
+        const struct la_bad *b = &sh.places[sh.first[i]];
+        const uint64_t *line = &sh.line_of[sh.first[i]];
         struct la_ci_note note = { .severity = "error", .title = verdict_code(b->verdict),
-                                   .path = path, .line = lines[i], .key = b->index,
+                                   .path = path, .line = *line, .key = b->index,
                                    .is_entry = 1, .index = b->index, .sample = b->sample,
                                    .flat = r->info.ndim < 2, .hint = "" };
-        char what[LA_MSG_LEN];
-        describe_entry(r, cfg, b, what, sizeof what);
-        if (lines[i] && b->index != b->sample && r->info.line_records)
-            snprintf(note.message, sizeof note.message, "index %llu: %s",   /* a list's item */
-                     (unsigned long long)b->index, what);
-        else if (lines[i])
-            snprintf(note.message, sizeof note.message, "%s", what);
-        else if (r->info.ndim >= 2)
-            snprintf(note.message, sizeof note.message, "sample %llu, index %llu: %s",
-                     (unsigned long long)b->sample, (unsigned long long)b->index, what);
-        else
-            snprintf(note.message, sizeof note.message, "%s %llu: %s",
-                     is_table(r) ? "row" : "index", (unsigned long long)b->index, what);
+        entry_message(r, cfg, b, *line, sh.lines[i].value, b, line, note.message,
+                      sizeof note.message);
         rc = sink(ctx, &note);
     }
-    free(lines);
+    shown_free(&sh);
     return rc;
 }
 

@@ -193,6 +193,7 @@ static void fold_stats(struct la_stats *dst, struct la_stats *src, const struct 
         src->groups[i].sample += s->first_sample;
         src->groups[i].first_index += s->first_index;
     }
+    la_bad_values_shift(&src->values, s->first_index, s->first_sample);
     src->first_bad_sample += s->first_sample;
     src->last_bad_sample += s->first_sample;
     la_stats_merge(dst, src);

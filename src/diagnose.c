@@ -80,6 +80,8 @@ static const char *prevents_range(const struct la_report_ctx *ctx)
 
 static int one_based(const struct la_file_report *r, const struct la_report_ctx *ctx);
 static int64_t num_as_int(struct la_num v, int *ok);
+static int stray_zeros(const struct la_file_report *r, uint64_t classes);
+static void fix_stray_zeros(const struct la_file_report *r, char *buf, size_t len);
 
 /* Ids that rightly start at 1 (the format table says which: COCO's), where
  * N = max + 1 and subtracting 1 would be wrong. */
@@ -130,10 +132,13 @@ static void hint_shifted_labels(struct la_file_report *r, const struct la_report
     if (one_based(r, ctx) || at_n * 2 <= out ||
         at_n * (uint64_t)ctx->num_classes * 2 < s->count)
         return;
+    char zeros[300] = "";
+    if (stray_zeros(r, (uint64_t)ctx->num_classes))
+        fix_stray_zeros(r, zeros, sizeof zeros);
     snprintf(f->hint, sizeof f->hint,
              "%llu of them equal %lld = N, as often as a class: if the labels run 1..N, "
-             "subtract 1, then look at the rest", (unsigned long long)at_n,
-             (long long)ctx->num_classes);
+             "subtract 1, then look at the rest%s", (unsigned long long)at_n,
+             (long long)ctx->num_classes, zeros);
 }
 
 /* --vocab-size: ids against the embedding's rows (or, in labels, the
@@ -302,9 +307,54 @@ static int one_based(const struct la_file_report *r, const struct la_report_ctx 
     if (!is_class_loss(ctx) || !r->stats.has_minmax || ids_start_by_convention(r))
         return 0;
     int64_t lo = num_as_int(r->stats.min, &ok_min), hi = num_as_int(r->stats.max, &ok_max);
-    if (!ok_min || !ok_max || lo != 1)
+    if (!ok_min || !ok_max || hi < 2)
         return 0;
-    return ctx->has_num_classes ? hi == ctx->num_classes : hi >= 2;
+    /* a few 0s among labels 1..N are strays, not a class */
+    if (lo == 0 && !(r->stats.hist && r->stats.hist_len > 1 && r->stats.hist[1] &&
+                     stray_zeros(r, (uint64_t)hi)))
+        return 0;
+    if (lo != 0 && lo != 1)
+        return 0;
+    return ctx->has_num_classes ? hi == ctx->num_classes : 1;
+}
+
+/* A few valid labels 0 (their places known) among `classes` classes: under
+ * a tenth of an average class's share. Where the rest look 1-based, they are
+ * the odd ones out: "subtract 1" turns them into -1, which cross_entropy
+ * rejects, so the report names them. */
+static int stray_zeros(const struct la_file_report *r, uint64_t classes)
+{
+    const struct la_stats *s = &r->stats;
+    uint64_t valid = s->n_verdict[LA_V_VALID];
+    return s->hist && s->hist_len && s->hist[0] && s->n_zero_first && classes >= 2 &&
+           s->hist[0] * classes * 10 <= valid;
+}
+
+/* "the 2 stray 0s at rows 12, 80", "the stray 0 at row 42". */
+static void say_stray_zeros(const struct la_file_report *r, char *buf, size_t len)
+{
+    const struct la_stats *s = &r->stats;
+    int rows = la_format_has(r->info.format, LA_FMTF_TEXT) && !r->dataset, one = s->hist[0] == 1;
+    char at[96] = "";
+    size_t used = 0;
+    for (int k = 0; k < s->n_zero_first && used < sizeof at; k++)
+        used += (size_t)snprintf(at + used, sizeof at - used, "%s%llu", k ? ", " : "",
+                                 (unsigned long long)s->zero_first[k]);
+    char count[32] = "";
+    if (!one)
+        snprintf(count, sizeof count, "%llu ", (unsigned long long)s->hist[0]);
+    snprintf(buf, len, "the %sstray %s at %s %s%s", count, one ? "0" : "0s",
+             one ? (rows ? "row" : "index") : (rows ? "rows" : "indices"), at,
+             s->hist[0] > (uint64_t)s->n_zero_first ? ", ..." : "");
+}
+
+/* What "subtract 1" does to them, for a fix. */
+static void fix_stray_zeros(const struct la_file_report *r, char *buf, size_t len)
+{
+    char which[160];
+    say_stray_zeros(r, which, sizeof which);
+    snprintf(buf, len, "; first fix or drop %s: subtracting 1 makes %s -1, which cross_entropy "
+             "rejects", which, r->stats.hist[0] == 1 ? "it" : "them");
 }
 
 /* The N of 1-based labels once shifted: -n, or else their max. */
@@ -317,9 +367,16 @@ static int64_t one_based_n(const struct la_file_report *r, const struct la_repor
 static void diagnose_one_based(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     int64_t n = one_based_n(r, ctx);
+    int zeros = r->stats.hist && r->stats.hist_len && r->stats.hist[0];
+    char strays[200] = "", which[160];
+    if (zeros) {
+        say_stray_zeros(r, which, sizeof which);
+        snprintf(strays, sizeof strays, " but for %s", which);
+    }
     struct la_finding *f = add(r, LA_F_ONE_BASED,
                                "labels run from 1 to %lld%s: they look 1-based", (long long)n,
-                               ctx->has_num_classes ? "" : " and class 0 never occurs");
+                               zeros ? strays
+                               : ctx->has_num_classes ? "" : " and class 0 never occurs");
     /* without -n, say which N goes with the shifted labels: max + 1 would not */
     char then_n[96] = "";
     if (!ctx->has_num_classes)
@@ -330,6 +387,10 @@ static void diagnose_one_based(struct la_file_report *r, const struct la_report_
         snprintf(f->hint, sizeof f->hint, "MATLAB counts from 1: use y - 1%s%s", then_n,
                  n == 10 ? "; if they are digits, as in SVHN, 10 may mean 0: "
                            "then use y % 10" : "");
+    if (zeros) {
+        size_t used = strlen(f->hint);
+        fix_stray_zeros(r, f->hint + used, sizeof f->hint - used);
+    }
 }
 
 /* Values that datasets use to mean "no label". */

@@ -167,3 +167,21 @@ void la_bool_normalize(unsigned char *v, size_t n)
     for (size_t i = 0; i < n; i++)
         v[i] = v[i] != 0;
 }
+
+int la_num_cmp(struct la_num a, struct la_num b)
+{
+    if (a.kind == LA_NUM_F64 || b.kind == LA_NUM_F64) {
+        double x = a.kind == LA_NUM_F64 ? a.v.f : a.kind == LA_NUM_U64 ? (double)a.v.u : (double)a.v.i;
+        double y = b.kind == LA_NUM_F64 ? b.v.f : b.kind == LA_NUM_U64 ? (double)b.v.u : (double)b.v.i;
+        return (x > y) - (x < y);
+    }
+    /* integers: a negative int64 is below every uint64 */
+    int a_neg = a.kind == LA_NUM_I64 && a.v.i < 0, b_neg = b.kind == LA_NUM_I64 && b.v.i < 0;
+    if (a_neg != b_neg)
+        return a_neg ? -1 : 1;
+    if (a_neg)
+        return (a.v.i > b.v.i) - (a.v.i < b.v.i);
+    uint64_t x = a.kind == LA_NUM_U64 ? a.v.u : (uint64_t)a.v.i;
+    uint64_t y = b.kind == LA_NUM_U64 ? b.v.u : (uint64_t)b.v.i;
+    return (x > y) - (x < y);
+}

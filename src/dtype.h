@@ -70,4 +70,7 @@ struct la_num {
     union { int64_t i; uint64_t u; double f; } v;
 };
 
+/** la_num_cmp() : -1, 0 or 1, exact between integers of either signedness. */
+int la_num_cmp(struct la_num a, struct la_num b);
+
 #endif

@@ -2,6 +2,7 @@
 #include "line_map.h"
 
 #include <stdio.h>    /* snprintf */
+#include <stdlib.h>   /* malloc, calloc, qsort */
 #include <string.h>   /* memset, strcmp */
 #include <sys/stat.h> /* stat */
 
@@ -144,4 +145,40 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
         return -1;
     }
     return 0;
+}
+
+struct row_at {
+    uint64_t row;
+    size_t at;
+};
+
+static int by_row(const void *a, const void *b)
+{
+    const struct row_at *x = a, *y = b;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+int la_line_map_any(const struct la_file_report *r, const struct la_config *cfg,
+                    const uint64_t *rows, size_t n, uint64_t *lines)
+{
+    struct row_at *order = malloc((n ? n : 1) * sizeof *order);
+    uint64_t *sorted = calloc(n ? n : 1, sizeof *sorted);
+    uint64_t *found = malloc((n ? n : 1) * sizeof *found);
+    int rc = -1;
+    memset(lines, 0, n * sizeof *lines);
+    if (order && sorted && found) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = (struct row_at){ rows[i], i };
+        if (n)
+            qsort(order, n, sizeof *order, by_row);
+        for (size_t i = 0; i < n; i++)
+            sorted[i] = order[i].row;
+        rc = la_line_map(r, cfg, sorted, n, found);
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            lines[order[i].at] = found[i];
+    }
+    free(order);
+    free(sorted);
+    free(found);
+    return rc;
 }

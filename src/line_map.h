@@ -41,4 +41,9 @@ void la_line_record(const struct la_bad *b, uint64_t line, char *buf, size_t len
 int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
                 const uint64_t *rows, size_t n, uint64_t *lines);
 
+/** la_line_map_any() : la_line_map() of rows[] in any order (a finding's
+ *  distinct values' first rows, then its other entries). */
+int la_line_map_any(const struct la_file_report *r, const struct la_config *cfg,
+                    const uint64_t *rows, size_t n, uint64_t *lines);
+
 #endif

@@ -492,6 +492,31 @@ static int rebuild_bad(struct la_stats *t, const cJSON *e, uint64_t base_index,
     return 0;
 }
 
+/* The distinct bad values (bad_values), their counts and first samples, at
+ * dataset places. A report without them counts its entries as of values
+ * left out. */
+static int rebuild_values(struct la_stats *t, const cJSON *e, uint64_t base_index,
+                          uint64_t base_sample, const struct la_rule *rule)
+{
+    const cJSON *v, *f;
+    cJSON_ArrayForEach(v, get(e, "bad_values")) {
+        const char *text;
+        struct la_num value = json_value(get(v, "value"), &text);
+        struct la_bad_value *x = la_bad_values_find(&t->values, value, text,
+                                                    verdict_of(value, text, rule));
+        if (!x)
+            return text ? -1 : 0;   /* out of memory: more than kept cannot be */
+        x->count = get_u64(v, "count");
+        const cJSON *at = get(v, "first_index");
+        int k = 0;
+        cJSON_ArrayForEach(f, get(v, "first")) {
+            uint64_t sample = cJSON_IsNull(f) ? LA_NO_SAMPLE : base_sample + num_u64(f);
+            la_bad_value_place(x, base_index + num_u64(cJSON_GetArrayItem(at, k++)), sample);
+        }
+    }
+    return 0;
+}
+
 static void rebuild_counts(struct la_stats *t, const cJSON *e, int is_float)
 {
     const cJSON *inv = get(e, "invalid");
@@ -818,7 +843,8 @@ static int fold_entry(struct la_file_report *r, const cJSON *e, const struct la_
     struct la_stats t = { .sample_stride = 1 };
     rebuild_counts(&t, e, is_float);
     int rc = rebuild_hist(&t, e) == 0 && rebuild_bad(&t, e, base_index, base_sample, rule) == 0 &&
-             rebuild_groups(&t, e, d, base_sample, rule) == 0 ? 0 : -1;
+             rebuild_groups(&t, e, d, base_sample, rule) == 0 &&
+             rebuild_values(&t, e, base_index, base_sample, rule) == 0 ? 0 : -1;
     /* An entry's samples are its own: its first bad sample never continues the
      * last one before it, also where it lists none (--max-report=0). */
     if (rc == 0 && t.bad_samples) {

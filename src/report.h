@@ -23,6 +23,24 @@ static inline int la_bad_belongs(enum la_code code, int verdict)
     }
 }
 
+/** la_code_verdicts() : the verdicts (bit 1 << verdict) whose entries a
+ *  finding of code lists: la_stats_shown()'s mask. */
+static inline unsigned la_code_verdicts(enum la_code code)
+{
+    unsigned mask = 0;
+    for (int v = 0; v < LA_V_COUNT; v++)
+        mask |= la_bad_belongs(code, v) ? 1u << v : 0;
+    return mask;
+}
+
+/** la_bad_verdicts() : the verdicts of every bad entry (what a file's list
+ *  of all its entries, the CI notes' and the masks' values, covers). */
+static inline unsigned la_bad_verdicts(void)
+{
+    return la_code_verdicts(LA_F_OUT_OF_RANGE) | la_code_verdicts(LA_F_NON_FINITE) |
+           la_code_verdicts(LA_F_NON_INTEGER) | la_code_verdicts(LA_F_UNPARSABLE);
+}
+
 /** la_finding_entries() : how many invalid entries a finding of code covers
  *  (they may be more than the list the stats kept). */
 static inline uint64_t la_finding_entries(const struct la_stats *s, enum la_code code)

@@ -327,6 +327,50 @@ static cJSON *bad_array(const struct la_file_report *r, uint64_t max_report)
     return a;
 }
 
+/* The dtype a bad value is written in: its first place's source's in a dataset. */
+static int value_dtype(const struct la_file_report *r, const struct la_bad_value *x)
+{
+    const struct la_dataset *d = sources_of(r);
+    const struct la_source_info *src = d && x->n_first
+                                       ? la_dataset_source_of_index(d, x->first_index[0]) : NULL;
+    return src ? src->dtype : r->info.dtype;
+}
+
+/* Every distinct bad value kept (bad_values.h: the LA_BAD_VALUES smallest),
+ * whatever --max-report, in order of first appearance: its count and its
+ * first samples. */
+static cJSON *bad_values_array(const struct la_file_report *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    const struct la_bad_value *order[LA_BAD_VALUES];
+    size_t n = la_bad_values_in_order(&r->stats.values, order);
+    for (size_t i = 0; i < n; i++) {
+        const struct la_bad_value *x = order[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToObject(e, "value", x->text ? json_text(x->text)
+                                                  : json_num(x->value, value_dtype(r, x)));
+        cJSON_AddItemToObject(e, "count", json_u64(x->count));
+        cJSON *first = cJSON_AddArrayToObject(e, "first");
+        for (int k = 0; k < x->n_first; k++)
+            cJSON_AddItemToArray(first, x->first_sample[k] == LA_NO_SAMPLE
+                                        ? cJSON_CreateNull() : json_u64(x->first_sample[k]));
+        /* the index of the value's first entry in each: where a sample holds
+         * several (a mask, a YOLO file), and what --merge reads back */
+        cJSON *at = cJSON_AddArrayToObject(e, "first_index");
+        for (int k = 0; k < x->n_first; k++)
+            cJSON_AddItemToArray(at, json_u64(x->first_index[k]));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
+/* The bad entries whose values bad_values leaves out (past LA_BAD_VALUES). */
+static uint64_t bad_values_other(const struct la_stats *s)
+{
+    uint64_t all = la_stats_invalid(s), listed = la_bad_values_listed(&s->values);
+    return all > listed ? all - listed : 0;
+}
+
 /* A list of integers as one raw JSON array, spelled as cJSON prints arrays
  * ("[3, 0, 7]"). A cJSON item per element costs about 100 bytes: a histogram
  * of 2^20 classes and its missing_classes took 240 MB; the text
@@ -668,6 +712,8 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON_AddItemToObject(o, "bad_samples", null_or(ok, json_u64(s->bad_samples)));
     if (ok && has_sample_shape(r))
         cJSON_AddItemToObject(o, "bad_sample_list", bad_sample_list(r, max_report));
+    cJSON_AddItemToObject(o, "bad_values", null_or(ok, bad_values_array(r)));
+    cJSON_AddItemToObject(o, "bad_values_other", null_or(ok, json_u64(bad_values_other(s))));
     cJSON_AddItemToObject(o, "histogram", null_or(ok && r->has_hist, histogram_array(r, 0)));
     cJSON_AddItemToObject(o, "missing_classes",
                           null_or(ok && r->has_hist, histogram_array(r, 1)));

@@ -9,6 +9,7 @@
 #include "pair_list.h" /* la_pair_describe: a bad pair */
 
 #include <stdio.h>  /* fprintf */
+#include <stdlib.h> /* calloc, free */
 #include <string.h> /* strcmp */
 
 #include "file_report.h" /* a dataset's sources */
@@ -60,11 +61,9 @@ static void format_at(const struct la_source_info *src, uint64_t index, char *bu
 
 /* A dataset's entry: its file and the position there ("a.csv index 3",
  * "masks/7.png at (4, 5)"); the path is escaped for the terminal. */
-static void print_dataset_position(FILE *out, const struct la_file_report *r,
-                                   const struct la_bad *b)
+static void print_dataset_place(FILE *out, const struct la_file_report *r, const struct la_bad *b)
 {
     const struct la_source_info *src = la_dataset_source_of_index(r->dataset, b->index);
-    fputs("      ", out);
     la_fputs_escaped(src->path, out);
     uint64_t local = b->index - src->first_index;
     char at[256];
@@ -84,6 +83,13 @@ static void print_dataset_position(FILE *out, const struct la_file_report *r,
                b->sample - src->first_sample != local) {   /* wds: a label's sample */
         fprintf(out, " (sample %llu)", (unsigned long long)(b->sample - src->first_sample));
     }
+}
+
+static void print_dataset_position(FILE *out, const struct la_file_report *r,
+                                   const struct la_bad *b)
+{
+    fputs("      ", out);
+    print_dataset_place(out, r, b);
 }
 
 /* "row 17 (line 19)" (a data row and the file's line, where it is known),
@@ -139,11 +145,16 @@ static void format_value(struct la_num v, const char *text, int dtype, char *buf
 
 /* A dataset's bad samples: the file (an image), how many bad entries, the
  * first one's position and the distinct bad values. */
-static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+static void print_group_values(FILE *out, const struct la_file_report *r,
+                               const struct la_config *cfg, uint64_t max_report);
+
+static void print_dataset_groups(FILE *out, const struct la_file_report *r,
+                                 const struct la_config *cfg, uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
     fprintf(out, "  %llu of %llu samples hold invalid entries\n",
             (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    print_group_values(out, r, cfg, max_report);
     for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
         const struct la_bad_group *g = &s->groups[i];
         const struct la_source_info *src = la_dataset_source_of(r->dataset, g->sample);
@@ -162,15 +173,17 @@ static void print_dataset_groups(FILE *out, const struct la_file_report *r, uint
 }
 
 /* N-D arrays (masks): one line per bad sample rather than one per entry. */
-static void print_groups(FILE *out, const struct la_file_report *r, uint64_t max_report)
+static void print_groups(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
+                         uint64_t max_report)
 {
     const struct la_stats *s = &r->stats;
     if (r->dataset) {
-        print_dataset_groups(out, r, max_report);
+        print_dataset_groups(out, r, cfg, max_report);
         return;
     }
     fprintf(out, "  %llu of %llu samples hold invalid entries\n",
             (unsigned long long)s->bad_samples, (unsigned long long)r->samples);
+    print_group_values(out, r, cfg, max_report);
     for (size_t i = 0; i < s->n_groups && i < max_report; i++) {
         const struct la_bad_group *g = &s->groups[i];
         char at[256], val[64];
@@ -241,49 +254,144 @@ static void print_header(FILE *out, const struct la_file_report *r)
     fputc('\n', out);
 }
 
-/* The file lines of the finding's rows that print_entries() shows, in lines[]
- * (0 where unknown: not a table, standard input, a dataset's). */
-static void entry_lines(const struct la_file_report *r, const struct la_config *cfg,
-                        enum la_code code, uint64_t max_report, uint64_t *lines)
+/* The file lines of the places print_entries() shows, in lines[] (0 where
+ * unknown: not a table, standard input, a dataset's), the first
+ * LA_TEXT_LINES of them looked up. */
+static void place_lines(const struct la_file_report *r, const struct la_config *cfg,
+                        const struct la_bad *places, size_t n, uint64_t *lines)
 {
-    uint64_t rows[LA_TEXT_LINES], n = 0;
     if (r->dataset || !(r->info.line_records || (is_table(r) && !r->notes)))
         return;
-    for (size_t i = 0; i < r->stats.n_bad && n < max_report && n < LA_TEXT_LINES; i++)
-        if (la_bad_belongs(code, r->stats.bad[i].verdict))
-            rows[n++] = la_line_row(r, &r->stats.bad[i]);
+    n = n < LA_TEXT_LINES ? n : LA_TEXT_LINES;
+    uint64_t rows[LA_TEXT_LINES];
+    for (size_t i = 0; i < n; i++)
+        rows[i] = la_line_row(r, &places[i]);
     if (n)
-        la_line_map(r, cfg, rows, (size_t)n, lines);
+        la_line_map_any(r, cfg, rows, n, lines);
 }
 
-/* The finding's own bad entries, as many as --max-report allows. */
+/* One entry's place: "row 17 (line 19)", or a dataset's "a.csv row 3". */
+static void print_place(FILE *out, const struct la_file_report *r, const struct la_bad *b,
+                        uint64_t line)
+{
+    char pos[320];
+    if (r->dataset) {
+        print_dataset_place(out, r, b);
+        return;
+    }
+    format_position(r, b, line, pos, sizeof pos);
+    fputs(pos, out);
+}
+
+static int value_dtype(const struct la_file_report *r, const struct la_bad *b)
+{
+    return r->dataset ? la_dataset_source_of_index(r->dataset, b->index)->dtype : r->info.dtype;
+}
+
+/* "value 6, once: row 137 (line 139)", "value 5, 40 times: row 4 (line 6), ...". */
+static void print_value_line(FILE *out, const struct la_file_report *r,
+                             const struct la_bad_value *x, const struct la_bad *places,
+                             const uint64_t *lines)
+{
+    char val[64];
+    format_value(x->value, x->text, x->n_first ? value_dtype(r, places) : (int)r->info.dtype, val,
+                 sizeof val);
+    if (x->count == 1)
+        fprintf(out, "      value %s, once: ", val);
+    else
+        fprintf(out, "      value %s, %llu times: ", val, (unsigned long long)x->count);
+    for (int k = 0; k < x->n_first; k++) {
+        fputs(k ? ", " : "", out);
+        print_place(out, r, &places[k], lines[k]);
+    }
+    fputs(x->count > (uint64_t)x->n_first ? ", ...\n" : "\n", out);
+}
+
+/* "... 29 more": the entries no line names, and the distinct values among them. */
+static void print_more(FILE *out, const struct la_stats *s, enum la_code code,
+                       size_t value_lines, uint64_t entries)
+{
+    unsigned mask = la_code_verdicts(code);
+    size_t values = la_stats_values_of(s, mask);
+    uint64_t total = la_finding_entries(s, code), counted = 0;
+    for (size_t i = 0; i < s->values.n; i++)
+        counted += (mask >> s->values.v[i].verdict) & 1u ? s->values.v[i].count : 0;
+    if (total <= entries)
+        return;
+    fprintf(out, "      ... %llu more", (unsigned long long)(total - entries));
+    if (counted < total)      /* past the values the stats keep: more than named */
+        fprintf(out, ", with more than %zu other distinct values", values - value_lines);
+    else if (values > value_lines)
+        fprintf(out, ", with %zu other distinct %s", values - value_lines,
+                values - value_lines == 1 ? "value" : "values");
+    fputs(" (--max-report, --indices-out or --json list them)\n", out);
+}
+
+/* The bad entries of the verdicts in mask, as many lines as max allows: each
+ * distinct value first, with its count and first rows, then (unless
+ * values_only) the others. @return the lines' entries; *shown_lines their
+ * lines, *value_lines the values'. */
+static uint64_t print_listed(FILE *out, const struct la_file_report *r,
+                             const struct la_config *cfg, unsigned mask, uint64_t max_report,
+                             int values_only, size_t *value_lines)
+{
+    const struct la_stats *s = &r->stats;
+    size_t cap = values_only ? s->values.n : s->values.n + s->n_bad;
+    cap = cap < max_report ? cap : (size_t)max_report;
+    struct la_shown *shown = calloc(cap ? cap : 1, sizeof *shown);
+    struct la_bad *places = calloc(cap ? cap * LA_BAD_VALUE_FIRST : 1, sizeof *places);
+    uint64_t *lines = calloc(cap ? cap * LA_BAD_VALUE_FIRST : 1, sizeof *lines);
+    uint64_t entries = 0;
+    size_t n = 0;
+    if (shown && places && lines) {
+        n = la_stats_shown(s, mask, cap, LA_BAD_VALUE_FIRST, shown, &entries);
+        place_lines(r, cfg, places, la_stats_shown_places(shown, n, places), lines);
+    }
+    *value_lines = 0;
+    for (size_t i = 0, p = 0; i < n; i++) {
+        if (shown[i].value) {
+            print_value_line(out, r, shown[i].value, places + p, lines + p);
+            p += (size_t)shown[i].value->n_first;
+            (*value_lines)++;
+            continue;
+        }
+        if (values_only)
+            break;
+        char val[64];
+        format_value(places[p].value, places[p].text, value_dtype(r, &places[p]), val,
+                     sizeof val);
+        fputs("      ", out);
+        print_place(out, r, &places[p], lines[p]);
+        fprintf(out, ": %s\n", val);
+        p++;
+    }
+    free(shown);
+    free(places);
+    free(lines);
+    return entries;
+}
+
+/* The finding's own bad entries: each distinct value first, then the others,
+ * then how many more. */
 static void print_entries(FILE *out, const struct la_file_report *r, const struct la_config *cfg,
                           enum la_code code, uint64_t max_report)
 {
-    uint64_t shown = 0, lines[LA_TEXT_LINES] = { 0 };
-    entry_lines(r, cfg, code, max_report, lines);
-    for (size_t i = 0; i < r->stats.n_bad && shown < max_report; i++) {
-        const struct la_bad *b = &r->stats.bad[i];
-        if (!la_bad_belongs(code, b->verdict))
-            continue;
-        char pos[320], val[64];
-        const struct la_source_info *src = r->dataset ? la_dataset_source_of_index(r->dataset,
-                                                                                   b->index)
-                                                      : NULL;
-        format_value(b->value, b->text, src ? src->dtype : r->info.dtype, val, sizeof val);
-        if (src) {
-            print_dataset_position(out, r, b);
-            fprintf(out, ": %s\n", val);
-        } else {
-            format_position(r, b, shown < LA_TEXT_LINES ? lines[shown] : 0, pos, sizeof pos);
-            fprintf(out, "      %s: %s\n", pos, val);
-        }
-        shown++;
-    }
-    uint64_t total = la_finding_entries(&r->stats, code);
-    if (total > shown)
-        fprintf(out, "      ... %llu more (--max-report, --indices-out or --json list them)\n",
-                (unsigned long long)(total - shown));
+    size_t value_lines;
+    uint64_t entries = print_listed(out, r, cfg, la_code_verdicts(code), max_report, 0,
+                                    &value_lines);
+    print_more(out, &r->stats, code, value_lines, entries);
+}
+
+/* Masks and volumes, before their bad samples: each distinct bad value,
+ * its count and first samples (a stray class among thousands of 255s). */
+static void print_group_values(FILE *out, const struct la_file_report *r,
+                               const struct la_config *cfg, uint64_t max_report)
+{
+    size_t value_lines;
+    print_listed(out, r, cfg, la_bad_verdicts(), max_report, 1, &value_lines);
+    if (r->stats.values.n > value_lines)
+        fprintf(out, "      ... %zu more distinct values (--max-report or --json list them)\n",
+                r->stats.values.n - value_lines);
 }
 
 /* Files of a directory that were not audited, named: never skipped silently. */
@@ -399,7 +507,7 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
         print_skipped(out, r->dataset);
     la_notes_print_lines(out, r->notes);
     if (r->stats.bad_samples && la_report_by_sample(r))
-        print_groups(out, r, la_config_max_report(cfg));
+        print_groups(out, r, cfg, la_config_max_report(cfg));
     else if (r->stats.bad_samples && r->stats.sample_of)   /* yolo, coco: files, images */
         fprintf(out, "  %llu of %llu samples hold invalid entries\n",
                 (unsigned long long)r->stats.bad_samples, (unsigned long long)r->samples);

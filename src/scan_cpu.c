@@ -76,6 +76,8 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
                 continue;                                                                \
             lo = x < lo ? x : lo;                                                        \
             hi = x > hi ? x : hi;                                                        \
+            if (verdict == LA_V_VALID && x == 0)                                         \
+                la_stats_note_zero(s, first + i);                                        \
             if (verdict == LA_V_VALID)                                                   \
                 count_valid(s, x, 1);                                                    \
             else                                                                         \
@@ -107,6 +109,8 @@ static void fold_invalid_float(struct la_stats *s, uint64_t index, int verdict, 
             }                                                                            \
             if (verdict == LA_V_VALID) {                                                 \
                 int64_t label; /* none: >= 2^63, only without -n */                      \
+                if (!r->bce && x == 0)                                                   \
+                    la_stats_note_zero(s, first + i);                                    \
                 if (!r->bce && la_f64_label(x, &label))                                  \
                     count_valid(s, label, 1);                                            \
                 else if (!r->bce)                                                        \
@@ -152,6 +156,8 @@ static void fold_uint64(const uint64_t *v, size_t n, uint64_t first,
         any = 1;
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
+        if (verdict == LA_V_VALID && x == 0)
+            la_stats_note_zero(s, first + i);
         if (verdict == LA_V_VALID && x <= (uint64_t)INT64_MAX)
             count_valid(s, (int64_t)x, 1);
         else if (verdict == LA_V_VALID)
@@ -243,6 +249,10 @@ void la_scan_chunk_cpu_ref(const struct la_chunk *c, const struct la_rule *r,
 #define FAST_INLINE static inline
 #endif
 
+/* Bad values' bins watched by their counts; past them, a block's values are
+ * looked up one by one. */
+#define FAST_SETTLED_MAX 128
+
 struct fast {
     uint32_t *bins;         /* FAST_SUBS rows of `row` counters; all zero between chunks */
     uint64_t lim;           /* labels in [0, lim) are valid */
@@ -259,6 +269,17 @@ struct fast {
     uint64_t watch;         /* bin, read before and after a block, tells how often */
     size_t watch_bin;       /* it occurs there (see group_head) */
     int dirty;              /* bins of values outside [0, lim) may hold counts */
+    /* 1 for a bin whose value may be a bad one the stats' distinct values
+     * still want places of (la_stats_value_settled); 0 for the labels below
+     * lim, the ignore index and the bad values settled: a block whose bins
+     * are all 0 is counted alone. Set for each chunk, as the stats it was
+     * asked of may change between them. */
+    unsigned char need[FAST_ROW_MAX];
+    /* the bad values' bins set to 0 in need[]: where a block's bad entries
+     * all lie in them (their counts grew by as many), no value in it is new,
+     * and the block costs no pass of its own (see places_settled) */
+    uint16_t settled[FAST_SETTLED_MAX];
+    size_t n_settled;
     unsigned probe_rest;    /* blocks to count without probe_clean() first */
     unsigned probe_fails;   /* probes failed in a row */
 };
@@ -292,6 +313,12 @@ static void fast_setup(struct fast *f, uint64_t lim, int dtype, const struct la_
     f->counts_only = r->has_upper && (uint64_t)r->upper == lim;
     f->watching = 0;
     f->probe_rest = f->probe_fails = 0;
+    f->n_settled = 0;
+    memset(f->need, 1, f->row);
+    memset(f->need + FAST_NEAR, 0, (size_t)lim);          /* the valid labels */
+    f->need[f->ignore_bin] = 0;
+    if (f->use_ignore && !f->ignore_far)
+        f->need[f->ignore + FAST_NEAR] = 0;
 }
 
 /* A bin's count over the FAST_SUBS rows, modulo 2^32. */
@@ -625,10 +652,45 @@ FAST_INLINE void list_bad(const void *p, size_t m, uint64_t first, int dtype,
 {
     for (size_t i = 0; i < m; i++) {
         uint64_t x = load_label(p, i, dtype);
-        if (not_fast(x, k))
-            la_stats_add_bad(s, first + i, la_verdict_i64((int64_t)x, r),
-                             (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } }, NULL);
+        if (not_fast(x, k))   /* the value's count comes with its bin's flush */
+            la_stats_add_bad_placed(s, first + i, la_verdict_i64((int64_t)x, r),
+                                    (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } });
     }
+}
+
+/* The counts of the settled bins, summed modulo 2^32. */
+static inline uint32_t settled_total(const struct fast *f)
+{
+    uint32_t t = 0;
+    for (size_t i = 0; i < f->n_settled; i++)
+        t += bin_total(f, f->settled[i]);
+    return t;
+}
+
+/* 1 when every bad value of p[0..m) (none far; n_bad of them, `before`:
+ * settled_total() before the block was counted) is one whose places the
+ * stats' distinct values have (or never keep): its entries may then be
+ * counted alone. A value once settled stays so for the chunk (its first
+ * places only fill, the table's largest only falls). Where the settled bins
+ * grew by n_bad, the block holds no other bad value: no pass over it. */
+FAST_INLINE int places_settled(const void *p, size_t m, uint64_t n_bad, uint32_t before,
+                               int dtype, const struct keys *k, const struct la_stats *s,
+                               struct fast *f)
+{
+    if (f->n_settled < FAST_SETTLED_MAX && settled_total(f) - before == (uint32_t)n_bad)
+        return 1;
+    for (size_t i = 0; i < m; i++) {      /* a value not settled yet: ask the stats */
+        uint64_t x = load_label(p, i, dtype);
+        size_t bin = fast_bin(x, dtype, k);
+        if (!f->need[bin])
+            continue;
+        if (!la_stats_value_settled(s, (struct la_num){ LA_NUM_I64, { .i = (int64_t)x } }))
+            return 0;
+        f->need[bin] = 0;
+        if (f->n_settled < FAST_SETTLED_MAX)
+            f->settled[f->n_settled++] = (uint16_t)bin;
+    }
+    return 1;
 }
 
 /* A block whose values are not all labels below lim (n_bad of them). When
@@ -637,8 +699,9 @@ FAST_INLINE void list_bad(const void *p, size_t m, uint64_t first, int dtype,
  * rest, they stay too and the entries are listed (list_bad); else they are
  * taken back and the reference loop folds it. */
 FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_bad,
-                              uint32_t before, int dtype, const struct keys *k,
-                              const struct la_rule *r, struct la_stats *s, struct fast *f)
+                              uint32_t before, uint32_t settled_before, int dtype,
+                              const struct keys *k, const struct la_rule *r, struct la_stats *s,
+                              struct fast *f)
 {
     uint32_t far = bin_total(f, f->far_bin);   /* this block's: they never stay */
     uint64_t sample = first / s->sample_stride;
@@ -647,7 +710,8 @@ FAST_INLINE void settle_block(const void *p, size_t m, uint64_t first, size_t n_
     /* a group of one sample is kept from the block's first bad value; where
      * the block holds several samples, groups take the reference loop */
     int counts_only = f->counts_only && !far && !s->sink && s->n_bad >= f->entry_cap &&
-                      (one_sample || (!group && !la_stats_keeps_group(s, sample + 1)));
+                      (one_sample || (!group && !la_stats_keeps_group(s, sample + 1))) &&
+                      places_settled(p, m, n_bad, settled_before, dtype, k, s, f);
     if (!counts_only && f->counts_only && !far) {
         list_bad(p, m, first, dtype, k, r, s);
         f->dirty = 1;
@@ -687,11 +751,13 @@ static void flush_bin(struct fast *f, size_t bin, int64_t x, int kind, const str
     s->n_verdict[verdict] += c;
     if (verdict == LA_V_IGNORED)
         return;
-    if (verdict == LA_V_VALID)
-        count_valid(s, x, c);
-    else
-        count_outlier(s, verdict, x, c);
     struct la_num v = { kind, { .i = x } };
+    if (verdict == LA_V_VALID) {
+        count_valid(s, x, c);
+    } else {
+        count_outlier(s, verdict, x, c);
+        la_stats_count_value(s, verdict, v, c);
+    }
     if (!*any)
         *lo = v;
     *hi = v;
@@ -722,6 +788,17 @@ static void fast_flush(struct fast *f, const struct la_rule *r, struct la_stats 
     }
 }
 
+/* The first labels 0 of a block that holds some (its zero bin grew), while
+ * the stats want their places (a block the reference loop folded took its
+ * counts back from the bins and noted its own). */
+FAST_INLINE void note_zeros(const void *p, size_t m, uint64_t first, int dtype,
+                            struct la_stats *s)
+{
+    for (size_t i = 0; i < m && s->n_zero_first < LA_BAD_VALUE_FIRST; i++)
+        if (load_label(p, i, dtype) == 0)
+            la_stats_note_zero(s, first + i);
+}
+
 /* Block by block: count, and settle a block holding anything but labels
  * below lim and the ignore index. */
 FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype, int mode,
@@ -734,11 +811,19 @@ FAST_INLINE void fast_blocks(const void *v, size_t n, uint64_t first, int dtype,
         size_t m = n - b < FAST_BLOCK ? n - b : FAST_BLOCK;
         const void *p = (const char *)v + b * elem;
         uint32_t before = f->watching ? bin_total(f, f->watch_bin) : 0;
+        int zeros_wanted = s->n_zero_first < LA_BAD_VALUE_FIRST &&
+                           !(r->has_ignore && r->ignore == 0);
+        uint32_t zeros = zeros_wanted ? bin_total(f, FAST_NEAR) : 0;
         size_t n_bad;
-        if (probe_clean(p, m, dtype, &k, f))
+        if (probe_clean(p, m, dtype, &k, f)) {
             tally_near(p, m, dtype, f);
-        else if ((n_bad = tally_block(p, m, dtype, f, &k, 1)) != 0)
-            settle_block(p, m, first + b, n_bad, before, dtype, &k, r, s, f);
+        } else {
+            uint32_t settled = f->counts_only ? settled_total(f) : 0;
+            if ((n_bad = tally_block(p, m, dtype, f, &k, 1)) != 0)
+                settle_block(p, m, first + b, n_bad, before, settled, dtype, &k, r, s, f);
+        }
+        if (zeros_wanted && bin_total(f, FAST_NEAR) != zeros)
+            note_zeros(p, m, first + b, dtype, s);
         if ((since += m) >= FAST_FLUSH_EVERY) {
             fast_flush(f, r, s, kind);
             since = 0;
@@ -1034,6 +1119,8 @@ static void reset_part(struct la_stats *ps)
     memset(ps->outlier_below, 0, sizeof ps->outlier_below);
     memset(ps->outlier_above, 0, sizeof ps->outlier_above);
     memset(ps->sentinel_above, 0, sizeof ps->sentinel_above);
+    la_bad_values_reset(&ps->values);
+    ps->n_zero_first = 0;
     ps->n_bad = ps->n_groups = 0;
     ps->bad_total = ps->bad_samples = 0;
     ps->has_last_bad = 0;

@@ -999,6 +999,23 @@ static void apply_counts(struct gpu *g, const struct la_chunk *c, struct la_stat
     la_stats_merge(s, &part);
 }
 
+/* The first labels 0 of c, found on the host where the device's histogram
+ * counted some in it and the stats still want their places (the CPU folds
+ * note them as they go): the one-based finding names a stray 0's rows. */
+static void note_zeros_on_host(const struct gpu *g, const struct la_chunk *c,
+                               const struct la_rule *r, struct la_stats *s, uint64_t bins)
+{
+    if (!bins || g->host_hist[0] == 0 || s->n_zero_first >= LA_BAD_VALUE_FIRST ||
+        (r->has_ignore && r->ignore == 0))
+        return;
+    for (uint64_t i = 0; i < c->count && s->n_zero_first < LA_BAD_VALUE_FIRST; i++) {
+        struct la_num x = bad_value(c, i);
+        if ((x.kind == LA_NUM_I64 && x.v.i == 0) || (x.kind == LA_NUM_U64 && x.v.u == 0) ||
+            (x.kind == LA_NUM_F64 && x.v.f == 0))
+            la_stats_note_zero(s, c->first_index + i);
+    }
+}
+
 /* Where the read-back of a chunk's bad entries stands. */
 struct cursor {
     size_t sub;         // the sub-chunk being read
@@ -1098,6 +1115,7 @@ static int read_back(struct gpu *g, const struct la_chunk *c, const struct la_ru
     CU_TRY(cudaStreamSynchronize(g->stream[0]));
     if (overflow)
         return scan_on_cpu(g, c, r, s, err, errlen);
+    note_zeros_on_host(g, c, r, s, bins);   /* before the merge adds this chunk's bins */
     apply_counts(g, c, s);
     replay_piece(g, c, s, n, &cur);
     while (cur.sub < p->nsubs) {

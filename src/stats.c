@@ -76,6 +76,7 @@ void la_stats_free(struct la_stats *s)
         free(s->bad[i].text);
     for (size_t i = 0; i < s->n_groups; i++)
         free_group_texts(&s->groups[i]);
+    la_bad_values_free(&s->values);
     free(s->bad);
     free(s->groups);
     free(s->hist);
@@ -85,24 +86,6 @@ void la_stats_free(struct la_stats *s)
     s->hist = NULL;
     s->seen = NULL;
     s->n_bad = s->bad_alloc = s->n_groups = s->groups_alloc = 0;
-}
-
-int la_num_cmp(struct la_num a, struct la_num b)
-{
-    if (a.kind == LA_NUM_F64 || b.kind == LA_NUM_F64) {
-        double x = a.kind == LA_NUM_F64 ? a.v.f : a.kind == LA_NUM_U64 ? (double)a.v.u : (double)a.v.i;
-        double y = b.kind == LA_NUM_F64 ? b.v.f : b.kind == LA_NUM_U64 ? (double)b.v.u : (double)b.v.i;
-        return (x > y) - (x < y);
-    }
-    /* integers: a negative int64 is below every uint64 */
-    int a_neg = a.kind == LA_NUM_I64 && a.v.i < 0, b_neg = b.kind == LA_NUM_I64 && b.v.i < 0;
-    if (a_neg != b_neg)
-        return a_neg ? -1 : 1;
-    if (a_neg)
-        return (a.v.i > b.v.i) - (a.v.i < b.v.i);
-    uint64_t x = a.kind == LA_NUM_U64 ? a.v.u : (uint64_t)a.v.i;
-    uint64_t y = b.kind == LA_NUM_U64 ? b.v.u : (uint64_t)b.v.i;
-    return (x > y) - (x < y);
 }
 
 void la_stats_note_minmax(struct la_stats *s, struct la_num v)
@@ -284,12 +267,18 @@ static void count_sentinel(struct la_stats *s, int verdict, struct la_num v)
             s->sentinel_above[k]++;
 }
 
-void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
-                      struct la_num value, const char *text)
+/* One bad entry; counted: its value's count too (else its bins' flush adds it). */
+static void add_bad(struct la_stats *s, uint64_t index, int verdict, struct la_num value,
+                    const char *text, int counted)
 {
     count_sentinel(s, verdict, value);
     uint64_t sample = s->sample_of ? s->sample_of(s->sample_ctx, index) : index / s->sample_stride;
     struct la_bad b = { index, sample, verdict, value, (char *)text };   /* text: borrowed */
+    struct la_bad_value *x = la_bad_values_find(&s->values, value, text, verdict);
+    if (x) {
+        x->count += (uint64_t)counted;
+        la_bad_value_place(x, index, sample);
+    }
     s->bad_total++;
     if (s->seen)
         note_unordered_sample(s, &b);
@@ -301,6 +290,30 @@ void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
         b.text = text ? strdup(text) : NULL;
         s->bad[s->n_bad++] = b;
     }
+}
+
+void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
+                      struct la_num value, const char *text)
+{
+    add_bad(s, index, verdict, value, text, 1);
+}
+
+void la_stats_add_bad_placed(struct la_stats *s, uint64_t index, int verdict,
+                             struct la_num value)
+{
+    add_bad(s, index, verdict, value, NULL, 0);
+}
+
+void la_stats_count_value(struct la_stats *s, int verdict, struct la_num value, uint64_t n)
+{
+    struct la_bad_value *x = la_bad_values_find(&s->values, value, NULL, verdict);
+    if (x)
+        x->count += n;
+}
+
+int la_stats_value_settled(const struct la_stats *s, struct la_num value)
+{
+    return la_bad_values_settled(&s->values, value);
 }
 
 void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *text)
@@ -343,6 +356,7 @@ static void merge_bad(struct la_stats *dst, const struct la_stats *src)
     dst->has_last_bad = 1;
     dst->last_bad_sample = src->last_bad_sample;
     dst->bad_total += src->bad_total;
+    la_bad_values_merge(&dst->values, &src->values);
     for (size_t i = 0; dst->sink && i < src->n_bad; i++)
         dst->sink(dst->sink_ctx, &src->bad[i]);
     for (size_t i = 0; i < src->n_bad && room_for_bad(dst); i++) {
@@ -376,6 +390,8 @@ void la_stats_merge(struct la_stats *dst, const struct la_stats *src)
     for (int k = 0; k < LA_SENTINELS; k++)
         dst->sentinel_above[k] += src->sentinel_above[k];
     merge_bad(dst, src);
+    for (int k = 0; k < src->n_zero_first; k++)
+        la_stats_note_zero(dst, src->zero_first[k]);
 }
 
 uint64_t la_stats_invalid(const struct la_stats *s)
@@ -452,4 +468,84 @@ void la_stats_add_bad_run(struct la_stats *s, const struct la_bad *first, uint64
     s->bad_samples += samples - 1;
     s->last_bad_sample = last_sample;
     s->bad_total += count;
+}
+
+size_t la_stats_values_of(const struct la_stats *s, unsigned mask)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->values.n; i++)
+        n += (mask >> s->values.v[i].verdict) & 1u;
+    return n;
+}
+
+/* b's value among those kept, or NULL. */
+static const struct la_bad_value *kept_value(const struct la_stats *s, const struct la_bad *b)
+{
+    for (size_t i = 0; i < s->values.n; i++)
+        if (la_bad_value_cmp(s->values.v[i].value, s->values.v[i].text, b->value, b->text) == 0)
+            return &s->values.v[i];
+    return NULL;
+}
+
+/* Whether b is one of the first `named` places its value's line names. */
+static int named_by_value(const struct la_stats *s, const struct la_bad *b, int named)
+{
+    const struct la_bad_value *x = kept_value(s, b);
+    for (int k = 0; x && k < x->n_first && k < named; k++)
+        if (x->first_index[k] == b->index)
+            return 1;
+    return 0;
+}
+
+/* The first of bad[] whose verdict is in mask, or NULL. */
+static const struct la_bad *first_bad_of(const struct la_stats *s, unsigned mask)
+{
+    for (size_t i = 0; i < s->n_bad; i++)
+        if ((mask >> s->bad[i].verdict) & 1u)
+            return &s->bad[i];
+    return NULL;
+}
+
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max, int named,
+                      struct la_shown *out, uint64_t *entries)
+{
+    const struct la_bad_value *order[LA_BAD_VALUES];
+    size_t n = 0, values = la_bad_values_in_order(&s->values, order);
+    *entries = 0;
+    /* past the values kept (more than LA_BAD_VALUES), the very first entry
+     * still leads, as it did before any value was counted: a header read as
+     * a row */
+    const struct la_bad *lead = first_bad_of(s, mask);
+    if (lead && !kept_value(s, lead) && n < max) {
+        out[n++] = (struct la_shown){ NULL, lead };
+        (*entries)++;
+    }
+    for (size_t i = 0; i < values && n < max; i++)
+        if ((mask >> order[i]->verdict) & 1u) {
+            out[n++] = (struct la_shown){ order[i], NULL };
+            *entries += (uint64_t)(order[i]->n_first < named ? order[i]->n_first : named);
+        }
+    for (size_t i = 0; i < s->n_bad && n < max; i++)
+        if (((mask >> s->bad[i].verdict) & 1u) && !named_by_value(s, &s->bad[i], named) &&
+            &s->bad[i] != lead) {
+            out[n++] = (struct la_shown){ NULL, &s->bad[i] };
+            (*entries)++;
+        }
+    return n;
+}
+
+size_t la_stats_shown_places(const struct la_shown *shown, size_t n, struct la_bad *places)
+{
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct la_bad_value *x = shown[i].value;
+        if (!x) {
+            places[np++] = *shown[i].bad;
+            continue;
+        }
+        for (int k = 0; k < x->n_first; k++)   /* text: the value's, borrowed */
+            places[np++] = (struct la_bad){ x->first_index[k], x->first_sample[k], x->verdict,
+                                            x->value, x->text };
+    }
+    return np;
 }

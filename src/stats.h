@@ -10,6 +10,7 @@
 #include <stddef.h> /* size_t */
 #include "dtype.h"   /* struct la_num */
 #include "verdict.h"
+#include "bad_values.h" /* the distinct bad values; LA_NO_SAMPLE */
 
 /* One invalid entry. text is set only for unparsable cells (owned by the stats). */
 struct la_bad {
@@ -55,10 +56,9 @@ typedef void (*la_bad_sink)(void *ctx, const struct la_bad *bad);
 
 /* The sample of a flat index where it is not index / sample_stride (yolo: a
  * file's lines; coco: an image's annotations, anywhere in the file), or
- * LA_NO_SAMPLE (an annotation of an image the file does not list: it counts
+ * LA_NO_SAMPLE (bad_values.h: an annotation of an image the file does not list: it counts
  * in no sample). Called in index order, on the scan's thread. */
 typedef uint64_t (*la_sample_of)(void *ctx, uint64_t index);
-#define LA_NO_SAMPLE UINT64_MAX
 
 /* One past the last element of a sample whose elements are contiguous, where
  * samples differ in length (Megatron's sequences): for the all-ignored count. */
@@ -98,6 +98,11 @@ struct la_stats {
     size_t n_bad, bad_alloc;
     uint64_t bad_total;
     uint64_t bad_samples;     /* distinct samples holding a bad entry */
+    struct la_bad_values values; /* the distinct bad values, each counted exactly */
+    /* the indices of the first valid labels 0: where labels look 1-based, a
+     * few 0s are the odd ones out, which "subtract 1" turns into -1 */
+    uint64_t zero_first[LA_BAD_VALUE_FIRST];
+    int n_zero_first;
     struct la_bad_group *groups; /* the first bad_cap samples holding bad entries */
     size_t n_groups, groups_alloc;
     int has_last_bad;
@@ -125,6 +130,19 @@ int la_stats_map_samples(struct la_stats *s, la_sample_of sample_of, void *ctx,
 void la_stats_add_bad(struct la_stats *s, uint64_t index, int verdict,
                       struct la_num value, const char *text);
 
+/** la_stats_add_bad_placed() : as la_stats_add_bad, but the value's count
+ *  comes later, by la_stats_count_value (the CPU scan's bins hold it). */
+void la_stats_add_bad_placed(struct la_stats *s, uint64_t index, int verdict,
+                             struct la_num value);
+
+/** la_stats_count_value() : n bad entries of value whose places were noted
+ *  (or need none: la_stats_value_settled). */
+void la_stats_count_value(struct la_stats *s, int verdict, struct la_num value, uint64_t n);
+
+/** la_stats_value_settled() : 1 when a bad entry of number value needs no
+ *  place for the distinct values' list: its entries may be counted alone. */
+int la_stats_value_settled(const struct la_stats *s, struct la_num value);
+
 /** la_stats_add_unparsable() : fold one csv/text cell that is not a number. */
 void la_stats_add_unparsable(struct la_stats *s, uint64_t index, const char *text);
 
@@ -134,9 +152,6 @@ void la_stats_note_minmax(struct la_stats *s, struct la_num v);
 /** la_stats_merge() : fold src (a later, adjacent part of the file) into dst.
  *  Both were initialised with the same parameters; src's hist is added to dst's. */
 void la_stats_merge(struct la_stats *dst, const struct la_stats *src);
-
-/** la_num_cmp() : -1, 0 or 1, exact between integers of either signedness. */
-int la_num_cmp(struct la_num a, struct la_num b);
 
 /* Bad entries counted without their positions, by the CPU scan's fast loops:
  * only where no sink must see them and bad[] needs no more entries (it is
@@ -165,6 +180,38 @@ int la_stats_group_wants_values(const struct la_stats *s);
 /** la_stats_note_group_value() : add v (a bad value of the last bad sample,
  *  met in index order) to its group's distinct values. */
 void la_stats_note_group_value(struct la_stats *s, struct la_num v);
+
+/* One line of a finding's list of bad entries: a distinct value with its
+ * first places (value), or one entry more (bad). */
+struct la_shown {
+    const struct la_bad_value *value;
+    const struct la_bad *bad;
+};
+
+/** la_stats_shown() : the lines every output lists for the bad entries whose
+ *  verdict is in mask (bit 1 << verdict), max at most: each distinct value
+ *  first (in order of first appearance), so no rare value hides behind the first
+ *  entries, then the entries bad[] kept, in index order, that no value's
+ *  line names: a value's line names its first `named` places (1 for a CI
+ *  note at one line, LA_BAD_VALUE_FIRST for a line listing them). out: room
+ *  for max. @return the lines; *entries: the entries they name. */
+size_t la_stats_shown(const struct la_stats *s, unsigned mask, size_t max, int named,
+                      struct la_shown *out, uint64_t *entries);
+
+/** la_stats_shown_places() : the entries n shown lines name, in order: a
+ *  value's first places (LA_BAD_VALUE_FIRST at most), or the entry. places:
+ *  room for n * LA_BAD_VALUE_FIRST. @return how many. */
+size_t la_stats_shown_places(const struct la_shown *shown, size_t n, struct la_bad *places);
+
+/** la_stats_values_of() : the distinct values kept whose verdict is in mask. */
+size_t la_stats_values_of(const struct la_stats *s, unsigned mask);
+
+/** la_stats_note_zero() : a valid label 0 at index (in index order). */
+static inline void la_stats_note_zero(struct la_stats *s, uint64_t index)
+{
+    if (s->n_zero_first < LA_BAD_VALUE_FIRST)
+        s->zero_first[s->n_zero_first++] = index;
+}
 
 /** la_stats_invalid() : the number of invalid entries (every category). */
 uint64_t la_stats_invalid(const struct la_stats *s);

@@ -221,11 +221,25 @@ same_as_concat "labels beyond 2^53" -n 5 --max-report=10 -- "$d/big1.csv" "$d/bi
 # jq may round as cJSON does: the raw text of the JSON, and the text report
 numbers() { grep -o '"\(min\|max\|value\)":[^,}]*' "$1" | tr -d ' \t' | tr '\n' ' '; }
 [ "$(numbers "$d/merge.json")" = "$(numbers "$d/concat.json")" ] &&
-    [ "$(numbers "$d/merge.json")" = '"min":-9223372036854775808 "max":18446744073709551615 "value":9223372036854775807 "value":9007199254740993 "value":-9223372036854775808 "value":-9007199254740993 "value":18446744073709551615 "value":9007199254740993 ' ]
+    [ "$(numbers "$d/merge.json")" = '"min":-9223372036854775808 "max":18446744073709551615 "value":9223372036854775807 "value":9007199254740993 "value":-9223372036854775808 "value":-9007199254740993 "value":18446744073709551615 "value":9007199254740993 "value":9223372036854775807 "value":9007199254740993 "value":-9223372036854775808 "value":-9007199254740993 "value":18446744073709551615 ' ]
 ok $? "... min, max and the bad values exact in the merged JSON: $(numbers "$d/merge.json")"
 grep -q "range -9223372036854775808..18446744073709551615" "$d/merge.txt" &&
-    grep -q ": 9007199254740993$" "$d/merge.txt"
+    grep -q "value 9007199254740993, 2 times: .*big1.csv row 1, .*big3.npy index 1$" "$d/merge.txt"
 ok $? "... and in its text report"
+
+echo "# --- more distinct bad values than bad_values keeps, spread over the shards"
+# shard k holds the values 10 + (k * 37 + i) % 90: each shard and the whole
+# have more than 64, and a value's entries lie in several shards
+for k in 0 1 2; do
+    awk -v k=$k 'BEGIN { print "label"; for (i = 0; i < 120; i++)
+        print (i % 3 ? i % 5 : 10 + (k * 37 + i) % 90) }' >"$d/many$k.csv"
+done
+same_as_concat "90 distinct bad values in 3 shards" -n 5 -- "$d/many0.csv" "$d/many1.csv" \
+    "$d/many2.csv"
+cp "$d/merge.json" "$d/out"
+expect_json '[(.files[0].bad_values | length), .files[0].bad_values_other,
+              (.files[0].bad_values | map(.count) | add)] | map(tostring) | join(" ")' \
+    "64 33 87" "... the 64 smallest kept, each counted over the shards, the rest told"
 
 echo "# --- WebDataset shards, labels missing past --max-report"
 for s in 1 2; do

@@ -24,7 +24,7 @@ for f in train val; do
     grep -q "^::error file=data/$f.csv,line=[0-9]*,title=out-of-range::" "$d/out"
     ok $? "data/$f.csv gets its out-of-range annotation, at a line, its path relative to the workspace"
 done
-grep '^::error file=data/val.csv' "$d/out" | grep -q '%0A  row 0 (line 2): 10%0A.*%0A  ... 40 more%0A'
+grep '^::error file=data/val.csv' "$d/out" | grep -q '%0A  value 10, 50 times: row 0 (line 2), .*%0A  ... 40 more%0A'
 ok $? "val.csv's annotation lists its first 10 rows with their lines and counts the 40 others"
 grep -q '^::warning file=data/train.csv,title=tiny-last-batch::' "$d/out" ||
     grep -q '^::warning file=data/val.csv,' "$d/out"

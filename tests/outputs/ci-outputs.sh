@@ -129,15 +129,21 @@ grep -c '<testsuite ' "$d/j.xml" | grep -qx 1
 ok $? "one testsuite per run"
 tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"range\">  *<failure type=\"out-of-range\" message=\"3 labels outside \[0, 10) (0 below 0, 3 at or above 10)\">"
 ok $? "an error finding is a <failure> of its check, typed with its code"
-sed -n '/<failure type="out-of-range"/,/<\/failure>/p' "$d/j.xml" | sed -n '2,5p' >"$d/got"
-printf '  row 17 (line 19): 10\n  row 230 (line 232): 10\n  row 1000 (line 1002): 10\nprevents: %s\n' \
+sed -n '/<failure type="out-of-range"/,/<\/failure>/p' "$d/j.xml" | sed -n '2,3p' >"$d/got"
+printf '  value 10, 3 times: row 17 (line 19), row 230 (line 232), row 1000 (line 1002)\nprevents: %s\n' \
     'nll_loss_forward_reduce_cuda_kernel_2d: Assertion `t &gt;= 0 &amp;&amp; t &lt; n_classes` failed (on the CPU: IndexError: Target is out of bounds)</failure>' >"$d/want"
 cmp -s "$d/want" "$d/got"
 ok $? "a <failure>'s body lists the finding's first entries, as the text report does"
 cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
 run -n 10 --max-report=1 --junit="$d/j1.xml" "$d/train.csv"
-grep -qx '  \.\.\. 2 more' "$d/j1.xml"
-ok $? "--max-report=1: one entry in the body, the others counted"
+grep -qx '  value 10, 3 times: row 17 (line 19), row 230 (line 232), row 1000 (line 1002)' "$d/j1.xml" &&
+    ! grep -q '  row 230 (line 232): 10' "$d/j1.xml"
+ok $? "--max-report=1: one line in the body, the value's, naming its first rows"
+printf 'label\n10\n11\n10\n12\n' >"$d/three.csv"
+run -n 10 --max-report=1 --junit="$d/j3.xml" "$d/three.csv"
+grep -qx '  value 10, 2 times: row 0 (line 2), row 2 (line 4)' "$d/j3.xml" &&
+    grep -qx '  \.\.\. 2 more' "$d/j3.xml"
+ok $? "--max-report=1 with 3 distinct values: one value's line, the other entries counted"
 validates "$d/j1.xml" "--junit with a body's entries cut by --max-report"
 tr '\n' ' ' <"$d/j.xml" | grep -q "<testcase classname=\"$d/train.csv\" name=\"batching\">  *<system-out>warning \[tiny-last-batch\]"
 ok $? "a warning below --fail-on goes to <system-out>"
@@ -197,8 +203,8 @@ printf 'id,label\r\n1,0\r\n2,"x\r\ny"\r\n\r\n3,12\r\n"4\n4",5\r\n5,-1\r\n' >"$d/
 run -n 10 --annotations=github "$d/q.csv"
 grep "^::error" "$d/out" | sed "s/%0Aprevents: .*//" >"$d/got"
 cat >"$d/want" <<WANT
-::error file=$d/q.csv,line=3,title=unparsable::1 cell is not a number%0A  row 1 (line 3): "x%0D%0Ay"
-::error file=$d/q.csv,line=6,title=out-of-range::2 labels outside [0, 10) (1 below 0, 1 at or above 10)%0A  row 2 (line 6): 12%0A  row 4 (line 9): -1
+::error file=$d/q.csv,line=3,title=unparsable::1 cell is not a number%0A  value "x%0D%0Ay", once: row 1 (line 3)
+::error file=$d/q.csv,line=6,title=out-of-range::2 labels outside [0, 10) (1 below 0, 1 at or above 10)%0A  value 12, once: row 2 (line 6)%0A  value -1, once: row 4 (line 9)
 WANT
 cmp -s "$d/want" "$d/got"
 ok $? "lines count a quoted field's newlines, a blank line and the header; CR and LF escaped"
@@ -207,11 +213,21 @@ cmp -s "$d/want" "$d/got" || diff "$d/want" "$d/got" | sed 's/^/# /'
 # so the text report must say "row R (line V): V" for each label V. Quotes as Python reads
 # them (a stray quote after spaces opens a field; text after a closing quote
 # continues it), blank lines, lines of spaces, a lone CR, CR LF.
+# rows_and_lines: "LINE VALUE" for each row the text report in $d/out names,
+# on an entry's line ("row 3 (line 5): 7") or a value's ("value 7, 2 times:
+# row 3 (line 5), row 9 (line 12)")
+rows_and_lines() {
+    sed -n 's/^      row [0-9]* (line \([0-9]*\)): \(-*[0-9]*\)$/\1 \2/p
+             s/^      value \(-*[0-9]*\), [^:]*: \(.*\)$/\1 \2/p' "$d/out" |
+        awk 'NF > 1 && $2 !~ /^row|^\(/ { print; next }
+             { v = $1; $1 = ""; n = split($0, parts, /\(line /)
+               for (i = 2; i <= n; i++) { sub(/\).*/, "", parts[i]); print parts[i], v } }'
+}
 lines_match() {    # lines_match FILE WANT_ROWS DESCRIPTION [ARGS...]: after the run
     file=$1 want=$2 what=$3
     shift 3
     run -n 1 "$@" "$file"
-    sed -n 's/^      row [0-9]* (line \([0-9]*\)): \([0-9]*\)$/\1 \2/p' "$d/out" >"$d/pairs"
+    rows_and_lines >"$d/pairs"
     [ "$(wc -l <"$d/pairs")" -eq "$want" ] && awk '$1 != $2 { bad = 1 } END { exit bad }' "$d/pairs"
     ok $? "$what: each row's line is its label ($(tr '\n' ';' <"$d/pairs"))"
 }
@@ -232,14 +248,14 @@ expect_err "wide.csv: line 5: 3 fields, but the first row has 2" \
     "the reader's own messages count the same lines"
 printf '3\n\n12\n  \n-1\n' >"$d/t.txt"
 run -n 10 --format=text "$d/t.txt"
-sed -n 's/^      row [0-9]* (line \([0-9]*\)):.*/\1/p' "$d/out" | tr '\n' ' ' >"$d/got"
+rows_and_lines | sort -n | awk '{ print $1 }' | tr '\n' ' ' >"$d/got"
 [ "$(cat "$d/got")" = "3 5 " ]
 ok $? "text: blank and whitespace-only lines are no rows, but count as lines (lines $(cat "$d/got"))"
 printf 'counts 3\nnot a row either\nlabel\n1\n7\n' >"$d/skip.csv"
 run -n 5 --skip-rows=2 --annotations=github "$d/skip.csv"
-expect_out "^::error file=$d/skip.csv,line=5,title=out-of-range::1 label outside \[0, 5) (0 below 0, 1 at or above 5)%0A  row 1 (line 5): 7%0A" "--skip-rows: the skipped lines count"
+expect_out "^::error file=$d/skip.csv,line=5,title=out-of-range::1 label outside \[0, 5) (0 below 0, 1 at or above 5)%0A  value 7, once: row 1 (line 5)%0A" "--skip-rows: the skipped lines count"
 run -n 10 --annotations=github - <"$d/train.csv"
-expect_out '^::error file=-,title=out-of-range::3 labels outside \[0, 10) (0 below 0, 3 at or above 10)%0A  row 17: 10%0A' "standard input: no line, the rows in the message"
+expect_out '^::error file=-,title=out-of-range::3 labels outside \[0, 10) (0 below 0, 3 at or above 10)%0A  value 10, 3 times: row 17, row 230, row 1000%0A' "standard input: no line, the rows in the message"
 printf 'label\n1\n2\n' >"$d/w,x:y%.csv"
 run -n 2 --annotations=github "$d/w,x:y%.csv"
 expect_out "^::error file=$d/w%2Cx%3Ay%25.csv,line=3,title=out-of-range::1 label outside \[0, 2)" "GitHub's escapes: , : % in a property"
@@ -253,7 +269,7 @@ expect_status 1 "--annotations=gitlab"
 cp "$d/cq.json" "$d/out"
 expect_json 'length' 16 "train.csv: 3 entries and 2 findings; masks.npy: 10 entries (--max-report) and 1 finding"
 expect_json '.[0] | [.description, .check_name, .severity, .location.path, .location.lines.begin] | @json' \
-    "[\"label 10 outside [0, 10)\",\"out-of-range\",\"major\",\"$d/train.csv\",19]" "an entry at its line, severity major for an error"
+    "[\"label 10 outside [0, 10) (3 times: row 17 (line 19), row 230 (line 232), row 1000 (line 1002))\",\"out-of-range\",\"major\",\"$d/train.csv\",19]" "an entry at its line, severity major for an error; a distinct value's first with its count and rows"
 expect_json '[.[] | select(.check_name == "tiny-last-batch") | .severity] | @json' '["minor"]' "a warning is minor"
 expect_json '[.[].fingerprint] | unique | length' 16 "every fingerprint differs"
 expect_json '[.[] | select(.location.path | endswith("masks.npy")) | .location.lines.begin] | unique | @json' '[1]' "arrays: line 1"

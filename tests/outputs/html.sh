@@ -95,10 +95,11 @@ ok $? "--html escapes a file name"
 # ---- --html: what each finding names, the chart (no browser needed) -------------
 # a finding lists its first rows and their lines, files and lines, records
 run -n 10 --html="$d/csv.html" "$s/stray-10.csv"
-grep -q '<li>row 17 (line 19): 10</li>' "$d/csv.html" && grep -q '<li>row 1000 (line 1002): 10</li>' "$d/csv.html"
-ok $? "--html: a CSV's bad rows with their lines"
+grep -q '<li>value 10, 3 times: row 17 (line 19), row 230 (line 232), row 1000 (line 1002)</li>' \
+    "$d/csv.html"
+ok $? "--html: a CSV's bad rows with their lines, by distinct value"
 run --format=yolo -n 3 --html="$d/yolo.html" "$s/yolo-labels"
-grep -q '<li>index 4, [^<]*yolo-labels/000003.txt line 1: 5</li>' "$d/yolo.html" &&
+grep -q '<li>value 5, once: index 4, [^<]*yolo-labels/000003.txt line 1</li>' "$d/yolo.html" &&
     grep -q '<li>[^<]*yolo-labels/000003.txt line 2: cx 1.02' "$d/yolo.html"
 ok $? "--html: YOLO's files and lines, the reader's own findings too"
 run --format=coco --html="$d/coco.html" "$s/coco-instances.json"
@@ -107,7 +108,7 @@ grep -q '<li>annotation 2 (id 103, image_id 2): bbox \[50, 60, 0, 40\]' "$d/coco
     grep -q '<tr><td class="n">1</td><td>person</td><td class="n">2</td></tr>' "$d/coco.html"
 ok $? "--html: COCO's annotations, and the class names (chart and table)"
 run --html="$d/tokens.html" "$s/hf-tokens"
-grep -q '<li>index 440 (sample 41): 9</li>' "$d/tokens.html"
+grep -q '<li>value 9, once: index 440 (sample 41)</li>' "$d/tokens.html"
 ok $? "--html: a token dataset's bad id, its index and sample (row)"
 # every bar visible: 100000 of class 0 beside 3 of class 1 and one stray 7
 { echo label; seq 100000 | sed 's/.*/0/'; printf '1\n1\n1\n2\n7\n'; } >"$d/imb.csv"

@@ -53,7 +53,7 @@ ok $? "--indices-out: the annotation ordinals and their category_id"
 
 echo "# --- the text report"
 run --format=coco -n 91 "$d/mixed.json"
-expect_out "index 2, annotation id 3, image_id 11: 91" "an out-of-range id, with its annotation"
+expect_out "value 91, [^:]*: index 2, annotation id 3, image_id 11" "an out-of-range id, with its annotation"
 expect_out "annotation 1 (id 2, image_id 10): bbox \[5, 5, 0, 3\]: width <= 0" "a degenerate box"
 expect_out "3 categories with ids 1..90: torchvision's num_classes (background included) is 91" \
     "the num_classes hint"

@@ -105,10 +105,10 @@ refuse '{"label": [1, 2\n' 'line 1: the object does not end on its line' "a cut 
 printf '{"label": 1}\n\n{"label": 9}\n  \t\n{"label": [0, 7, 2]}\n{"label": null}\n\n{"label": 8}' \
     >"$d/lines.jsonl"
 run -n 3 "$d/lines.jsonl"
-expect_out '^      record 1 (line 3): 9$' "a scalar record: its number and line, as csv's row 17 (line 19)"
-expect_out '^      index 3 (record 2, line 5): 7$' "a list's item: its index, its record and line"
-expect_out '^      index 5 (record 3, line 6): "null"$' "after a list: record and line, not the index"
-expect_out '^      index 6 (record 4, line 8): 8$' "a last line without its newline"
+expect_out '^      value 9, [^:]*: record 1 (line 3)' "a scalar record: its number and line, as csv's row 17 (line 19)"
+expect_out '^      value 7, [^:]*: index 3 (record 2, line 5)' "a list's item: its index, its record and line"
+expect_out '^      value "null", [^:]*: index 5 (record 3, line 6)' "after a list: record and line, not the index"
+expect_out '^      value 8, [^:]*: index 6 (record 4, line 8)' "a last line without its newline"
 run -n 3 --sarif="$d/lines.sarif" "$d/lines.jsonl"
 got=$(jq -r '[.runs[0].results[] | select(.locations[0].physicalLocation.region)
               | "\(.locations[0].physicalLocation.region.startLine) \(.message.text)"] | join("|")' \
@@ -118,16 +118,16 @@ want='3 label 9 outside [0, 3)|5 index 3: label 7 outside [0, 3)|6 index 5: cell
 ok $? "--sarif: each bad entry at its record's line"
 [ "$got" = "$want" ] || { echo "# got:  $got"; echo "# want: $want"; }
 run -n 3 --annotations=github "$d/lines.jsonl"
-expect_out '^::error file=[^,]*lines.jsonl,line=3,title=out-of-range::.*%0A  record 1 (line 3): 9%0A  index 3 (record 2, line 5): 7%0A' \
+expect_out '^::error file=[^,]*lines.jsonl,line=3,title=out-of-range::.*%0A  value 9, [^:]*: record 1 (line 3)%0A  value 7, [^:]*: index 3 (record 2, line 5)%0A' \
     "--annotations=github: at the first entry's line, the entries by record and line"
 gzip -c "$d/lines.jsonl" >"$d/lines.jsonl.gz"
 run -n 3 "$d/lines.jsonl.gz"
-expect_out '^      index 3 (record 2, line 5): 7$' "gzip: the lines of the decompressed file"
+expect_out '^      value 7, [^:]*: index 3 (record 2, line 5)' "gzip: the lines of the decompressed file"
 run -n 3 --format=jsonl - <"$d/lines.jsonl"
-expect_out '^      index 3 (sample 2): 7$' "standard input, not read again: no lines"
+expect_out '^      value 7, [^:]*: index 3 (sample 2)' "standard input, not read again: no lines"
 printf '{"data": [{"label": 1},\n\n  {"label": 9}, {"label": 7}]}\n' >"$d/lines.json"
 run -n 3 --format=jsonl --field=data --sarif="$d/lines.sarif" "$d/lines.json"
-expect_out '^      index 1: 9$' "--field: records may share and span lines, so none is named"
+expect_out '^      value 9, [^:]*: index 1' "--field: records may share and span lines, so none is named"
 [ "$(jq '[.runs[0].results[].locations[0].physicalLocation.region // empty] | length' \
       "$d/lines.sarif")" = 0 ]
 ok $? "--field: --sarif names no line"
@@ -187,8 +187,8 @@ for f in nan nan-list; do
         "$f.jsonl: a NaN or infinite label is the non-finite finding, as a csv nan is"
 done
 run -n 3 "$data/lib-reads/nan.jsonl"
-expect_out '^      record 3 (line 4): inf$' "Infinity: record 3 at line 4, a text NaN in another key left alone"
-expect_out '^      record 4 (line 5): -inf$' "-Infinity: record 4 at line 5"
+expect_out '^      value inf, [^:]*: record 3 (line 4)' "Infinity: record 3 at line 4, a text NaN in another key left alone"
+expect_out '^      value -inf, [^:]*: record 4 (line 5)' "-Infinity: record 4 at line 5"
 
 # a literal cut by the end of a 1 MiB block, read whole (plain and gzip)
 awk 'BEGIN { printf "{\"label\": ["; for (i = 0; i < 349521; i++) printf "0, ";

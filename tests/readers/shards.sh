@@ -90,7 +90,7 @@ against litdata litdata-tree litdata-tree.ids.truth -c ids
 against litdata litdata-tree litdata-tree.mask.truth -c mask
 against litdata litdata-tree litdata-tree.ids.truth -c 2
 run -n 1000 --format=litdata -c mask "$s/litdata-tree"
-expect_out "chunk-0-0.bin sample 5 position 5: 1005" "the place: chunk, its sample, the position"
+expect_out "value 1005, [^:]*: .*chunk-0-0.bin sample 5 position 5" "the place: chunk, its sample, the position"
 
 echo "# --- the samples"
 run --json -n 1000 --format=mds -c tokens "$srcdir/samples/mds-tokens"

@@ -124,7 +124,7 @@ done
 expect_json '[.files[0].bad[] | "\(.index)\t\(.sample)\t\(.document)\t\(.at[0])\t\(.value)"] | join("\n")' \
     "$(grep -v '^#' "$t/doc.truth")" "the bad document: sequence, document, position as IndexedDataset reads them"
 run --vocab-size $V "$t/doc.idx"
-expect_out "sequence 4 (document 2) token 4: 50311" "the text names sequence, document and token"
+expect_out "value 50311, [^:]*: index 18, sequence 4 (document 2) token 4" "the text names sequence, document and token"
 cp "$t/doc.idx" "$d/noext.idx"
 run --json --vocab-size $V --format=megatron "$d/noext.idx"
 expect_status 3 "an .idx without its .bin: unreadable"

@@ -55,7 +55,7 @@ ok $? "text: a missing label is not also an unparsable cell"
 # entry listed, it is label 10's: a missing label takes no place in that list
 # (it did, and left out-of-range with a "... 1 more" that listed nothing)
 run -n 10 --max-report 1 "$srcdir/samples/wds-shard-000000.tar"
-expect_out "index 9 (sample 10): 10" "--max-report 1: the out-of-range entry is listed, with its sample"
+expect_out "value 10, [^:]*: index 9 (sample 10)" "--max-report 1: the out-of-range entry is listed, with its sample"
 [ "$(grep -c '\.\.\. 1 more' "$d/out")" -eq 0 ]
 ok $? "--max-report 1: no '... 1 more' line for one missing label and one bad value"
 run -n 10 -b 4 --json "$srcdir/samples/wds-shard-000000.tar"

@@ -53,7 +53,7 @@ expect_json '.files[0] | has("sources")' false "one file is no dataset: no sourc
 
 echo "# --- the text report names file and line"
 run --format=yolo -n 6 "$l"
-expect_out "index 7, .*val/c.txt line 2: \"1 2 3 4\"" "an unparsable line"
+expect_out "value \"1 2 3 4\", [^:]*: index 7, .*val/c.txt line 2" "an unparsable line"
 expect_out ".*train/b.txt line 5: width 0: Ultralytics keeps the image" "a degenerate box"
 expect_out "4 label files, 10 lines" "the summary line"
 

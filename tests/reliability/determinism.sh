@@ -109,4 +109,30 @@ for f in text.csv text-first.csv; do
     expect_json '.files[0].invalid.count' "$(cat "$d/text.bad")" "$f: every planted bad label"
 done
 
+# many distinct bad values (100, more than the 64 bad_values keeps) through a
+# CSV of many blocks, and a stray -7 near the end, the smallest: each value's
+# count and first rows are the same at any -j, in blocks of any size, through
+# a pipe, and as awk counts them
+awk 'BEGIN { print "label"; for (i = 0; i < 1000000; i++)
+    print (i == 999000 ? -7 : i % 997 == 5 ? 10 + (i * 31) % 100 : i % 10) }' >"$d/many.csv"
+awk 'NR > 1 && ($1 < 0 || $1 >= 10) { n[$1]++; if (!($1 in f)) f[$1] = NR - 2 }
+     END { for (v in n) print v, n[v], f[v] }' "$d/many.csv" | sort -n | head -64 |
+    sort -k3,3n | awk '{ printf "%s:%s:%s ", $1, $2, $3 }' >"$d/many.want"
+values() { jq -j '.files[0].bad_values[] | "\(.value):\(.count):\(.first[0]) "' "$1"; }
+"$LABELAUDIT" -j1 --json -n 10 "$d/many.csv" >"$d/many1.json"
+values "$d/many1.json" >"$d/many.got"
+same "many.csv: each of the 64 smallest bad values, its count and first row, as awk counts them" \
+    "$d/many.want" "$d/many.got"
+for j in 2 4; do
+    "$LABELAUDIT" -j$j --json -n 10 "$d/many.csv" >"$d/many$j.json"
+    same "many.csv: -j1 and -j$j bad_values" "$d/many1.json" "$d/many$j.json"
+done
+LABELAUDIT_CSV_BLOCK=4099 "$LABELAUDIT" -j3 --json -n 10 "$d/many.csv" >"$d/manyb.json"
+same "many.csv: -j1 and -j3 in blocks of 4099 bytes" "$d/many1.json" "$d/manyb.json"
+"$LABELAUDIT" -j4 --json -n 10 --format=csv - <"$d/many.csv" | jq -c '.files[0].bad_values' >"$d/manyp.json"
+jq -c '.files[0].bad_values' "$d/many1.json" >"$d/manyf.json"
+same "many.csv: a pipe and the file, bad_values" "$d/manyf.json" "$d/manyp.json"
+run -n 10 --max-report=64 "$d/many.csv"
+expect_out "value -7, once: row 999000 (line 999002)" "many.csv: the late stray -7 is named in text, with --max-report lines for each value"
+
 finish

@@ -121,8 +121,28 @@ static void fill_random(int64_t *v, size_t n, unsigned seed)
     }
 }
 
+/* The distinct bad values of two stats: the same values, counts and places. */
+static int values_equal(const struct la_stats *a, const struct la_stats *b)
+{
+    const struct la_bad_values *x = &a->values, *y = &b->values;
+    if (x->n != y->n)
+        return 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const struct la_bad_value *p = &x->v[i], *q = &y->v[i];
+        if (la_bad_value_cmp(p->value, p->text, q->value, q->text) || p->count != q->count ||
+            p->n_first != q->n_first || p->verdict != q->verdict)
+            return 0;
+        for (int k = 0; k < p->n_first; k++)
+            if (p->first_index[k] != q->first_index[k] || p->first_sample[k] != q->first_sample[k])
+                return 0;
+    }
+    return 1;
+}
+
 static int stats_equal(const struct la_stats *a, const struct la_stats *b)
 {
+    if (!values_equal(a, b))
+        return 0;
     if (a->count != b->count || memcmp(a->n_verdict, b->n_verdict, sizeof a->n_verdict) ||
         a->bad_total != b->bad_total || a->bad_samples != b->bad_samples ||
         a->n_bad != b->n_bad || a->n_groups != b->n_groups || a->hist_hi != b->hist_hi ||
@@ -155,6 +175,13 @@ static void scan_with(int threads, const int64_t *v, size_t n, struct la_stats *
     la_scan_close(&b);
 }
 
+/* The reference loop over v[lo, hi) into s. */
+static void scan_part(const int64_t *v, size_t lo, size_t hi, struct la_stats *s)
+{
+    struct la_chunk c = { LA_DT_INT64, v + lo, hi - lo, lo, NULL };
+    la_scan_chunk_cpu_ref(&c, &CE10, s);
+}
+
 static void test_threads_identical(void)
 {
     size_t n = 2000003;
@@ -164,10 +191,101 @@ static void test_threads_identical(void)
     scan_with(1, v, n, &one);
     scan_with(4, v, n, &four);
     TAP_OK(stats_equal(&one, &four), "-j1 and -j4 give identical stats");
+    struct la_stats ref;
+    la_stats_init(&ref, 7, 1000, 10, 10);
+    scan_part(v, 0, n, &ref);
+    TAP_OK(values_equal(&one, &ref) && one.values.n > 3,
+           "the fast folds count and place each distinct bad value as the reference loop");
+    la_stats_free(&ref);
     TAP_OK(one.bad_total > 10000 && one.n_bad == 1000, "many bad entries, 1000 kept");
     la_stats_free(&one);
     la_stats_free(&four);
     free(v);
+}
+
+static void test_bad_values(void)
+{
+    /* a stray 6 behind forty 5s, samples of 3 entries: the 6 is named */
+    int64_t v[300];
+    for (size_t i = 0; i < 300; i++)
+        v[i] = i % 5 == 4 ? 10 : (int64_t)(i % 5);
+    v[137] = 12;
+    v[196] = -3;
+    v[197] = -3;
+    v[299] = 10;
+    struct la_stats whole;
+    la_stats_init(&whole, 3, 2, 10, 10);
+    scan_part(v, 0, 300, &whole);
+    const struct la_bad_values *t = &whole.values;
+    TAP_OK(t->n == 3 && t->v[0].value.v.i == -3 && t->v[1].value.v.i == 10 &&
+           t->v[2].value.v.i == 12, "each distinct bad value, ascending (%zu)", t->n);
+    TAP_OK(t->v[1].count == 60 && t->v[2].count == 1 && t->v[0].count == 2,
+           "each with its exact count, past the 2 entries kept");
+    TAP_OK(t->v[1].n_first == 3 && t->v[1].first_index[0] == 4 && t->v[1].first_sample[1] == 3 &&
+           t->v[2].first_index[0] == 137 && t->v[2].first_sample[0] == 45,
+           "its first 3 samples, with the index of its first entry in each");
+    TAP_OK(t->v[0].n_first == 1 && t->v[0].first_sample[0] == 65,
+           "two entries in one sample: one first sample");
+    int all = 1;
+    for (size_t cut = 1; cut < 300; cut += 7) {   /* every fold of two parts, in order */
+        struct la_stats a, b;
+        la_stats_init(&a, 3, 2, 10, 10);
+        la_stats_init(&b, 3, 2, 10, 10);
+        scan_part(v, 0, cut, &a);
+        scan_part(v, cut, 300, &b);
+        la_stats_merge(&a, &b);
+        all &= values_equal(&a, &whole);
+        la_stats_free(&a);
+        la_stats_free(&b);
+    }
+    TAP_OK(all, "two parts merged give the whole's bad values, cut anywhere");
+    la_stats_free(&whole);
+
+    /* 70 distinct values: the 64 smallest are kept and counted exactly,
+     * whatever the order they come in and however the parts are cut */
+    int64_t w[700];
+    for (size_t i = 0; i < 700; i++)
+        w[i] = 10 + (int64_t)((i * 37) % 70);
+    la_stats_init(&whole, 1, 4, 10, 10);
+    scan_part(w, 0, 700, &whole);
+    uint64_t listed = la_bad_values_listed(&whole.values);
+    TAP_OK(whole.values.n == LA_BAD_VALUES && whole.values.v[0].value.v.i == 10 &&
+           whole.values.v[63].value.v.i == 73 && whole.values.v[63].count == 10,
+           "past %d distinct values the smallest are kept", LA_BAD_VALUES);
+    TAP_OK(listed == 640 && whole.bad_total - listed == 60,
+           "the entries of the values left out are told (%llu)",
+           (unsigned long long)(whole.bad_total - listed));
+    all = 1;
+    for (size_t cut = 1; cut < 700; cut += 13) {
+        struct la_stats a, b;
+        la_stats_init(&a, 1, 4, 10, 10);
+        la_stats_init(&b, 1, 4, 10, 10);
+        scan_part(w, 0, cut, &a);
+        scan_part(w, cut, 700, &b);
+        la_stats_merge(&a, &b);
+        all &= values_equal(&a, &whole);
+        la_stats_free(&a);
+        la_stats_free(&b);
+    }
+    TAP_OK(all, "... and merged parts keep the same ones with the same counts");
+    la_stats_free(&whole);
+
+    /* unparsable cells: told apart by their text, after every number */
+    struct la_stats u;
+    la_stats_init(&u, 1, 1, 10, 10);
+    la_stats_add_unparsable(&u, 3, "n/a");
+    la_stats_add_unparsable(&u, 5, "?");
+    la_stats_add_unparsable(&u, 8, "n/a");
+    u.count++;
+    u.n_verdict[LA_V_ABOVE]++;
+    la_stats_add_bad(&u, 9, LA_V_ABOVE, (struct la_num){ LA_NUM_I64, { .i = 99 } }, NULL);
+    TAP_OK(u.values.n == 3 && u.values.v[0].value.v.i == 99 && !strcmp(u.values.v[1].text, "?") &&
+           !strcmp(u.values.v[2].text, "n/a") && u.values.v[2].count == 2 &&
+           u.values.v[2].first_index[1] == 8, "unparsable cells by their text, after the numbers");
+    la_bad_values_shift(&u.values, 100, 1000);
+    TAP_OK(u.values.v[2].first_index[0] == 103 && u.values.v[2].first_sample[0] == 1003,
+           "a dataset's source shifts the places");
+    la_stats_free(&u);
 }
 
 static void test_float_dtypes(void)
@@ -277,6 +395,7 @@ int main(void)
     test_samples();
     test_group_values();
     test_threads_identical();
+    test_bad_values();
     test_float_dtypes();
     test_unparsable();
     return tap_done();
