@@ -59,8 +59,9 @@ codec_libs=
 for lib in LZMA:-llzma BZIP2:-lbz2 ZSTD:-lzstd; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" && codec_libs="$codec_libs ${lib#*:}"
 done
-# the mask readers' libraries, where they were found
-for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz; do
+# the mask readers' libraries, and the image headers' (read/image_size.c), where found
+for lib in SPNG:png:-lspng TIFF:tiff:-ltiff NIFTI:nifti:-lniftiio+-lznz JPEG:jpeg:-ljpeg \
+           WEBP:webp:-lwebp; do
     grep -q "define HAVE_${lib%%:*} 1" "$OUT/include/config.h" || continue
     rest=${lib#*:}
     codec_libs="$codec_libs $(echo "${rest#*:}" | tr + ' ')"
