@@ -38,17 +38,6 @@ static int fall_back_to_cpu(const struct la_report_ctx *ctx, struct la_scan_back
     return la_audit_file(r->path, ctx, b, io, r);
 }
 
-/* The splits of FILE path when it is a `datasets` cache folder; 0: none, -1: out of memory. */
-static int cache_splits_of(const struct la_config *cfg, const char *path, char ***names)
-{
-    *names = NULL;
-    if (!la_is_directory(path))
-        return 0;
-    const struct la_layout *l = cfg->format == LA_FMT_AUTO ? la_layout_of(path) : NULL;
-    enum la_format f = l ? l->format : cfg->format;
-    return f == LA_FMT_HF_DATASET ? la_hf_cache_splits(path, cfg->glob, names) : 0;
-}
-
 /* The run's reports as planned: a FILE each, its split (or NULL) and why
  * it cannot be read (or NULL). What they point to is kept for the run. */
 struct plan {
@@ -113,11 +102,14 @@ static int plan_layout_splits(const struct la_layout *l, char *path, struct plan
  * no --format and no layout says what the folder is), else path alone. */
 static int plan_file(const struct la_config *cfg, char *path, struct plan *p)
 {
-    char **names, why[LA_ERR_LEN];
-    int k = cache_splits_of(cfg, path, &names), sub = 0;
-    const struct la_layout *l = k == 0 && cfg->format == LA_FMT_AUTO && la_is_directory(path)
-                                ? la_layout_of(path) : NULL;
-    if (l && l->format != LA_FMT_HF_DATASET) {
+    char **names = NULL, why[LA_ERR_LEN];
+    int dir = la_is_directory(path), k = 0, sub = 0;
+    /* the folder's layout, looked for once: its reader, and the splits it keeps */
+    const struct la_layout *l = dir && cfg->format == LA_FMT_AUTO ? la_layout_of(path) : NULL;
+    enum la_format f = l ? l->format : cfg->format;
+    if (dir && f == LA_FMT_HF_DATASET)     /* a `datasets` cache folder's splits */
+        k = la_hf_cache_splits(path, cfg->glob, &names);
+    else if (l) {
         int rc = plan_layout_splits(l, path, p, &k);
         if (rc != 0 || k > 0)
             return rc;
