@@ -25,8 +25,11 @@ if [ "$(cat "$DIR/count" 2>/dev/null)" != "$N" ]; then
     cp "$src/JPEGImages/2007_000001.jpg" "$DIR/one.jpg"
     awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) printf "%06d\n", i }' |
         while read -r k; do
-            ln "$DIR/one.png" "$voc/SegmentationClass/$k.png"
-            ln "$DIR/one.jpg" "$voc/JPEGImages/$k.jpg"
+            # (past the file system's links to one file, ext4's 65,000: copies)
+            ln "$DIR/one.png" "$voc/SegmentationClass/$k.png" 2>/dev/null ||
+                cp "$DIR/one.png" "$voc/SegmentationClass/$k.png"
+            ln "$DIR/one.jpg" "$voc/JPEGImages/$k.jpg" 2>/dev/null ||
+                cp "$DIR/one.jpg" "$voc/JPEGImages/$k.jpg"
         done
     echo "$N" >"$DIR/count"
 fi
