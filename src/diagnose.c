@@ -749,6 +749,8 @@ static void diagnose_notes(struct la_file_report *r, const struct la_report_ctx 
         struct la_finding *g = add(r, f->code, "%s", f->message);
         g->prevents = f->prevents;
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
+        memcpy(g->column, f->column, sizeof g->column);
+        g->severity = f->severity;   /* a reader may soften its code (seq-too-long past rotary) */
     }
 }
 

@@ -70,6 +70,10 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_MISSING_PAIR] = { "missing-pair", ERR, NULL,
         "restore the missing file, or remove its partner from the dataset" },
     [LA_F_UNLABELED_IMAGES] = { "unlabeled-images", NOTICE, NULL, NULL },
+    /* seq-too-long is a warning where no table is indexed (columns.c says which) */
+    [LA_F_SEQ_TOO_LONG] = { "seq-too-long", ERR, NULL, NULL },
+    [LA_F_LENGTH_MISMATCH] = { "length-mismatch", ERR, NULL, NULL },
+    [LA_F_MASK_VALUES] = { "mask-values", WARN, NULL, NULL },
 };
 
 #undef ERR

@@ -53,6 +53,8 @@ enum la_code {
     LA_F_SPLIT_OVERLAP, LA_F_CLASS_UNSEEN_IN_TRAIN, LA_F_LABEL_DRIFT,
     /* a label against its image (pairs.h) */
     LA_F_SIZE_MISMATCH, LA_F_MISSING_PAIR, LA_F_UNLABELED_IMAGES,
+    /* the columns beside the labels (columns.h) */
+    LA_F_SEQ_TOO_LONG, LA_F_LENGTH_MISMATCH, LA_F_MASK_VALUES,
     LA_F_COUNT,
     /* not a finding: a reader's problem that only names the place of one of
      * the scan's bad entries (label_notes.h's locate), "at" in the JSON */
@@ -84,6 +86,9 @@ struct la_finding {
      * the problems of its code in all of them but the first */
     size_t sources;
     uint64_t more;
+    /* the column it is of, where it is not the file's label column (JSON
+     * findings[].column), or "" */
+    char column[64];
 };
 
 struct la_code_def {

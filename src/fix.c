@@ -294,7 +294,7 @@ static int fixable(const struct la_fix *fx, const struct la_file_report *r)
         enum la_code c = r->findings[i].code;
         if (c == LA_F_ONE_BASED || c == LA_F_IGNORE_LIKE_VALUE || c == LA_F_INT_LABELS_DTYPE ||
             (c == LA_F_LABEL_GAP && r->findings[i].n_remap) ||
-            (fx->cfg->fix_drop && is_drop_code(c)))
+            (fx->cfg->fix_drop && is_drop_code(c) && !r->findings[i].column[0]))
             return 1;
     }
     return 0;

@@ -35,6 +35,8 @@ void la_notes_free(struct la_notes *n)
     free(n->class_names);
     free(n->problems);
     cJSON_Delete(n->json);
+    cJSON_Delete(n->columns_json);
+    cJSON_Delete(n->lengths_json);
     la_dataset_free(n->sources);
     if (n->free_ctx)
         n->free_ctx(n->ctx);
@@ -330,7 +332,8 @@ static void fold_findings(struct la_notes *into, const struct la_notes *from, co
         const struct la_finding *f = &from->findings[i];
         struct la_finding *g = NULL;
         for (size_t k = 0; k < into->n_findings && !g; k++)
-            if (into->findings[k].code == f->code)
+            if (into->findings[k].code == f->code &&
+                strcmp(into->findings[k].column, f->column) == 0)
                 g = &into->findings[k];
         size_t sources = f->sources ? f->sources : 1;   /* a merged report's may be several */
         uint64_t problems = la_notes_count(from, f->code);
@@ -346,6 +349,8 @@ static void fold_findings(struct la_notes *into, const struct la_notes *from, co
         g = la_notes_finding(into, f->code, prevents, "%s%s%s",
                              named ? "" : path, named ? "" : ": ", f->message);
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
+        memcpy(g->column, f->column, sizeof g->column);
+        g->severity = f->severity;
         g->sources = sources;
         g->more = f->more;
     }

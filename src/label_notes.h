@@ -91,6 +91,9 @@ struct la_notes {
      * dataset's sources, which the JSON lists as it lists any dataset's, each
      * bad entry with its "source" and "at". Freed with the notes. */
     struct la_dataset *sources;
+    /* Optional, set by a reader of several columns (columns.h): the JSON's
+     * "columns" (the other columns checked) and "lengths"; owned */
+    cJSON *columns_json, *lengths_json;
 };
 
 /** la_notes_count_more() : count problems of code that are

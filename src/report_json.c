@@ -541,6 +541,8 @@ static cJSON *finding_object(const struct la_finding *f)
                           f->prevents ? cJSON_CreateString(f->prevents) : cJSON_CreateNull());
     if (f->has_suggested_ignore)
         cJSON_AddItemToObject(e, "ignore_index", json_i64(f->suggested_ignore));
+    if (f->column[0])
+        cJSON_AddItemToObject(e, "column", json_text(f->column));
     return e;
 }
 
@@ -731,6 +733,10 @@ static cJSON *file_object(const struct la_file_report *r, uint64_t max_report)
     cJSON_AddItemToObject(o, "findings", findings_array(r));
     if (ok)
         la_notes_json_add(r->notes, la_format_name(r->info.format), o);
+    if (ok && r->notes && r->notes->columns_json)     /* SPEC "Every column the model indexes" */
+        cJSON_AddItemToObject(o, "columns", cJSON_Duplicate(r->notes->columns_json, 1));
+    if (ok && r->notes && r->notes->lengths_json)
+        cJSON_AddItemToObject(o, "lengths", cJSON_Duplicate(r->notes->lengths_json, 1));
     if (ok && r->pairs)
         cJSON_AddItemToObject(o, "pairs", pairs_object(r->pairs));
     cJSON_AddItemToObject(o, "error", ok ? cJSON_CreateNull() : json_text(r->error));

@@ -124,6 +124,15 @@ static const struct la_rule_doc g_docs[LA_F_COUNT + 1] = {
     [LA_F_UNLABELED_IMAGES] = { "Images with no label file: YOLO's background images.",
         "none where they are background images (Ultralytics advises 0-10% of them); else "
         "write their label files", "pairs" },
+    [LA_F_SEQ_TOO_LONG] = { "A row longer than the model's learned position table (a "
+        "warning where positions are rotary, relative or ALiBi: never trained past it).",
+        "truncate when tokenizing (truncation=True, max_length=the limit), or drop the rows",
+        "columns" },
+    [LA_F_LENGTH_MISMATCH] = { "In one row, labels, attention_mask, token_type_ids or "
+        "position_ids of another length than input_ids.", "tokenize the columns of a row in one "
+        "call, so that their lists are as long as its input_ids", "columns" },
+    [LA_F_MASK_VALUES] = { "An attention_mask holding values other than 0 and 1.",
+        "1 for a token to attend to, 0 for padding", "columns" },
     [LA_F_COUNT] = { "A file that could not be read: not a label file, cut short, or "
         "malformed.", "the message names what could not be read, and where", "input" },
 };

@@ -458,7 +458,7 @@ static void print_finding(FILE *out, const struct la_file_report *r, const struc
                           const struct la_finding *f, uint64_t max_report)
 {
     print_finding_line(out, f);
-    if (!la_report_by_sample(r))
+    if (!la_report_by_sample(r) && !f->column[0])   /* a column's finding names its own rows */
         print_entries(out, r, cfg, f->code, max_report);
     print_pair_entries(out, r->pairs, f->code);
     if (f->code >= LA_F_HIDDEN_CLASS_FOLDER)   /* found by the reader: its own list */
