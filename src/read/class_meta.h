@@ -35,6 +35,19 @@ struct la_class_meta {
     char yolo_split[3][1024];
 };
 
+/* The tables a model's other inputs index (position_rules.c turns them into
+ * rules): its text model's, for a composite config (text_config). -1: the
+ * config does not say. */
+struct la_model_tables {
+    char model_type[64];          /* "bert", "roberta", ...; "" when absent */
+    int64_t type_vocab_size;
+    int64_t max_positions;        /* max_position_embeddings, else n_positions */
+    const char *max_positions_key;    /* which of them (static), with "text_config." */
+    int64_t pad_token_id;
+    int position_biased_input;    /* deberta's: 1 true, 0 false, -1 absent */
+    char problem[512];            /* "" or a top-level value a composite's text model overrides */
+};
+
 /* What a Hugging Face model folder states. */
 struct la_model {
     struct la_class_meta head;    /* num_labels / id2label; head.has_n: there is one */
@@ -50,6 +63,7 @@ struct la_model {
     uint64_t tokenizer_added;     /* added_tokens entries */
     char tokenizer_note[256];     /* why tokenizer.json beside it was not read, or "" */
     char vocab_problem[512];      /* "" or a composite config's vocab_size against its text model's */
+    struct la_model_tables tables;
 };
 
 /** la_class_meta_free() : the names; the struct itself is the caller's. */

@@ -346,6 +346,58 @@ static int read_vocab_size(const cJSON *root, struct la_model *m, char *err, siz
     return 0;
 }
 
+/* A whole number in [lo, hi] under key, in the text model first (sub, a
+ * composite's text_config) then the top level; -1 when neither states one.
+ * A top-level value the text model overrides is a stale one: said in
+ * t->problem, as transformers builds the text model from its own. */
+static int64_t table_size(const cJSON *root, const cJSON *sub, const char *key, double lo,
+                          struct la_model_tables *t, const char **where)
+{
+    const cJSON *top = last_item(root, key);
+    const cJSON *own = sub ? last_item(sub, key) : NULL;
+    *where = "";
+    const cJSON *v = own && whole_in(own, lo, 1e15) ? own : top;
+    if (!whole_in(v, lo, 1e15))
+        return -1;
+    *where = v == own ? "text_config." : "";
+    if (v == own && whole_in(top, lo, 1e15) && top->valuedouble != own->valuedouble &&
+        !t->problem[0])
+        snprintf(t->problem, sizeof t->problem, "%s %.17g but text_config.%s %.17g: the text "
+                 "model is built from text_config, so its tables are checked against %.17g",
+                 key, top->valuedouble, key, own->valuedouble, own->valuedouble);
+    return (int64_t)v->valuedouble;
+}
+
+/* The tables of the text model: model_type, type_vocab_size, the position
+ * table's size, pad_token_id and deberta's position_biased_input. */
+static void read_tables(const cJSON *root, struct la_model_tables *t)
+{
+    static const char *const pos_keys[][2] = {
+        { "max_position_embeddings", "text_config.max_position_embeddings" },
+        { "n_positions", "text_config.n_positions" },
+    };
+    const cJSON *sub = last_item(root, "text_config");
+    if (!cJSON_IsObject(sub))
+        sub = NULL;
+    const cJSON *type = sub ? last_item(sub, "model_type") : NULL;
+    if (!cJSON_IsString(type))
+        type = last_item(root, "model_type");
+    if (cJSON_IsString(type))
+        snprintf(t->model_type, sizeof t->model_type, "%s", type->valuestring);
+    const char *where = "";
+    t->type_vocab_size = table_size(root, sub, "type_vocab_size", 0, t, &where);
+    t->pad_token_id = table_size(root, sub, "pad_token_id", 0, t, &where);
+    t->max_positions = -1;
+    for (size_t i = 0; i < 2 && t->max_positions < 0; i++) {
+        t->max_positions = table_size(root, sub, pos_keys[i][0], 1, t, &where);
+        t->max_positions_key = pos_keys[i][where[0] ? 1 : 0];
+    }
+    const cJSON *pbi = sub ? last_item(sub, "position_biased_input") : NULL;
+    if (!cJSON_IsBool(pbi))
+        pbi = last_item(root, "position_biased_input");
+    t->position_biased_input = cJSON_IsBool(pbi) ? cJSON_IsTrue(pbi) : -1;
+}
+
 static size_t skip_blanks(const char *t, size_t n, size_t i)
 {
     while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
@@ -430,6 +482,8 @@ static int parse_config(const char *text, size_t len, struct la_model *m, char *
         rc = read_id2label(ids, m, err, errlen);
     if (rc == 0)
         rc = read_vocab_size(root, m, err, errlen);
+    if (rc == 0)
+        read_tables(root, &m->tables);
     cJSON_Delete(root);
     if (rc != 0)
         return -1;
