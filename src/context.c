@@ -54,6 +54,7 @@ void la_read_opts_of(const struct la_config *cfg, struct la_read_opts *opts)
     opts->seq_len = cfg->seq_len;
     opts->glob = cfg->glob;
     opts->split = NULL;         /* a report's (context.h) */
+    opts->columns = cfg->column_plan;
 }
 
 uint64_t la_config_max_report(const struct la_config *cfg)

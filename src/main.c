@@ -13,6 +13,7 @@
 
 #include "read/class_meta.h" /* la_model_read: --model */
 #include "audit.h"   /* la_auto_hint_of */
+#include "columns.h" /* la_column_plan_build: --columns */
 #include "plan.h"    /* la_audit_each: the reports */
 #include "merge.h"
 #include "fatal.h"
@@ -283,6 +284,15 @@ static int configure(int argc, char **argv, struct la_config *cfg)
             la_verbose(cfg->model, "%s", model.tokenizer_note);
         cfg->model_info = &model;
     }
+    /* the columns beside the labels, each against its table: once, for every report */
+    static struct la_column_plan columns;
+    char why[LA_ERR_LEN];
+    if (la_column_plan_build(cfg, &columns, why, sizeof why) != 0) {
+        la_err(NULL, "%s", why);
+        return LA_EXIT_USAGE;
+    }
+    if (columns.n)
+        cfg->column_plan = &columns;
     return -1;
 }
 

@@ -29,7 +29,7 @@ enum long_only {
     OPT_HISTOGRAM, OPT_JUNIT, OPT_ANNOTATIONS, OPT_HTML, OPT_OVERLAYS, OPT_SARIF,
     OPT_CONCAT, OPT_GLOB, OPT_MERGE, OPT_CONCISE, OPT_SPLIT, OPT_DRIFT_THRESHOLD, OPT_OVERLAP,
     OPT_IMAGES,
-    OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
+    OPT_VOCAB_SIZE, OPT_SEQ_LEN, OPT_COLUMNS, OPT_MODEL, OPT_DATA_YAML, OPT_NO_CONFIG,
     OPT_FIX, OPT_FIX_DROP, OPT_FIX_MAP, OPT_FIX_IGNORE,
     /* row i of reader_options.c's table without a short name is OPT_READ + i */
     OPT_READ = 1024,
@@ -45,6 +45,7 @@ static const struct option command_options[] = {
     { "ignore-index", required_argument, NULL, OPT_IGNORE_INDEX },
     { "vocab-size", required_argument, NULL, OPT_VOCAB_SIZE },
     { "seq-len", required_argument, NULL, OPT_SEQ_LEN },
+    { "columns", required_argument, NULL, OPT_COLUMNS },
     { "model", required_argument, NULL, OPT_MODEL },
     { "data-yaml", required_argument, NULL, OPT_DATA_YAML },
     { "format", required_argument, NULL, OPT_FORMAT },
@@ -145,6 +146,10 @@ static void usage_input(FILE *out)
           "      --seq-len=L            a flat token stream's samples are blocks of L ids\n"
           "      --model=PATH           a Hugging Face model folder or its config.json:\n"
           "                             N is its num_labels (a head) or vocab_size\n"
+          "      --columns=A,B,...      the columns beside the labels checked against the\n"
+          "                             tables they index (input_ids, token_type_ids,\n"
+          "                             position_ids, attention_mask; NAME=ROLE); default\n"
+          "                             with --model or --vocab-size: all of them\n"
           "      --data-yaml=FILE       a YOLO data.yaml whose nc/names give N (default:\n"
           "                             the data.yaml beside a --format yolo folder)\n"
           "\n"
@@ -675,6 +680,7 @@ static enum la_opterr apply(int opt, const char *arg, struct la_config *cfg)
         return parse_read_option(read, arg, cfg);
     switch (opt) {
     case OPT_MODEL:             cfg->model = arg; return LA_OPT_OK;
+    case OPT_COLUMNS:           cfg->columns = arg; return LA_OPT_OK;
     case OPT_DATA_YAML:         cfg->data_yaml = arg; return LA_OPT_OK;
     case OPT_DROP_LAST:         cfg->drop_last = true; return LA_OPT_OK;
     case OPT_SAMPLER_DROP_LAST: cfg->sampler_drop_last = true; return LA_OPT_OK;

@@ -15,6 +15,7 @@
 #include "reader.h"  /* enum la_format, la_tristate, struct la_read_opts */
 
 struct la_model;
+struct la_column_plan;
 
 enum la_loss { LA_LOSS_CE, LA_LOSS_NLL, LA_LOSS_BCE };
 enum la_fail_on { LA_FAIL_ERROR, LA_FAIL_WARNING, LA_FAIL_NEVER };
@@ -48,6 +49,10 @@ struct la_config {
     const char *model;             /* --model=PATH: a model folder or its config.json, or NULL */
     const char *data_yaml;         /* --data-yaml=FILE, or NULL: found beside a yolo folder */
     const struct la_model *model_info;   /* --model as read by main before the audit, or NULL */
+    const char *columns;           /* --columns=a,b,NAME=ROLE, or NULL */
+    /* the columns beside the labels checked against their tables, built by
+     * main once --model is read (columns.h); NULL: none */
+    const struct la_column_plan *column_plan;
 
     /* batching */
     bool has_batch_size;

@@ -22,6 +22,8 @@ enum la_tristate { LA_AUTO = -1, LA_NO = 0, LA_YES = 1 };
 /* What the command line says about reading, and nothing else: a reader sees
  * these, never the whole la_config (the report's context holds them,
  * context.h, from la_read_opts_of in options.h). A NULL r->opts means all defaults (unit tests, fuzzers). */
+struct la_column_plan;
+
 struct la_read_opts {
     char delimiter;            /* -d; 0: ',' or '\t' for tsv */
     const char *column;        /* -c NAME|NUMBER; NULL: the default label-column rule */
@@ -39,6 +41,9 @@ struct la_read_opts {
     const char *field;         /* --field: jsonl's document key holding the records; NULL: JSON Lines */
     const char *glob;          /* --glob: hf-dataset reads the shards whose names match; NULL: all */
     const char *split;         /* hf-dataset: the split of a cache folder to read (plan.c), or NULL */
+    /* the columns beside the label column, each against its table (columns.h):
+     * the run's, immutable; NULL or none: the label column alone */
+    const struct la_column_plan *columns;
 };
 
 /* What a reader knows about the array it reads, filled by its open(). */

@@ -52,6 +52,8 @@
 #include <arrow/io/interfaces.h>
 #include <arrow/util/thread_pool.h>
 
+#include "arrow_shards.h"
+
 extern "C" {
 #include "config.h"
 #include "hf_splits.h"  /* la_hf_split_of: a cache folder's splits */
@@ -75,13 +77,9 @@ const int64_t LIST_FIRST_READ = 1024;  /* rows of a list column's first read */
 /* At most this many bytes of values decoded at once by a round of row groups. */
 const int64_t ARROW_ROUND_BYTES = 16 << 20;
 
-enum class Kind { PARQUET, IPC_FILE, IPC_STREAM };
+using la_arrow::Kind;
+using la_arrow::Shard;
 struct Part;
-
-struct Shard {
-    std::string path, name;   /* name: as messages show it */
-    Kind kind;
-};
 
 /* A dictionary column of names, its dictionaries unified as Arrow's
  * DictionaryUnifier (and pandas' categories) unify them: a name's class is its
@@ -149,6 +147,7 @@ struct State {
     std::vector<struct Part> parts;
     int next_rg = 0;                   /* the next row group a round decodes */
     size_t part_at = 0, parts_ready = 0;
+    bool columns_checked = false;      /* arrow_columns.cc's pass, after the label column's */
 };
 
 /* One row group decoded by one thread of the pool (its own file reader). */
@@ -1043,6 +1042,11 @@ int arrow_next_impl(struct la_reader *r, struct la_chunk *out)
         if (rc <= 0) {
             if (rc == 0 && r->notes && st.is_list)
                 r->notes->samples = st.rows;
+            /* the label column read: now every other column the model indexes */
+            if (rc == 0 && !st.columns_checked) {
+                st.columns_checked = true;
+                rc = la_arrow::check_columns(r, st.shards, st.column);
+            }
             return rc;
         }
     }

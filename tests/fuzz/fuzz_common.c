@@ -15,6 +15,7 @@
 #include <unistd.h>      /* write, lseek, dup, dup2, close, pread */
 
 #include "audit.h"       /* diagnose.h: la_diagnose */
+#include "columns.h"     /* la_column_plan_build: --vocab-size checks every column */
 #include "context.h"  /* the options' context: rule, read options */
 #include "input.h"       /* la_source_* */
 #include "reader.h"      /* struct la_reader, la_reader_for_format */
@@ -297,6 +298,12 @@ int fuzz_audit(const uint8_t *data, size_t size, const char *const *args, int as
     struct la_config cfg;
     if (la_options_parse(argc, argv, &cfg) != LA_OPT_OK)
         FAIL("the target's options do not parse");
+    static struct la_column_plan columns;    /* as main.c builds it */
+    char why[256];
+    if (la_column_plan_build(&cfg, &columns, why, sizeof why) != 0)
+        FAIL("the target's --columns do not parse");
+    if (columns.n)
+        cfg.column_plan = &columns;
     int saved = -1;
     if (as_stdin) {
         if (lseek(fd, 0, SEEK_SET) != 0 || (saved = dup(0)) < 0 || dup2(fd, 0) < 0)

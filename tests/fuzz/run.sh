@@ -122,11 +122,13 @@ for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/read/*.c "$SRCDIR/tests/fuzz/fuzz_commo
 done
 if [ -n "$arrow_cxx" ]; then
     # (no vptr check: the C link has no C++ UBSan runtime)
-    f="$SRCDIR/src/read/read_arrow.cc" o="$OUT/obj/read_arrow.o"
-    objs="$objs $o"
-    if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
-        echo "${CXX:-clang++} -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -fno-sanitize=vptr $arrow_cxx -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
-    fi
+    for f in "$SRCDIR/src/read/read_arrow.cc" "$SRCDIR/src/read/arrow_columns.cc"; do
+        o="$OUT/obj/$(basename "$f" .cc).o"
+        objs="$objs $o"
+        if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+            echo "${CXX:-clang++} -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $san -fno-sanitize=vptr $arrow_cxx -I$OUT/include -I$SRCDIR/src -I$SRCDIR/src/read $cjson_cflags -fsanitize=fuzzer-no-link -c -o $o $f" >> "$OUT/compile.cmds"
+        fi
+    done
 fi
 tr '\n' '\0' < "$OUT/compile.cmds" | xargs -0 -r -P 2 -n 1 sh -c || {
     echo "run.sh: compile failed" >&2

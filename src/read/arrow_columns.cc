@@ -1,0 +1,335 @@
+/* arrow_columns.cc - see arrow_shards.h: every column the model indexes,
+ * after the label column's own read. One pass over the shards reads the
+ * plan's columns that the file has (Parquet: a column reader each, advanced
+ * together by the same rows, the other columns' chunks never fetched; IPC:
+ * record batches of those fields only), each batch's values widened to
+ * int64 and handed to the check (columns.h) row by row. A batch holds about
+ * READ_ITEMS values of each column, whatever the rows' lengths, so memory is
+ * bounded by bytes, not rows. */
+#include <arrow/api.h>
+#include <arrow/io/api.h>
+#include <arrow/ipc/api.h>
+#include <parquet/arrow/reader.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow_shards.h"
+
+extern "C" {
+#include "columns.h"
+#include "label_notes.h"
+#include "reader.h"
+}
+
+namespace la_arrow {
+namespace {
+
+const int64_t READ_ITEMS = 1 << 20;  /* values of a column per batch, about */
+const int64_t FIRST_ROWS = 64;       /* rows of the first batch, before lengths are known */
+const int64_t MOST_ROWS = 1 << 16;
+
+/* One column of a batch as int64 values: row i is values[offsets[i],
+ * offsets[i+1]); a null row is null[i]. */
+struct Flat {
+    std::vector<int64_t> values;
+    std::vector<int64_t> offsets;
+    std::vector<char> null;
+};
+
+/* The values of a (an integer or bool array) from `from`, n of them, appended. */
+arrow::Status widen(const arrow::Array &a, int64_t from, int64_t n, std::vector<int64_t> *out)
+{
+    switch (a.type_id()) {
+#define LA_WIDEN(ID, T)                                                                  \
+    case arrow::Type::ID: {                                                          \
+        auto &t = static_cast<const arrow::T &>(a);                                  \
+        for (int64_t i = from; i < from + n; i++)                                    \
+            out->push_back(t.IsNull(i) ? -1 : (int64_t)t.Value(i));                  \
+        return arrow::Status::OK();                                                  \
+    }
+        LA_WIDEN(INT8, Int8Array)
+        LA_WIDEN(UINT8, UInt8Array)
+        LA_WIDEN(INT16, Int16Array)
+        LA_WIDEN(UINT16, UInt16Array)
+        LA_WIDEN(INT32, Int32Array)
+        LA_WIDEN(UINT32, UInt32Array)
+        LA_WIDEN(INT64, Int64Array)
+        LA_WIDEN(UINT64, UInt64Array)
+        LA_WIDEN(BOOL, BooleanArray)
+#undef LA_WIDEN
+    default:
+        return arrow::Status::TypeError("of ", a.type()->ToString(), " values, not integers");
+    }
+}
+
+/* A list array's row `row`: its items' offset and count in values(). */
+void list_row(const arrow::Array &a, int64_t row, int64_t *off, int64_t *len)
+{
+    if (a.type_id() == arrow::Type::LIST) {
+        auto &l = static_cast<const arrow::ListArray &>(a);
+        *off = l.value_offset(row), *len = l.value_length(row);
+    } else if (a.type_id() == arrow::Type::LARGE_LIST) {
+        auto &l = static_cast<const arrow::LargeListArray &>(a);
+        *off = l.value_offset(row), *len = l.value_length(row);
+    } else {
+        auto &l = static_cast<const arrow::FixedSizeListArray &>(a);
+        *off = l.value_offset(row), *len = l.value_length(row);
+    }
+}
+
+std::shared_ptr<arrow::Array> list_values(const arrow::Array &a)
+{
+    if (a.type_id() == arrow::Type::LIST)
+        return static_cast<const arrow::ListArray &>(a).values();
+    if (a.type_id() == arrow::Type::LARGE_LIST)
+        return static_cast<const arrow::LargeListArray &>(a).values();
+    return static_cast<const arrow::FixedSizeListArray &>(a).values();
+}
+
+bool is_list(const arrow::DataType &t)
+{
+    return t.id() == arrow::Type::LIST || t.id() == arrow::Type::LARGE_LIST ||
+           t.id() == arrow::Type::FIXED_SIZE_LIST;
+}
+
+/* Append the rows of array a to f. */
+arrow::Status flatten(const arrow::Array &a, Flat *f)
+{
+    ARROW_RETURN_NOT_OK(a.ValidateFull());
+    if (!is_list(*a.type())) {
+        for (int64_t i = 0; i < a.length(); i++) {
+            f->offsets.push_back((int64_t)f->values.size() + (a.IsNull(i) ? 0 : 1));
+            f->null.push_back(a.IsNull(i));
+        }
+        std::vector<int64_t> v;
+        ARROW_RETURN_NOT_OK(widen(a, 0, a.length(), &v));
+        for (int64_t i = 0; i < a.length(); i++)
+            if (!a.IsNull(i))
+                f->values.push_back(v[(size_t)i]);
+        return arrow::Status::OK();
+    }
+    std::shared_ptr<arrow::Array> items = list_values(a);
+    for (int64_t i = 0; i < a.length(); i++) {
+        int64_t off = 0, len = 0;
+        if (!a.IsNull(i)) {
+            list_row(a, i, &off, &len);
+            ARROW_RETURN_NOT_OK(widen(*items, off, len, &f->values));
+        }
+        f->offsets.push_back((int64_t)f->values.size());
+        f->null.push_back(a.IsNull(i));
+    }
+    return arrow::Status::OK();
+}
+
+/* A column of the shard that the plan checks. */
+struct Wanted {
+    int field;          /* in the shard's schema */
+    int rule;           /* in the plan */
+    std::string dtype;
+    bool list;
+};
+
+/* The check's state over the shards. */
+struct Pass {
+    struct la_reader *r;
+    const struct la_column_plan *plan;
+    struct la_column_check *check = nullptr;
+    std::vector<Wanted> cols;     /* the first shard's */
+    uint64_t row = 0;             /* the next row's number, over all shards */
+    int64_t read_rows = FIRST_ROWS;
+};
+
+/* The batch's rows into the check; the next batch's rows sized by these. */
+void feed(Pass &p, const std::vector<Flat> &flat, int64_t rows)
+{
+    int64_t items = 1;
+    for (int64_t i = 0; i < rows; i++, p.row++) {
+        for (size_t c = 0; c < flat.size(); c++) {
+            const Flat &f = flat[c];
+            int64_t from = i ? f.offsets[(size_t)i - 1] : 0, to = f.offsets[(size_t)i];
+            la_column_check_values(p.check, c, p.row, f.null[(size_t)i] ? nullptr
+                                   : f.values.data() + from, (size_t)(to - from));
+        }
+        la_column_check_row(p.check, p.row);
+    }
+    for (const Flat &f : flat)
+        items = std::max<int64_t>(items, (int64_t)f.values.size());
+    p.read_rows = std::clamp<int64_t>(READ_ITEMS * std::max<int64_t>(rows, 1) / items, 1,
+                                      MOST_ROWS);
+}
+
+/* The plan's columns in schema, and the check for them (first shard). */
+int choose(Pass &p, const arrow::Schema &schema, const std::string &primary)
+{
+    std::vector<int> rules;
+    int primary_rule = -1;
+    for (int i = 0; i < schema.num_fields(); i++) {
+        int rule = la_column_plan_find(p.plan, schema.field(i)->name().c_str());
+        if (rule < 0 || rules.size() >= LA_COLUMNS_MAX)
+            continue;
+        const arrow::DataType &t = *schema.field(i)->type();
+        const arrow::DataType &v = is_list(t)
+            ? *static_cast<const arrow::BaseListType &>(t).value_type() : t;
+        if (!arrow::is_integer(v.id()) && v.id() != arrow::Type::BOOL) {
+            if (p.r->notes)
+                la_notes_line(p.r->notes, "column '%s' is %s: not checked (its table takes "
+                              "integers)", schema.field(i)->name().c_str(), t.ToString().c_str());
+            continue;
+        }
+        if (schema.field(i)->name() == primary)
+            primary_rule = rule;
+        p.cols.push_back(Wanted{ i, rule, v.ToString(), is_list(t) });
+        rules.push_back(rule);
+    }
+    /* the label column alone: the scan has said all there is */
+    if (rules.empty() || (rules.size() == 1 && primary_rule >= 0))
+        return 0;
+    p.check = la_column_check_new(p.plan, rules.data(), rules.size(), primary_rule);
+    if (!p.check)
+        return la_reader_set_error(p.r, "out of memory");
+    for (size_t c = 0; c < p.cols.size(); c++)
+        la_column_check_dtype(p.check, c, p.cols[c].dtype.c_str(), p.cols[c].list);
+    return 0;
+}
+
+arrow::Status open_file(const Shard &s, std::shared_ptr<arrow::io::RandomAccessFile> *file)
+{
+    ARROW_ASSIGN_OR_RAISE(*file, arrow::io::ReadableFile::Open(s.path));
+    return arrow::Status::OK();
+}
+
+arrow::Status check_fields(const Pass &p, const arrow::Schema &schema)
+{
+    for (const Wanted &w : p.cols)
+        if (w.field >= schema.num_fields() ||
+            la_column_plan_find(p.plan, schema.field(w.field)->name().c_str()) != w.rule)
+            return arrow::Status::Invalid("its columns are not the first shard's");
+    return arrow::Status::OK();
+}
+
+arrow::Status parquet_pass(Pass &p, const Shard &s, bool first, const std::string &primary,
+                           std::string *where)
+{
+    std::shared_ptr<arrow::io::RandomAccessFile> file;
+    ARROW_RETURN_NOT_OK(open_file(s, &file));
+    std::unique_ptr<parquet::arrow::FileReader> pq;
+    parquet::arrow::FileReaderBuilder b;
+    ARROW_RETURN_NOT_OK(b.Open(file));
+    ARROW_RETURN_NOT_OK(b.Build(&pq));
+    std::shared_ptr<arrow::Schema> schema;
+    ARROW_RETURN_NOT_OK(pq->GetSchema(&schema));
+    if (first && choose(p, *schema, primary) != 0)
+        return arrow::Status::Cancelled("");
+    if (!p.check)
+        return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(check_fields(p, *schema));
+    std::vector<std::unique_ptr<parquet::arrow::ColumnReader>> readers(p.cols.size());
+    for (size_t c = 0; c < p.cols.size(); c++)
+        ARROW_RETURN_NOT_OK(pq->GetColumn(p.cols[c].field, &readers[c]));
+    int64_t left = pq->parquet_reader()->metadata()->num_rows(), done = 0;
+    std::vector<Flat> flat(p.cols.size());
+    while (left > 0) {
+        int64_t rows = std::min(left, p.read_rows);
+        *where = "row " + std::to_string(done);
+        for (size_t c = 0; c < p.cols.size(); c++) {
+            std::shared_ptr<arrow::ChunkedArray> ch;
+            ARROW_RETURN_NOT_OK(readers[c]->NextBatch(rows, &ch));
+            flat[c] = Flat();
+            int64_t got = 0;
+            for (const auto &chunk : ch->chunks()) {
+                ARROW_RETURN_NOT_OK(flatten(*chunk, &flat[c]));
+                got += chunk->length();
+            }
+            if (got != rows)
+                return arrow::Status::Invalid("column '", schema->field(p.cols[c].field)->name(),
+                                              "' holds fewer rows than the footer says");
+        }
+        feed(p, flat, rows);
+        left -= rows;
+        done += rows;
+    }
+    return arrow::Status::OK();
+}
+
+arrow::Status ipc_pass(Pass &p, const Shard &s, bool first, const std::string &primary,
+                       std::string *where)
+{
+    std::shared_ptr<arrow::io::RandomAccessFile> file;
+    ARROW_RETURN_NOT_OK(open_file(s, &file));
+    auto opts = arrow::ipc::IpcReadOptions::Defaults();
+    opts.use_threads = false;
+    std::shared_ptr<arrow::ipc::RecordBatchFileReader> fr;
+    std::shared_ptr<arrow::RecordBatchReader> sr;
+    std::shared_ptr<arrow::Schema> schema;
+    if (s.kind == Kind::IPC_FILE) {
+        ARROW_ASSIGN_OR_RAISE(fr, arrow::ipc::RecordBatchFileReader::Open(file, opts));
+        schema = fr->schema();
+    } else {
+        std::shared_ptr<arrow::io::InputStream> in = file;
+        ARROW_ASSIGN_OR_RAISE(sr, arrow::ipc::RecordBatchStreamReader::Open(in, opts));
+        schema = sr->schema();
+    }
+    if (first && choose(p, *schema, primary) != 0)
+        return arrow::Status::Cancelled("");
+    if (!p.check)
+        return arrow::Status::OK();
+    ARROW_RETURN_NOT_OK(check_fields(p, *schema));
+    std::vector<Flat> flat(p.cols.size());
+    for (int batch = 0;; batch++) {
+        std::shared_ptr<arrow::RecordBatch> rb;
+        *where = "record batch " + std::to_string(batch);
+        if (fr) {
+            if (batch >= fr->num_record_batches())
+                break;
+            ARROW_ASSIGN_OR_RAISE(rb, fr->ReadRecordBatch(batch));
+        } else {
+            ARROW_RETURN_NOT_OK(sr->ReadNext(&rb));
+        }
+        if (!rb)
+            break;
+        for (size_t c = 0; c < p.cols.size(); c++) {
+            flat[c] = Flat();
+            ARROW_RETURN_NOT_OK(flatten(*rb->column(p.cols[c].field), &flat[c]));
+        }
+        feed(p, flat, rb->num_rows());
+    }
+    return arrow::Status::OK();
+}
+
+} // namespace
+
+int check_columns(struct la_reader *r, const std::vector<Shard> &shards,
+                  const std::string &primary)
+{
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    if (!o->columns || !o->columns->n || !r->notes)
+        return 0;
+    Pass p;
+    p.r = r;
+    p.plan = o->columns;
+    for (size_t i = 0; i < shards.size(); i++) {
+        std::string where;
+        arrow::Status s = shards[i].kind == Kind::PARQUET
+                              ? parquet_pass(p, shards[i], i == 0, primary, &where)
+                              : ipc_pass(p, shards[i], i == 0, primary, &where);
+        if (s.IsCancelled())     /* choose() said why, in r->err */
+            return -1;
+        if (!s.ok()) {
+            la_column_check_free(p.check);
+            std::string msg = s.message();
+            return la_reader_set_error(r, "%s%s%s: %.300s", shards.size() > 1 ? shards[i].name.c_str() : "",
+                                       shards.size() > 1 ? " " : "", where.c_str(), msg.c_str());
+        }
+        if (!p.check)
+            return 0;
+    }
+    if (la_column_check_finish(p.check, r->notes) != 0)
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+} // namespace la_arrow
