@@ -140,8 +140,8 @@ int la_column_plan_find(const struct la_column_plan *p, const char *name)
 
 #define KEEP 100   /* bad rows kept per column and for lengths: the JSON's lists */
 
-struct bad_value { uint64_t row; int64_t value; };
-struct bad_length { uint64_t row, length, ids_length; int col; };
+struct bad_value { uint64_t row, line; int64_t value; };
+struct bad_length { uint64_t row, line, length, ids_length; int col; };
 
 struct column_stats {
     const struct la_column_rule *rule;
@@ -163,6 +163,7 @@ struct la_column_check {
     int primary, ids;                 /* indices in col, or -1 */
     int positions;                    /* the position_ids column, or -1 */
     int has_types;                    /* a token_type_ids column is given */
+    uint64_t line;                    /* the line of the row being fed (jsonl, csv), or 0 */
     uint64_t rows, max_len, too_long, mismatched;
     struct bad_length too_long_at[KEEP], mismatch_at[KEEP];
     size_t n_too_long, n_mismatch;
@@ -197,6 +198,11 @@ void la_column_check_dtype(struct la_column_check *c, size_t i, const char *dtyp
     c->col[i].list = list_column;
 }
 
+void la_column_check_line(struct la_column_check *c, uint64_t line)
+{
+    c->line = line;
+}
+
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
                             const int64_t *v, size_t n)
 {
@@ -223,17 +229,18 @@ void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
             s->invalid++;
             s->row_bad = 1;
             if (s->n_bad < KEEP)
-                s->bad[s->n_bad++] = (struct bad_value){ row, x };
+                s->bad[s->n_bad++] = (struct bad_value){ .row = row, .line = c->line, .value = x };
         }
     }
     s->bad_rows += s->row_bad;
 }
 
-static void keep_length(struct bad_length *at, size_t *n, uint64_t row, uint64_t len,
-                        uint64_t ids_len, int col)
+static void keep_length(struct bad_length *at, size_t *n, uint64_t row, uint64_t line,
+                        uint64_t len, uint64_t ids_len, int col)
 {
     if (*n < KEEP)
-        at[(*n)++] = (struct bad_length){ row, len, ids_len, col };
+        at[(*n)++] = (struct bad_length){ .row = row, .line = line, .length = len,
+                                          .ids_length = ids_len, .col = col };
 }
 
 /* Whether column s is paired element by element with input_ids. */
@@ -290,7 +297,7 @@ static void positions_in_row(struct la_column_check *c, uint64_t row)
     p->invalid++;
     p->bad_rows++;
     if (p->n_bad < KEEP)
-        p->bad[p->n_bad++] = (struct bad_value){ row, p->row_max };
+        p->bad[p->n_bad++] = (struct bad_value){ .row = row, .line = c->line, .value = p->row_max };
 }
 
 void la_column_check_row(struct la_column_check *c, uint64_t row)
@@ -319,7 +326,7 @@ void la_column_check_row(struct la_column_check *c, uint64_t row)
     }
     if (long_col >= 0) {
         c->too_long++;
-        keep_length(c->too_long_at, &c->n_too_long, row, long_len, long_len, long_col);
+        keep_length(c->too_long_at, &c->n_too_long, row, c->line, long_len, long_len, long_col);
     }
     if (c->ids < 0 || c->col[c->ids].row_null)
         return;
@@ -328,7 +335,7 @@ void la_column_check_row(struct la_column_check *c, uint64_t row)
         const struct column_stats *s = &c->col[i];
         if ((int)i != c->ids && !s->row_null && paired(c, s) && s->row_len != want) {
             c->mismatched++;
-            keep_length(c->mismatch_at, &c->n_mismatch, row, s->row_len, want, (int)i);
+            keep_length(c->mismatch_at, &c->n_mismatch, row, c->line, s->row_len, want, (int)i);
             break;
         }
     }
@@ -346,6 +353,17 @@ static void rows_text(char *out, size_t size, const uint64_t *rows, size_t kept,
                                  (unsigned long long)rows[i]);
     if (total > shown && used < size)
         snprintf(out + used, size - used, " and %llu more", (unsigned long long)(total - shown));
+}
+
+/* "row 3", or "row 3, line 5" where rows have lines (jsonl, csv). */
+static const char *row_at(char *out, size_t size, uint64_t row, uint64_t line)
+{
+    if (line)
+        snprintf(out, size, "row %llu, line %llu", (unsigned long long)row,
+                 (unsigned long long)line);
+    else
+        snprintf(out, size, "row %llu", (unsigned long long)row);
+    return out;
 }
 
 static struct la_finding *column_finding(struct la_notes *n, enum la_code code,
@@ -382,30 +400,30 @@ static void value_findings(const struct la_column_check *c, struct la_notes *n)
         for (size_t j = 0; j < s->n_bad; j++)
             if (k == 0 || rows[k - 1] != s->bad[j].row)
                 rows[k++] = s->bad[j].row;
-        char where[160];
+        char where[160], at[64];
         rows_text(where, sizeof where, rows, k, s->bad_rows);
+        row_at(at, sizeof at, s->bad[0].row, s->bad[0].line);
         int mask = s->rule->role == LA_COL_MASK;
         struct la_finding *f = column_finding(n, mask ? LA_F_MASK_VALUES : LA_F_OUT_OF_RANGE,
                                               mask ? NULL : PREVENTS_EMBEDDING, s->rule->name);
         if (mask) {
             snprintf(f->message, sizeof f->message, "column '%s': %llu value%s other than 0 and 1, "
-                     "%s (row %llu: %lld)", s->rule->name, (unsigned long long)s->invalid,
-                     s->invalid == 1 ? "" : "s", where, (unsigned long long)s->bad[0].row,
-                     (long long)s->bad[0].value);
+                     "%s (%s: %lld)", s->rule->name, (unsigned long long)s->invalid,
+                     s->invalid == 1 ? "" : "s", where, at, (long long)s->bad[0].value);
             snprintf(f->hint, sizeof f->hint, "attention_mask is 1 for a token to attend to and "
                      "0 for padding: other values scale the attention silently");
             continue;
         }
         if (s->rule->bound > 0)
             snprintf(f->message, sizeof f->message, "column '%s': %llu value%s outside [0, %lld) "
-                     "(%s), %s (row %llu: %lld)", s->rule->name, (unsigned long long)s->invalid,
+                     "(%s), %s (%s: %lld)", s->rule->name, (unsigned long long)s->invalid,
                      s->invalid == 1 ? "" : "s", (long long)s->rule->bound, s->rule->table,
-                     where, (unsigned long long)s->bad[0].row, (long long)s->bad[0].value);
+                     where, at, (long long)s->bad[0].value);
         else
             snprintf(f->message, sizeof f->message, "column '%s': %llu row%s reaching past "
-                     "%s, %s (row %llu: %lld)", s->rule->name, (unsigned long long)s->bad_rows,
-                     s->bad_rows == 1 ? "" : "s", s->rule->table, where,
-                     (unsigned long long)s->bad[0].row, (long long)s->bad[0].value);
+                     "%s, %s (%s: %lld)", s->rule->name, (unsigned long long)s->bad_rows,
+                     s->bad_rows == 1 ? "" : "s", s->rule->table, where, at,
+                     (long long)s->bad[0].value);
         snprintf(f->hint, sizeof f->hint, "%s", role_hint(s->rule->role));
     }
 }
@@ -414,7 +432,7 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
 {
     const struct la_model_rules *m = &c->plan->model;
     uint64_t rows[KEEP];
-    char where[160];
+    char where[160], at[64];
     if (c->too_long) {
         for (size_t j = 0; j < c->n_too_long; j++)
             rows[j] = c->too_long_at[j].row;
@@ -426,10 +444,10 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
                                           "srcIndex < srcSelectDimSize)" : NULL,
             c->col[b->col].rule->name);
         f->severity = error ? LA_SEV_ERROR : LA_SEV_WARNING;
-        snprintf(f->message, sizeof f->message, "%llu row%s longer than %lld tokens (%s), %s "
-                 "(row %llu: %llu tokens)", (unsigned long long)c->too_long,
+        snprintf(f->message, sizeof f->message, "%llu row%s longer than %lld tokens (%.150s), %.140s "
+                 "(%s: %llu tokens)", (unsigned long long)c->too_long,
                  c->too_long == 1 ? "" : "s", (long long)m->length_limit, m->length_why, where,
-                 (unsigned long long)b->row, (unsigned long long)b->length);
+                 row_at(at, sizeof at, b->row, b->line), (unsigned long long)b->length);
         snprintf(f->hint, sizeof f->hint, error ? "truncate when tokenizing (tokenizer(..., "
                  "truncation=True, max_length=%lld)), or drop these rows"
                  : "positions past %lld were never trained: truncate, or extend the context "
@@ -445,9 +463,9 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
             n, LA_F_LENGTH_MISMATCH, "Expected input batch_size (A) to match target batch_size "
             "(B); the collator's \"expected sequence of length\"", name);
         snprintf(f->message, sizeof f->message, "%llu row%s whose columns differ in length from "
-                 "input_ids, %s (row %llu: %s has %llu, input_ids has %llu)",
+                 "input_ids, %s (%s: %s has %llu, input_ids has %llu)",
                  (unsigned long long)c->mismatched, c->mismatched == 1 ? "" : "s", where,
-                 (unsigned long long)b->row, name, (unsigned long long)b->length,
+                 row_at(at, sizeof at, b->row, b->line), name, (unsigned long long)b->length,
                  (unsigned long long)b->ids_length);
         snprintf(f->hint, sizeof f->hint, "align them in one tokenizer call (word labels "
                  "through word_ids(), -100 for special tokens), so that each row's lists are as "
@@ -478,6 +496,8 @@ static cJSON *column_json(const struct column_stats *s)
     for (size_t j = 0; j < s->n_bad; j++) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "sample", u64(s->bad[j].row));
+        if (s->bad[j].line)
+            cJSON_AddItemToObject(e, "line", u64(s->bad[j].line));
         cJSON_AddItemToObject(e, "value", cJSON_CreateNumber((double)s->bad[j].value));
         cJSON_AddItemToArray(bad, e);
     }
@@ -491,6 +511,8 @@ static void add_lengths(cJSON *bad, const struct la_column_check *c, const struc
     for (size_t j = 0; j < n; j++) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddItemToObject(e, "sample", u64(at[j].row));
+        if (at[j].line)
+            cJSON_AddItemToObject(e, "line", u64(at[j].line));
         cJSON_AddItemToObject(e, "length", u64(at[j].length));
         cJSON_AddStringToObject(e, "column", c->col[at[j].col].rule->name);
         cJSON_AddStringToObject(e, "kind", kind);

@@ -66,6 +66,10 @@ struct la_column_check *la_column_check_new(const struct la_column_plan *plan,
 void la_column_check_dtype(struct la_column_check *c, size_t i, const char *dtype,
                            int list_column);
 
+/** la_column_check_line() : the line (from 1) in its file of the row whose
+ *  values come next (jsonl, csv: the reports name it); 0: rows have none. */
+void la_column_check_line(struct la_column_check *c, uint64_t line);
+
 /** la_column_check_values() : the values of row `row` in column i; a
  *  scalar column gives n 1. NULL values with n 0: a null row. */
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
