@@ -76,6 +76,15 @@ int la_token_ids(const struct la_report_ctx *ctx, const struct la_array_info *in
     return ctx->has_vocab_size && !labels_column(info) && !labels_array(ctx);
 }
 
+enum la_vocabulary la_vocabulary_of(const struct la_report_ctx *ctx,
+                                    const struct la_array_info *info)
+{
+    int tokens = la_format_has(info->format, LA_FMTF_TOKENS) || info->token_stream;
+    if (!ctx->has_vocab_size && !tokens)
+        return LA_VOCAB_NONE;
+    return labels_column(info) || labels_array(ctx) ? LA_VOCAB_LABELS : LA_VOCAB_IDS;
+}
+
 int la_ignore_is_an_id(const struct la_report_ctx *ctx, const struct la_array_info *info)
 {
     return la_token_ids(ctx, info) && ctx->cfg->has_ignore_index &&
@@ -111,6 +120,7 @@ static int init_stats(struct la_file_report *r, const struct la_report_ctx *ctx,
 {
     r->seq_len = cut_in_blocks(&r->info, ctx, notes) ? ctx->cfg->seq_len : 0;
     r->token_ids = la_token_ids(ctx, &r->info);
+    r->vocabulary = la_vocabulary_of(ctx, &r->info);
     r->ignore_off = la_ignore_is_an_id(ctx, &r->info);
     if (la_stats_init_for(&r->stats, ctx, sample_stride(&r->info, ctx, notes)) != 0)
         return -1;

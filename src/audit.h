@@ -14,6 +14,12 @@
  *  "label" or "target", or y), whose bad ids crash the embedding, not the loss. */
 int la_token_ids(const struct la_report_ctx *ctx, const struct la_array_info *info);
 
+/** la_vocabulary_of() : whether the file is token data, as the report words
+ *  it: its N is a vocabulary (--vocab-size, the model's vocab_size), or its
+ *  format holds token ids (Megatron, LitData's TokensLoader). */
+enum la_vocabulary la_vocabulary_of(const struct la_report_ctx *ctx,
+                                    const struct la_array_info *info);
+
 /** la_ignore_is_an_id() : with --vocab-size, whether the ignore index is an
  *  id like any other in this file (ids fed to the embedding: raw streams,
  *  Megatron tokens, an input_ids column), not skipped: it is skipped in a

@@ -513,8 +513,9 @@ static int note_file(const struct la_file_report *r, const struct la_config *cfg
         struct la_ci_note note = { .severity = la_severity_name(f->severity),
                                    .title = la_finding_code_name(f->code),
                                    .path = where ? where : path,
+                                   .line = where ? 0 : f->line,
                                    .key = UINT64_MAX - i, .hint = f->hint,
-                                   .prevents = f->prevents };
+                                   .prevents = f->prevents, .column = f->column };
         snprintf(note.message, sizeof note.message, "%s%s%s", f->message,
                  f->hint[0] ? "; fix: " : "", f->hint);
         rc = sink(ctx, &note);

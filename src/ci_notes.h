@@ -25,6 +25,7 @@ struct la_ci_note {
     const char *place;        /* a mask's bad sample: its first bad pixel ("x 44, y 1"), or NULL */
     const char *hint;         /* a finding's fix, or "" */
     const char *prevents;     /* a finding's PyTorch error, or NULL */
+    const char *column;       /* a finding's column, where not the label column's; NULL or "" */
     char message[LA_CI_NOTE_LEN];
 };
 

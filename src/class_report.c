@@ -23,7 +23,10 @@ void la_class_count_text(FILE *out, const struct la_file_report *r)
     if (!la_class_count_from_source(cc) || !r->read_ok)
         return;     /* -n's N: the report says it already */
     const struct la_class_source *c = &cc->src[cc->chosen];
-    fprintf(out, "  classes: %llu, from %s", (unsigned long long)c->n, c->from);
+    if (r->vocabulary != LA_VOCAB_NONE)
+        fprintf(out, "  vocabulary: %llu token ids, from %s", (unsigned long long)c->n, c->from);
+    else
+        fprintf(out, "  classes: %llu, from %s", (unsigned long long)c->n, c->from);
     if (c->path[0]) {
         fputs(" (", out);
         la_fputs_escaped(c->path, out);
@@ -36,6 +39,15 @@ void la_class_count_text(FILE *out, const struct la_file_report *r)
         if (!s->outlier_above[k] || s->above_base + k < (int64_t)c->n)
             continue;
         uint64_t v = (uint64_t)(s->above_base + k);
+        unsigned long long times = (unsigned long long)s->outlier_above[k];
+        if (r->vocabulary != LA_VOCAB_NONE) {    /* ids have no names: where they point */
+            fprintf(out, "  id %llu (past the vocabulary: %s %llu %s): %llu %s\n",
+                    (unsigned long long)v, c->rank == 1 ? "the model's embedding has" : c->from,
+                    (unsigned long long)c->n, c->rank == 1 ? "rows" : "ids", times,
+                    times == 1 ? "time" : "times");
+            shown++;
+            continue;
+        }
         const char *name = la_class_count_name(cc, r->notes, v);
         fprintf(out, "  class %llu (", (unsigned long long)v);
         if (name)
@@ -45,8 +57,7 @@ void la_class_count_text(FILE *out, const struct la_file_report *r)
                     cc->vocab ? "embedding rows" : "outputs");
         else
             fprintf(out, "no name; %s says %llu classes", c->from, (unsigned long long)c->n);
-        fprintf(out, "): %llu %s\n", (unsigned long long)s->outlier_above[k],
-                s->outlier_above[k] == 1 ? "label" : "labels");
+        fprintf(out, "): %llu %s\n", times, times == 1 ? "label" : "labels");
         shown++;
     }
 }

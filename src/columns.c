@@ -367,10 +367,12 @@ static const char *row_at(char *out, size_t size, uint64_t row, uint64_t line)
 }
 
 static struct la_finding *column_finding(struct la_notes *n, enum la_code code,
-                                         const char *prevents, const char *column)
+                                         const char *prevents, const char *column,
+                                         uint64_t line)
 {
     struct la_finding *f = la_notes_finding(n, code, prevents, "%s", "");
     snprintf(f->column, sizeof f->column, "%s", column);
+    f->line = line;
     return f;
 }
 
@@ -405,7 +407,8 @@ static void value_findings(const struct la_column_check *c, struct la_notes *n)
         row_at(at, sizeof at, s->bad[0].row, s->bad[0].line);
         int mask = s->rule->role == LA_COL_MASK;
         struct la_finding *f = column_finding(n, mask ? LA_F_MASK_VALUES : LA_F_OUT_OF_RANGE,
-                                              mask ? NULL : PREVENTS_EMBEDDING, s->rule->name);
+                                              mask ? NULL : PREVENTS_EMBEDDING, s->rule->name,
+                                              s->bad[0].line);
         if (mask) {
             snprintf(f->message, sizeof f->message, "column '%s': %llu value%s other than 0 and 1, "
                      "%s (%s: %lld)", s->rule->name, (unsigned long long)s->invalid,
@@ -442,10 +445,11 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
         struct la_finding *f = column_finding(
             n, LA_F_SEQ_TOO_LONG, error ? "IndexError: index out of range in self (on CUDA: "
                                           "srcIndex < srcSelectDimSize)" : NULL,
-            c->col[b->col].rule->name);
+            c->col[b->col].rule->name, b->line);
         f->severity = error ? LA_SEV_ERROR : LA_SEV_WARNING;
-        snprintf(f->message, sizeof f->message, "%llu row%s longer than %lld tokens (%.150s), %.140s "
-                 "(%s: %llu tokens)", (unsigned long long)c->too_long,
+        snprintf(f->message, sizeof f->message, "column '%s': %llu row%s longer than %lld tokens "
+                 "(%.150s), %.120s (%s: %llu tokens)", c->col[b->col].rule->name,
+                 (unsigned long long)c->too_long,
                  c->too_long == 1 ? "" : "s", (long long)m->length_limit, m->length_why, where,
                  row_at(at, sizeof at, b->row, b->line), (unsigned long long)b->length);
         snprintf(f->hint, sizeof f->hint, error ? "truncate when tokenizing (tokenizer(..., "
@@ -461,9 +465,9 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
         const char *name = c->col[b->col].rule->name;
         struct la_finding *f = column_finding(
             n, LA_F_LENGTH_MISMATCH, "Expected input batch_size (A) to match target batch_size "
-            "(B); the collator's \"expected sequence of length\"", name);
-        snprintf(f->message, sizeof f->message, "%llu row%s whose columns differ in length from "
-                 "input_ids, %s (%s: %s has %llu, input_ids has %llu)",
+            "(B); the collator's \"expected sequence of length\"", name, b->line);
+        snprintf(f->message, sizeof f->message, "column '%s': %llu row%s of another length than "
+                 "input_ids, %s (%s: %s has %llu, input_ids has %llu)", name,
                  (unsigned long long)c->mismatched, c->mismatched == 1 ? "" : "s", where,
                  row_at(at, sizeof at, b->row, b->line), name, (unsigned long long)b->length,
                  (unsigned long long)b->ids_length);

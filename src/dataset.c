@@ -291,6 +291,8 @@ static void fold_file(struct la_file_report *r, const char *path, struct la_file
     fold_stats(&r->stats, &f->stats, s);
     la_ignored_samples_add(&r->ignored_samples, &f->ignored_samples, s->first_sample);
     r->token_ids |= f->token_ids;   /* --vocab-size over ids: the embedding's wording */
+    if (f->vocabulary > r->vocabulary)
+        r->vocabulary = f->vocabulary;
     r->samples += s->samples;
     if (f->notes &&
         la_dataset_fold_notes(r, path, la_format_name(s->format), f->notes, s, ctx) != 0)
@@ -482,8 +484,10 @@ void la_dataset_end(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     finish_shape(r);
     la_notes_fold_end(r->notes);
-    if (ctx->cfg->merge)    /* shard reports: the ids' wording as --concat's files had it */
+    if (ctx->cfg->merge) {  /* shard reports: the ids' wording as --concat's files had it */
         r->token_ids = la_token_ids(ctx, &r->info);
+        r->vocabulary = la_vocabulary_of(ctx, &r->info);
+    }
     r->read_ok = 1;
     struct la_report_ctx with;
     la_diagnose(r, dataset_class_label(r, ctx, &with));

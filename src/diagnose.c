@@ -47,7 +47,7 @@ static int is_class_loss(const struct la_report_ctx *ctx) { return ctx->cfg->los
  * one-based, a dtype the collate keeps) over tens of thousands of ids. */
 static int over_vocabulary(const struct la_file_report *r, const struct la_report_ctx *ctx)
 {
-    return ctx->has_vocab_size || la_format_has(r->info.format, LA_FMTF_TOKENS);
+    return ctx->has_vocab_size || r->vocabulary != LA_VOCAB_NONE;
 }
 
 /* The N the histogram covers: --num-classes, or max+1 of the valid labels. */
@@ -246,6 +246,9 @@ static void diagnose_out_of_range(struct la_file_report *r, const struct la_repo
         add(r, LA_F_OUT_OF_RANGE, "%llu %s out of range (%llu below 0, %llu at or above "
             "their own file's class count)", (unsigned long long)n, plural(n, "label", "labels"),
             (unsigned long long)below, (unsigned long long)above);
+    else if (r->vocabulary == LA_VOCAB_IDS)  /* no --vocab-size: a negative id is past any */
+        add(r, LA_F_OUT_OF_RANGE, "%llu negative %s", (unsigned long long)n,
+            plural(n, "token id", "token ids"))->prevents = PREVENTS_EMBEDDING;
     else
         add(r, LA_F_OUT_OF_RANGE, "%llu negative %s",
             (unsigned long long)n, plural(n, "label", "labels"));
@@ -500,14 +503,15 @@ static void diagnose_hints(struct la_file_report *r, const struct la_report_ctx 
         snprintf(f->hint, sizeof f->hint,
                  "if %lld marks \"no label\", pass --ignore-index %lld "
                  "(and ignore_index=%lld to the loss)", (long long)v, (long long)v, (long long)v);
-        if (r->token_ids)   /* an embedding skips no id: a pad sentinel must become one */
+        int ids = r->token_ids || r->vocabulary == LA_VOCAB_IDS;
+        if (ids)            /* an embedding skips no id: a pad sentinel must become one */
             f->prevents = PREVENTS_EMBEDDING;
         if (r->token_ids && ctx->cfg->has_ignore_index && v == ctx->cfg->ignore_index)
             snprintf(f->hint, sizeof f->hint,
                      "%lld is the loss's ignore index, which the embedding does not skip: if "
                      "these are labels (targets), pass --ignore-index %lld; ids fed to the model "
                      "must be real ids (the tokenizer's pad_token_id)", (long long)v, (long long)v);
-        else if (r->token_ids)
+        else if (ids)
             snprintf(f->hint, sizeof f->hint,
                      "%lld looks like a pad sentinel: the embedding skips no id, so write the "
                      "tokenizer's pad_token_id there (mask it in the labels with -100); "
@@ -750,6 +754,7 @@ static void diagnose_notes(struct la_file_report *r, const struct la_report_ctx 
         g->prevents = f->prevents;
         snprintf(g->hint, sizeof g->hint, "%s", f->hint);
         memcpy(g->column, f->column, sizeof g->column);
+        g->line = f->line;
         g->severity = f->severity;   /* a reader may soften its code (seq-too-long past rotary) */
     }
 }

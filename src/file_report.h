@@ -32,6 +32,14 @@ struct la_fix_result {
 };
 
 /* Everything known about one audited file. */
+/* Whether a report is of token data, and how: its N a vocabulary's, its values
+ * labels over it (a causal LM's labels column), or the ids themselves. */
+enum la_vocabulary {
+    LA_VOCAB_NONE,     /* class labels */
+    LA_VOCAB_LABELS,   /* labels whose N is the vocabulary (the model's vocab_size) */
+    LA_VOCAB_IDS,      /* the ids fed to the embedding (a token format, an input_ids column) */
+};
+
 struct la_file_report {
     const char *path;             /* as given */
     const char *split;            /* the split of a `datasets` cache folder it is, or NULL (the config's) */
@@ -53,6 +61,8 @@ struct la_file_report {
     struct la_pairs *pairs;       /* its labels against their images (pairs.h), or NULL */
     uint64_t seq_len;             /* --seq-len cut this stream into blocks of as many ids; 0: not */
     int token_ids;                /* --vocab-size over the ids fed to the embedding (audit.h) */
+    enum la_vocabulary vocabulary; /* token data: the report says token ids, vocabulary and
+                                     --vocab-size, never classes and -n (audit.h) */
     struct la_ignored_samples ignored_samples; /* all-ignored: samples with no target */
     int ignore_off;               /* --vocab-size over ids: the ignore index was not skipped */
     struct la_class_count *classes;   /* where N came from (class_count.h), or NULL; owned, */

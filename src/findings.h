@@ -89,6 +89,10 @@ struct la_finding {
     /* the column it is of, where it is not the file's label column (JSON
      * findings[].column), or "" */
     char column[64];
+    /* where the file's rows are lines (jsonl, csv): the line of its first bad
+     * row, which the CI outputs point at; 0: none (a dataset's fold drops it:
+     * the line is of one of its files) */
+    uint64_t line;
 };
 
 struct la_code_def {

@@ -77,6 +77,8 @@ static const char *skip_reason(const struct la_file_report *r, const struct la_c
         return "no --batch-size: the batching simulation did not run";
     if (bce && (!strcmp(check, "integer") || !strcmp(check, "classes") || !strcmp(check, "dtype")))
         return "not a check of --loss=bce";
+    if (!strcmp(check, "classes") && r->vocabulary != LA_VOCAB_NONE)
+        return "token data: ids are checked against the vocabulary, not classes (--vocab-size)";
     if (!strcmp(check, "classes") && !r->has_hist)
         return "the number of classes is unknown (pass -n)";
     return NULL;

@@ -260,10 +260,16 @@ static int sarif_result(void *ctx, const struct la_ci_note *n)
     add_text(r, "message", n->message);
     cJSON *locs = cJSON_AddArrayToObject(r, "locations");
     cJSON_AddItemToArray(locs, location(n));
+    cJSON *props = n->prevents || (n->column && n->column[0])
+                       ? cJSON_AddObjectToObject(r, "properties") : NULL;
     if (n->prevents) {                  /* this finding's own (it depends on --loss, the dtype) */
-        cJSON *props = cJSON_AddObjectToObject(r, "properties");
         char *clean = la_utf8_clean(n->prevents);
         cJSON_AddStringToObject(props, "prevents", clean ? clean : "");
+        free(clean);
+    }
+    if (n->column && n->column[0]) {    /* the column it is of: input_ids, token_type_ids */
+        char *clean = la_utf8_clean(n->column);
+        cJSON_AddStringToObject(props, "column", clean ? clean : "");
         free(clean);
     }
     cJSON_AddItemToArray(results, r);

@@ -235,7 +235,10 @@ static void print_header(FILE *out, const struct la_file_report *r)
             fprintf(out, "%s%llu", d ? ", " : "", (unsigned long long)r->info.shape[d]);
         fprintf(out, ")");
     }
-    fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "label" : "labels");
+    if (r->vocabulary == LA_VOCAB_IDS)
+        fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "token id" : "token ids");
+    else
+        fprintf(out, ", %llu %s", (unsigned long long)s->count, s->count == 1 ? "label" : "labels");
     if (r->seq_len) {                     /* --seq-len: the blocks are the samples */
         uint64_t tail = r->info.shape[0] % r->seq_len;
         fprintf(out, " in %llu %s of %llu", (unsigned long long)r->samples,
@@ -517,8 +520,12 @@ static void print_file(FILE *out, const struct la_file_report *r, const struct l
     /* an N from the data (ClassLabel, COCO's categories, a config file) is
      * already checked against and said above: no "pass -n" beside it */
     if (!cfg->has_num_classes && r->has_hist && cfg->loss != LA_LOSS_BCE &&
-        !la_class_count_from_source(r->classes))
+        !la_class_count_from_source(r->classes) && r->vocabulary == LA_VOCAB_NONE)
         print_classes_hint(out, r);
+    else if (r->vocabulary != LA_VOCAB_NONE && !cfg->has_vocab_size && !cfg->has_num_classes &&
+             !la_class_count_from_source(r->classes) && cfg->loss != LA_LOSS_BCE)
+        fprintf(out, "  vocabulary: unknown; pass --vocab-size (the model's vocab_size) or "
+                "--model to check the ids against it\n");
     if (r->hist_skipped)
         fprintf(out, "  classes: -n %lld is above %lu: no histogram, and missing classes "
                 "were not checked\n", (long long)cfg->num_classes, (unsigned long)LA_HIST_MAX);

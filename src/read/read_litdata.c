@@ -356,7 +356,7 @@ static int read_config(struct la_reader *r, struct litdata_state *t, const cJSON
     const cJSON *level = cJSON_GetObjectItemCaseSensitive(config, "compression_level");
     const char *name = cJSON_IsString(loader) ? loader->valuestring : "PyTreeLoader";
     if (strcmp(name, "TokensLoader") == 0)
-        t->tokens = 1;
+        t->tokens = r->info.token_stream = 1;
     else if (strcmp(name, "PyTreeLoader") != 0)
         return la_reader_set_error(r, "index.json: item loader %s (labelaudit reads the "
                                    "PyTreeLoader's and the TokensLoader's chunks)", name);

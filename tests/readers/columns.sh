@@ -63,10 +63,32 @@ run --model "$c/bert-tok/bert" "$c/bert-tok/tok.parquet"
 expect_status 1 "tok.parquet: exit 1"
 expect_out "error \[out-of-range\]: column 'token_type_ids': 1 value outside \[0, 2) (type_vocab_size), row 3 (row 3: 2)" \
     "tok.parquet: the token type 2, row 3"
-expect_out "error \[seq-too-long\]: 1 row longer than 512 tokens.*row 1 (row 1: 602 tokens)" \
+expect_out "error \[seq-too-long\]: column 'input_ids': 1 row longer than 512 tokens.*row 1 (row 1: 602 tokens)" \
     "tok.parquet: the 602-token row 1"
-expect_out "error \[length-mismatch\]: 1 row .*row 4 (row 4: labels has 13, input_ids has 12)" \
+expect_out "error \[length-mismatch\]: column 'labels': 1 row .*row 4 (row 4: labels has 13, input_ids has 12)" \
     "tok.parquet: labels one longer, row 4"
+
+# ---- every output names the column of each finding
+run --model "$c/bert-tok/bert" --sarif="$d/sarif" --junit="$d/junit" --annotations=github \
+    --html="$d/html" "$c/bert-tok/tok.parquet"
+[ "$(jq -r '[.runs[0].results[] | .properties.column] | join(",")' "$d/sarif")" \
+  = token_type_ids,input_ids,labels ]
+ok $? "SARIF: each result's properties name its column"
+for code in seq-too-long length-mismatch out-of-range; do
+    grep -q "title=$code::column '" "$d/out"
+    ok $? "annotations: $code names its column"
+    grep -q "<failure type=\"$code\" message=\"column &apos;" "$d/junit"
+    ok $? "JUnit: $code names its column"
+done
+grep -q "column &apos;token_type_ids" "$d/html"
+ok $? "HTML: the finding names its column"
+
+# ---- token data is worded as such: token ids, the vocabulary, --vocab-size
+run --model "$c/gpt2" "$c/gpt2.parquet"
+expect_out "vocabulary: 50 token ids, from model config.json vocab_size" \
+    "gpt2: N is the vocabulary's, said so"
+! grep -q "classes\|pass -n" "$d/out"
+ok $? "gpt2: no classes, no -n"
 
 # ---- choosing the columns
 run --json -c labels --model "$c/bert" "$c/bert.parquet"

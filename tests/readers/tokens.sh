@@ -71,7 +71,7 @@ expect_json '[.files[0].samples, .files[0].last_block, .files[0].batching.batche
     "[4,1024,2]" "4096 = 4 full blocks; -b 2 batches the blocks"
 
 run --format=raw --dtype uint16 --vocab-size $V --seq-len 1000 "$t/train.bin"
-expect_out "4096 labels in 5 blocks of 1000 (the last of 96)" "the text names the blocks"
+expect_out "4096 token ids in 5 blocks of 1000 (the last of 96)" "the text names the blocks, as token ids"
 
 echo "# --- all-ignored: samples whose every target is the ignore index"
 run --json -n 50 "$t/labels.npy"
