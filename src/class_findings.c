@@ -5,6 +5,7 @@
 #include <string.h> /* strrchr */
 
 #include "class_count.h"     /* the sources, the model */
+#include "label_notes.h"     /* the notes' columns: were any checked */
 #include "file_report.h"     /* la_report_add_finding */
 #include "read/class_meta.h" /* struct la_model */
 
@@ -105,6 +106,27 @@ static void diagnose_stale_vocab(const struct la_class_count *cc, struct la_file
     }
 }
 
+/* The same for the tables the columns were checked against (a top-level
+ * max_position_embeddings that text_config overrides): said where columns
+ * were checked, since only they read those tables. */
+static void diagnose_stale_tables(const struct la_class_count *cc, struct la_file_report *r)
+{
+    const struct la_model *m = cc->model;
+    if (!m || !m->tables.problem[0] || !r->notes || !r->notes->columns_json)
+        return;
+    const char *base = strrchr(m->head.path, '/');
+    struct la_finding *f = la_report_add_finding(r, LA_F_CLASS_COUNT_MISMATCH, "%.200s: %.300s",
+                                                 base ? base + 1 : m->head.path,
+                                                 m->tables.problem);
+    if (f) {
+        f->severity = LA_SEV_WARNING;
+        f->prevents = NULL;
+        snprintf(f->hint, sizeof f->hint, "make the top-level value agree with text_config's, "
+                 "or drop it: code that reads the top level (a max_length taken from it) gets "
+                 "the stale one");
+    }
+}
+
 void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r)
 {
     if (!cc)
@@ -116,6 +138,8 @@ void la_class_count_finish(struct la_class_count *cc, struct la_file_report *r)
         diagnose_vocab(cc, r);
         diagnose_stale_vocab(cc, r);
     }
+    if (r->read_ok && cc->model)
+        diagnose_stale_tables(cc, r);
     la_class_count_give(cc, r);
 }
 

@@ -83,6 +83,16 @@ done
 grep -q "column &apos;token_type_ids" "$d/html"
 ok $? "HTML: the finding names its column"
 
+# ---- a composite config: the text model's tables, the stale top level said
+run --json --model "$c/composite" "$c/gpt2.parquet"
+[ "$(jqf '[.files[0].lengths.bad[] | select(.kind == "too-long") | .sample] | join(",")')" = 2,3 ]
+ok $? "composite: rows past text_config.n_positions 16, not the top level's 1024"
+[ "$(jqf '[.files[0].findings[] | select(.code == "class-count-mismatch") | .severity] | join(",")')" \
+  = warning ]
+ok $? "composite: the stale top-level n_positions is a warning"
+expect_json '[.files[0].findings[] | select(.code == "class-count-mismatch") | .message | test("n_positions 1024 but text_config.n_positions 16")] | .[0]' \
+    true "... naming both values"
+
 # ---- token data is worded as such: token ids, the vocabulary, --vocab-size
 run --model "$c/gpt2" "$c/gpt2.parquet"
 expect_out "vocabulary: 50 token ids, from model config.json vocab_size" \
