@@ -70,6 +70,13 @@ static const struct la_code_def g_findings[LA_F_COUNT] = {
     [LA_F_MISSING_PAIR] = { "missing-pair", ERR, NULL,
         "restore the missing file, or remove its partner from the dataset" },
     [LA_F_UNLABELED_IMAGES] = { "unlabeled-images", NOTICE, NULL, NULL },
+    /* a warning where only the origin or direction differ: nnU-Net warns, trains on */
+    [LA_F_GEOMETRY_MISMATCH] = { "geometry-mismatch", ERR, "nnU-Net's "
+        "verify_dataset_integrity: \"Error: Shape mismatch between segmentation and "
+        "corresponding images\" / \"Spacing mismatch\" (RuntimeError: Some images have errors)",
+        "resample the label onto its image's grid (nearest neighbour), or, where only the "
+        "header is wrong, save it with the image's affine and header (nibabel: "
+        "nib.Nifti1Image(seg, img.affine, img.header))" },
     /* seq-too-long is a warning where no table is indexed (columns.c says which) */
     [LA_F_SEQ_TOO_LONG] = { "seq-too-long", ERR, NULL, NULL },
     [LA_F_LENGTH_MISMATCH] = { "length-mismatch", ERR, NULL, NULL },

@@ -52,7 +52,7 @@ enum la_code {
     /* across the splits of a dataset (split_checks.h): the dataset's findings */
     LA_F_SPLIT_OVERLAP, LA_F_CLASS_UNSEEN_IN_TRAIN, LA_F_LABEL_DRIFT,
     /* a label against its image (pairs.h) */
-    LA_F_SIZE_MISMATCH, LA_F_MISSING_PAIR, LA_F_UNLABELED_IMAGES,
+    LA_F_SIZE_MISMATCH, LA_F_MISSING_PAIR, LA_F_UNLABELED_IMAGES, LA_F_GEOMETRY_MISMATCH,
     /* the columns beside the labels (columns.h) */
     LA_F_SEQ_TOO_LONG, LA_F_LENGTH_MISMATCH, LA_F_MASK_VALUES,
     LA_F_COUNT,

@@ -24,8 +24,10 @@ int la_pairs_note(struct la_pairs *p, enum la_pair_kind kind, const char *file,
         return -1;
     int failed = 0;
     struct la_pair_bad *b = &p->bad[p->n_bad];
-    *b = (struct la_pair_bad){ kind, dup_or_null(file, &failed), dup_or_null(image, &failed),
-                               label_w, label_h, image_w, image_h, dup_or_null(why, &failed) };
+    *b = (struct la_pair_bad){ .kind = kind, .file = dup_or_null(file, &failed),
+                               .image = dup_or_null(image, &failed), .label_w = label_w,
+                               .label_h = label_h, .image_w = image_w, .image_h = image_h,
+                               .why = dup_or_null(why, &failed) };
     if (failed) {
         free(b->file), free(b->image), free(b->why);
         return -1;
@@ -48,6 +50,7 @@ void la_pairs_free(struct la_pairs *p)
 enum la_code la_pair_code(enum la_pair_kind kind)
 {
     return kind == LA_PAIR_SIZE ? LA_F_SIZE_MISMATCH
+         : kind == LA_PAIR_GEOMETRY ? LA_F_GEOMETRY_MISMATCH
          : kind == LA_PAIR_UNREADABLE ? LA_F_UNLOADABLE_IMAGE : LA_F_MISSING_PAIR;
 }
 
@@ -67,6 +70,9 @@ void la_pair_describe(const struct la_pair_bad *b, char *buf, size_t len)
         break;
     case LA_PAIR_UNREADABLE:
         snprintf(buf, len, "%s: its image %s: %s", b->file, b->image, b->why ? b->why : "");
+        break;
+    case LA_PAIR_GEOMETRY:
+        snprintf(buf, len, "%s: %s (%s)", b->file, b->why ? b->why : "", b->image);
         break;
     }
 }

@@ -14,6 +14,7 @@ enum la_pair_kind {
     LA_PAIR_NO_IMAGE,    /* missing-pair: a label with no image */
     LA_PAIR_NO_LABEL,    /* missing-pair: a segmentation image with no mask */
     LA_PAIR_UNREADABLE,  /* the image's header could not be read */
+    LA_PAIR_GEOMETRY,    /* geometry-mismatch: a NIfTI label off its image's grid (why says how) */
 };
 
 struct la_pair_bad {
@@ -21,7 +22,10 @@ struct la_pair_bad {
     char *file;          /* the label file, or NULL (an image with no mask) */
     char *image;         /* its image, or NULL (a label with no image) */
     uint64_t label_w, label_h, image_w, image_h;   /* 0: not known */
-    char *why;           /* LA_PAIR_UNREADABLE: the header's problem */
+    char *why;           /* LA_PAIR_UNREADABLE: the header's problem; LA_PAIR_GEOMETRY: how
+                            the grids differ */
+    int refused;         /* LA_PAIR_GEOMETRY: nnU-Net refuses it (shape, spacing), not
+                            only warns (origin, direction) */
 };
 
 struct la_pairs {
@@ -32,6 +36,8 @@ struct la_pairs {
     uint64_t unlabeled;  /* images with no label (YOLO's background images) */
     uint64_t orphans;    /* labels with no image */
     uint64_t size_mismatch;
+    uint64_t geometry_mismatch;  /* NIfTI labels off an image's grid (each label once), */
+    uint64_t geometry_refused;   /* of them those nnU-Net refuses (shape, spacing) */
     uint64_t unreadable; /* images whose header could not be read */
     uint64_t header_bytes;   /* read from the images' files, headers only */
     struct la_pair_bad *bad;     /* the first cap of them, in label order */

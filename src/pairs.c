@@ -1,8 +1,12 @@
 /* pairs.c - see pairs.h. */
+#include "config.h"           /* HAVE_NIFTI */
 #include "pairs.h"
 #include "pair_list.h"       /* la_pairs: what the report keeps */
 #include "msg.h"             /* la_verbose */
 #include "read/image_size.h" /* la_image_size: the header alone */
+#if HAVE_NIFTI
+#include "read/nifti_geometry.h" /* a NIfTI grid, from its header */
+#endif
 #include "read/walk.h"       /* la_walk_tree: the images below their folder */
 #include "util.h"            /* la_is_directory */
 
@@ -83,6 +87,13 @@ static int by_key(const void *a, const void *b)
     return strcmp(((const struct image *)a)->key, ((const struct image *)b)->key);
 }
 
+static int is_nifti(const char *name)
+{
+    size_t len = strlen(name);
+    return (len > 4 && !strcmp(name + len - 4, ".nii")) ||
+           (len > 7 && !strcmp(name + len - 7, ".nii.gz"));
+}
+
 /* The images below dir, keyed and sorted (nnU-Net's channels: one key). */
 static struct image *images_below(struct la_walk *w, const char *dir, int channels, size_t *n)
 {
@@ -94,10 +105,7 @@ static struct image *images_below(struct la_walk *w, const char *dir, int channe
     size_t skip = strlen(dir) + 1;
     for (size_t i = 0; v && i < w->n_files; i++) {
         const char *rel = w->files[i] + skip;
-        size_t len = strlen(rel);
-        int nifti = (len > 4 && !strcmp(rel + len - 4, ".nii")) ||
-                    (len > 7 && !strcmp(rel + len - 7, ".nii.gz"));
-        if (!la_image_name(rel) && !nifti)
+        if (!la_image_name(rel) && !is_nifti(rel))
             continue;
         char key[4096];
         key_of(rel, 1, channels, key, sizeof key);
@@ -133,6 +141,42 @@ static void check_size(struct la_pairs *p, const struct la_source_info *src, str
     la_pairs_note(p, LA_PAIR_SIZE, src->path, img->path, w, h, sz.width, sz.height, NULL);
 }
 
+/* A NIfTI label against one of its images (each channel of nnU-Net's):
+ * their grids, as nnU-Net's check_cases compares them. A label is counted
+ * once, by the worst of its channels; each channel off its grid is listed. */
+static void check_geometry(struct la_pairs *p, const struct la_source_info *src,
+                           struct image *img, int *counted)
+{
+#if HAVE_NIFTI
+    if (!is_nifti(src->path) || !is_nifti(img->path))
+        return;
+    struct la_nifti_geometry label, image;
+    char err[256], why[256];
+    if (la_nifti_geometry(img->path, &image, err, sizeof err) != 0) {
+        p->unreadable++;
+        la_pairs_note(p, LA_PAIR_UNREADABLE, src->path, img->path, 0, 0, 0, 0, err);
+        return;
+    }
+    if (la_nifti_geometry(src->path, &label, err, sizeof err) != 0)
+        return;                 /* the label's own read said why */
+    int level = la_nifti_differs(&label, &image, why, sizeof why);
+    if (!level)
+        return;
+    if (*counted < 1)
+        p->geometry_mismatch++;
+    if (level == 2 && *counted < 2)
+        p->geometry_refused++;
+    if (level > *counted)
+        *counted = level;
+    size_t kept = p->n_bad;
+    la_pairs_note(p, LA_PAIR_GEOMETRY, src->path, img->path, 0, 0, 0, 0, why);
+    if (p->n_bad > kept)
+        p->bad[kept].refused = level == 2;
+#else
+    (void)p, (void)src, (void)img, (void)counted;
+#endif
+}
+
 /* The findings of p: each names its count and where; the text, the JSON
  * and the CI outputs list the bad pairs themselves (pair_list.h). */
 static void add_findings(struct la_file_report *r, const struct la_pairs *p)
@@ -142,6 +186,17 @@ static void add_findings(struct la_file_report *r, const struct la_pairs *p)
                               (unsigned long long)p->size_mismatch,
                               p->size_mismatch == 1 ? "mask is" : "masks are",
                               p->size_mismatch == 1 ? "its" : "their");
+    if (p->geometry_mismatch) {
+        uint64_t n = p->geometry_mismatch, refused = p->geometry_refused;
+        struct la_finding *f = la_report_add_finding(
+            r, LA_F_GEOMETRY_MISMATCH, "%llu NIfTI %s off %s image's grid: %llu in shape or "
+            "spacing (nnU-Net refuses the dataset), %llu in origin or direction only "
+            "(nnU-Net warns)", (unsigned long long)n, n == 1 ? "label is" : "labels are",
+            n == 1 ? "its" : "their", (unsigned long long)refused,
+            (unsigned long long)(n - refused));
+        if (f && !refused)
+            f->severity = LA_SEV_WARNING;
+    }
     uint64_t lone = p->segmentation ? p->unlabeled : 0;
     char labels[128] = "", images[128] = "";
     if (p->orphans)
@@ -186,9 +241,12 @@ static void pair_sources(struct la_file_report *r, const char *labels_dir, struc
         }
         while (img > v && strcmp(img[-1].key, key) == 0)
             img--;              /* nnU-Net's channels: each is this label's */
+        int off_grid = 0;
         for (; img < v + n && strcmp(img->key, key) == 0; img++) {
-            if (!img->used && p->segmentation)
+            if (!img->used && p->segmentation) {
                 check_size(p, src, img);
+                check_geometry(p, src, img, &off_grid);
+            }
             img->used = 1;
         }
         p->paired++;

@@ -502,7 +502,8 @@ static cJSON *size_array(uint64_t w, uint64_t h)
 /* SPEC "A label and what it labels": the labels against their images. */
 static cJSON *pairs_object(const struct la_pairs *p)
 {
-    static const char *const kinds[] = { "size-mismatch", "no-image", "no-label", "unreadable" };
+    static const char *const kinds[] = { "size-mismatch", "no-image", "no-label", "unreadable",
+                                         "geometry-mismatch" };
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "images_dir", json_text(p->images_dir));
     cJSON_AddItemToObject(o, "images", json_u64(p->images));
@@ -510,6 +511,7 @@ static cJSON *pairs_object(const struct la_pairs *p)
     cJSON_AddItemToObject(o, "unlabeled", json_u64(p->unlabeled));
     cJSON_AddItemToObject(o, "orphans", json_u64(p->orphans));
     cJSON_AddItemToObject(o, "size_mismatch", json_u64(p->size_mismatch));
+    cJSON_AddItemToObject(o, "geometry_mismatch", json_u64(p->geometry_mismatch));
     cJSON_AddItemToObject(o, "unreadable", json_u64(p->unreadable));
     cJSON *bad = cJSON_AddArrayToObject(o, "bad");
     for (size_t i = 0; i < p->n_bad; i++) {
@@ -520,9 +522,14 @@ static cJSON *pairs_object(const struct la_pairs *p)
         cJSON_AddItemToObject(e, "image", b->image ? json_text(b->image) : cJSON_CreateNull());
         cJSON_AddItemToObject(e, "label_size", size_array(b->label_w, b->label_h));
         cJSON_AddItemToObject(e, "image_size", size_array(b->image_w, b->image_h));
+        if (b->kind == LA_PAIR_GEOMETRY) {
+            cJSON_AddItemToObject(e, "geometry", json_text(b->why ? b->why : ""));
+            cJSON_AddBoolToObject(e, "refused", b->refused);
+        }
         cJSON_AddItemToArray(bad, e);
     }
     cJSON_AddBoolToObject(o, "bad_truncated", p->n_bad < p->size_mismatch + p->orphans +
+                                                  p->geometry_mismatch +
                                                   p->unreadable +
                                                   (p->segmentation ? p->unlabeled : 0));
     return o;

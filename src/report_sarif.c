@@ -121,6 +121,8 @@ static const struct la_rule_doc g_docs[LA_F_COUNT + 1] = {
         NULL, "pairs" },
     [LA_F_MISSING_PAIR] = { "A label file with no image, or in a segmentation set an image "
         "with no mask.", NULL, "pairs" },
+    [LA_F_GEOMETRY_MISMATCH] = { "A NIfTI label whose shape, spacing, origin or direction "
+        "differs from its image's (nnU-Net's verify_dataset_integrity).", NULL, "pairs" },
     [LA_F_UNLABELED_IMAGES] = { "Images with no label file: YOLO's background images.",
         "none where they are background images (Ultralytics advises 0-10% of them); else "
         "write their label files", "pairs" },

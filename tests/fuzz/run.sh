@@ -107,8 +107,9 @@ objs=
 for f in "$SRCDIR"/src/*.c "$SRCDIR"/src/read/*.c "$SRCDIR/tests/fuzz/fuzz_common.c"; do
     case $f in */main.c) continue ;; esac
     # a mask reader only where config.h says its library was found
-    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/read_hdf5.c|*/read_mat.c|*/read_wds.c)
+    case $f in */read_png.c|*/read_tiff.c|*/read_nifti.c|*/nifti_geometry.c|*/read_hdf5.c|*/read_mat.c|*/read_wds.c)
         lib=$(basename "$f" .c | sed 's/read_png/SPNG/; s/read_tiff/TIFF/; s/read_nifti/NIFTI/;
+                                      s/nifti_geometry/NIFTI/;
                                       s/read_hdf5/HDF5/; s/read_mat/MATIO/; s/read_wds/LIBARCHIVE/')
         grep -q "define HAVE_$lib 1" "$OUT/include/config.h" || continue ;;
     esac
