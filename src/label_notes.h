@@ -94,7 +94,18 @@ struct la_notes {
     /* Optional, set by a reader of several columns (columns.h): the JSON's
      * "columns" (the other columns checked) and "lengths"; owned */
     cJSON *columns_json, *lengths_json;
+    /* Optional, set by a reader whose entries name image files (COCO's
+     * images): each file_name with the width and height it states (0: not
+     * stated), for pairs.c to hold the files to. Owned. */
+    struct la_image_entry *image_entries;
+    size_t n_image_entries;
 };
+
+struct la_image_entry { char *file; double width, height; };
+
+/** la_notes_add_image_entry() : one image file an entry names, and the size
+ *  it states. @return 0, or -1 out of memory. */
+int la_notes_add_image_entry(struct la_notes *n, const char *file, double width, double height);
 
 /** la_notes_count_more() : count problems of code that are
  *  not kept: a merged report's beyond its list. */

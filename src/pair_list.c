@@ -63,7 +63,10 @@ void la_pair_describe(const struct la_pair_bad *b, char *buf, size_t len)
                  (unsigned long long)b->image_w, (unsigned long long)b->image_h);
         break;
     case LA_PAIR_NO_IMAGE:
-        snprintf(buf, len, "%s: no image", b->file);
+        if (b->image)           /* COCO: the entry's file */
+            snprintf(buf, len, "%s: no file %s", b->file, b->image);
+        else
+            snprintf(buf, len, "%s: no image", b->file);
         break;
     case LA_PAIR_NO_LABEL:
         snprintf(buf, len, "%s: no mask", b->image);

@@ -31,6 +31,7 @@ struct la_pair_bad {
 struct la_pairs {
     char *images_dir;    /* where the images were looked for */
     int segmentation;    /* masks (an image without one is missing), not detection labels */
+    int coco;            /* a COCO JSON's image entries against their files */
     uint64_t images;     /* image files found there */
     uint64_t paired;     /* labels with an image */
     uint64_t unlabeled;  /* images with no label (YOLO's background images) */

@@ -9,10 +9,12 @@
 #endif
 #include "read/walk.h"       /* la_walk_tree: the images below their folder */
 #include "util.h"            /* la_is_directory */
+#include "label_notes.h"     /* COCO's image entries */
 
 #include <stdio.h>   /* snprintf */
 #include <stdlib.h>  /* calloc, qsort, bsearch */
 #include <string.h>  /* strcmp, strlen */
+#include <unistd.h>  /* access */
 
 /* A folder of labels and the folder of their images, as the layouts name them. */
 static const struct { const char *labels, *images; } g_folders[] = {
@@ -181,7 +183,18 @@ static void check_geometry(struct la_pairs *p, const struct la_source_info *src,
  * and the CI outputs list the bad pairs themselves (pair_list.h). */
 static void add_findings(struct la_file_report *r, const struct la_pairs *p)
 {
-    if (p->size_mismatch)
+    if (p->size_mismatch && p->coco) {
+        struct la_finding *f = la_report_add_finding(
+            r, LA_F_SIZE_MISMATCH, "%llu %s not the width x height %s COCO entry states",
+            (unsigned long long)p->size_mismatch, p->size_mismatch == 1 ? "image is" : "images are",
+            p->size_mismatch == 1 ? "its" : "their");
+        if (f) {
+            f->prevents = "detectron2: SizeMismatchError: Mismatched image shape, got (w, h), "
+                          "expect (W, H). Please check the width/height in your annotation.";
+            snprintf(f->hint, sizeof f->hint, "write each image's true width and height into "
+                     "its entry (PIL: Image.open(p).size), or re-export the image");
+        }
+    } else if (p->size_mismatch)
         la_report_add_finding(r, LA_F_SIZE_MISMATCH, "%llu %s of another size than %s image",
                               (unsigned long long)p->size_mismatch,
                               p->size_mismatch == 1 ? "mask is" : "masks are",
@@ -205,6 +218,9 @@ static void add_findings(struct la_file_report *r, const struct la_pairs *p)
     if (lone)
         snprintf(images, sizeof images, "%llu %s no mask", (unsigned long long)lone,
                  lone == 1 ? "image has" : "images have");
+    if (p->orphans && p->coco)
+        snprintf(labels, sizeof labels, "%llu COCO image %s no file",
+                 (unsigned long long)p->orphans, p->orphans == 1 ? "entry has" : "entries have");
     if (p->orphans || lone)
         la_report_add_finding(r, LA_F_MISSING_PAIR, "%s%s%s in %s%s", labels,
                               labels[0] && images[0] ? " and " : "", images, p->images_dir,
@@ -259,11 +275,133 @@ static void pair_sources(struct la_file_report *r, const char *labels_dir, struc
         }
 }
 
+// ---- COCO: each image entry against its file -------------------------------------------
+
+/* Whether one of the first entries' files lies in dir: a folder that holds
+ * none of them is not where the JSON's images are (the JSON audited alone). */
+static int holds_entries(const char *dir, const struct la_notes *n)
+{
+    for (size_t i = 0; i < n->n_image_entries && i < 16; i++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, n->image_entries[i].file);
+        if (access(path, F_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The folder path is in ("." for none), and its last component. */
+static void folder_of(const char *path, char *out, size_t len, const char **last)
+{
+    snprintf(out, len, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(out, len, ".");
+    slash = strrchr(out, '/');
+    *last = slash ? slash + 1 : out;
+}
+
+/* The images of a COCO JSON: --images, else where the layout keeps them:
+ * ROOT/annotations/instances_val2017.json's ROOT/val2017 (or
+ * ROOT/images/val2017, ROOT/images), else the JSON's own folder; a folder
+ * only where it holds some of the entries' files. */
+static int coco_images_dir(const struct la_report_ctx *ctx, const char *json,
+                           const struct la_notes *n, char *out, size_t len)
+{
+    if (ctx->cfg->images)
+        return snprintf(out, len, "%s", ctx->cfg->images), 1;
+    char dir[4096], root[4096], split[256] = "";
+    const char *last, *up;
+    folder_of(json, dir, sizeof dir, &last);
+    const char *base = strrchr(json, '/') ? strrchr(json, '/') + 1 : json;
+    const char *under = strrchr(base, '_');    /* instances_val2017.json: val2017 */
+    if (under && strlen(under + 1) < sizeof split) {
+        snprintf(split, sizeof split, "%s", under + 1);
+        char *dot = strrchr(split, '.');
+        if (dot)
+            *dot = '\0';
+    }
+    if (strcmp(last, "annotations") == 0) {
+        folder_of(dir, root, sizeof root, &up);
+        char candidates[3][8192];
+        snprintf(candidates[0], sizeof candidates[0], "%s/%s", root, split);
+        snprintf(candidates[1], sizeof candidates[1], "%s/images/%s", root, split);
+        snprintf(candidates[2], sizeof candidates[2], "%s/images", root);
+        for (int k = split[0] ? 0 : 2; k < 3; k++)
+            if (la_is_directory(candidates[k]) && holds_entries(candidates[k], n))
+                return snprintf(out, len, "%s", candidates[k]), 1;
+    }
+    snprintf(out, len, "%s", dir);
+    return holds_entries(out, n);
+}
+
+/* detectron2's check_image_size: an entry stating a width or a height is
+ * held to its file's (PIL's size: no EXIF rotation); a missing file is a
+ * missing pair (the loader's FileNotFoundError). */
+static void check_coco_entries(const struct la_notes *n, const char *json, const char *dir,
+                               struct la_pairs *p)
+{
+    for (size_t i = 0; i < n->n_image_entries; i++) {
+        const struct la_image_entry *e = &n->image_entries[i];
+        char path[8192], err[256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->file);
+        p->images++;
+        if (access(path, F_OK) != 0) {
+            p->orphans++;
+            la_pairs_note(p, LA_PAIR_NO_IMAGE, json, path, 0, 0, 0, 0, NULL);
+            continue;
+        }
+        p->paired++;
+        struct la_image_size sz;
+        int rc = la_image_size(path, &sz, err, sizeof err);
+        p->header_bytes += sz.bytes_read;
+        if (rc == -2)
+            continue;
+        if (rc != 0) {
+            p->unreadable++;
+            la_pairs_note(p, LA_PAIR_UNREADABLE, json, path, 0, 0, 0, 0, err);
+            continue;
+        }
+        if ((e->width <= 0 && e->height <= 0) ||
+            (e->width == (double)sz.width && e->height == (double)sz.height))
+            continue;
+        p->size_mismatch++;
+        la_pairs_note(p, LA_PAIR_SIZE, json, path, e->width > 0 ? (uint64_t)e->width : 0,
+                      e->height > 0 ? (uint64_t)e->height : 0, sz.width, sz.height, NULL);
+    }
+}
+
+static void pair_coco(const struct la_report_ctx *ctx, struct la_file_report *r)
+{
+    char dir[4096];
+    if (!coco_images_dir(ctx, r->path, r->notes, dir, sizeof dir))
+        return;
+    struct la_pairs *p = calloc(1, sizeof *p);
+    if (!p || !(p->images_dir = strdup(dir))) {
+        free(p);
+        return;
+    }
+    p->cap = ctx->max_report;
+    p->coco = 1;
+    check_coco_entries(r->notes, r->path, dir, p);
+    la_verbose(r->path, "its %llu image entries held to the files in %s, %llu bytes of "
+               "headers read", (unsigned long long)p->images, dir,
+               (unsigned long long)p->header_bytes);
+    r->pairs = p;
+    add_findings(r, p);
+}
+
 void la_pair_images(const struct la_report_ctx *ctx, const char *labels_dir,
                     struct la_file_report *r)
 {
     char dir[4096];
     const char *given = ctx->cfg->images;
+    if (r->read_ok && !r->pairs && r->notes && r->notes->n_image_entries) {
+        pair_coco(ctx, r);
+        return;
+    }
     const struct la_dataset *d = la_report_sources(r);
     if (!r->read_ok || !d || !d->n_src || !labels_dir)
         return;

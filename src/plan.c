@@ -277,8 +277,8 @@ static int audit_report_with(const struct la_report_ctx *ctx, const struct la_la
     la_indices_out_flush(io);   /* the file's entries before any message about it */
     if (!r->read_ok)
         la_err(cfg->files[i], "%s", r->error);
-    if (la_is_directory(cfg->files[i]))
-        la_pair_images(ctx, cfg->files[i], r);  /* a folder one reader read: YOLO's */
+    /* a folder one reader read (YOLO's), a COCO JSON's image entries */
+    la_pair_images(ctx, cfg->files[i], r);
     return 0;
 }
 

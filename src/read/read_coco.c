@@ -44,7 +44,8 @@
 #define PREVENTS_BOX "ValueError: All bounding boxes should have positive height and width"
 
 enum section { S_OTHER, S_IMAGES, S_CATEGORIES, S_ANNOTATIONS };
-enum field { F_OTHER, F_ID, F_IMAGE_ID, F_CATEGORY_ID, F_BBOX, F_WIDTH, F_HEIGHT, F_NAME };
+enum field { F_OTHER, F_ID, F_IMAGE_ID, F_CATEGORY_ID, F_BBOX, F_WIDTH, F_HEIGHT, F_NAME,
+             F_FILE_NAME };
 enum cat_kind { CAT_MISSING, CAT_INT, CAT_TEXT };
 
 struct image { int64_t id; uint64_t ordinal; double width, height; };
@@ -145,6 +146,11 @@ static int keep_image(struct coco_state *t)
         return t->oom = 1, 0;
     t->images[t->n_images] = (struct image){ t->rec.id, t->n_images, t->rec.width, t->rec.height };
     t->n_images++;
+    if (t->rec.name && t->r->notes &&
+        la_notes_add_image_entry(t->r->notes, t->rec.name, t->rec.width, t->rec.height) != 0)
+        return t->oom = 1, 0;
+    free(t->rec.name);
+    t->rec.name = NULL;
     return 1;
 }
 
@@ -402,6 +408,13 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
         free(t->rec.name);
         t->rec.name = strndup((const char *)s, n > 200 ? 200 : n);
     }
+    /* an image's file, held to its width and height (pairs.c); a name with a
+     * NUL byte names no file */
+    if (in_record(t) && t->field == F_FILE_NAME && t->section == S_IMAGES && t->pass == 1 &&
+        !memchr(s, '\0', n)) {
+        free(t->rec.name);
+        t->rec.name = strndup((const char *)s, n > 4000 ? 4000 : n);
+    }
     not_a_number(t, (const char *)s, n);   /* "category_id": "3", a number as a string */
     if (in_record(t) && t->field == F_CATEGORY_ID)
         t->rec.cat_is_string = 1;
@@ -413,7 +426,7 @@ static enum field field_of(const unsigned char *k, size_t n)
     static const struct { const char *name; size_t len; enum field f; } names[] = {
         { "id", 2, F_ID }, { "image_id", 8, F_IMAGE_ID }, { "category_id", 11, F_CATEGORY_ID },
         { "bbox", 4, F_BBOX }, { "width", 5, F_WIDTH }, { "height", 6, F_HEIGHT },
-        { "name", 4, F_NAME },
+        { "name", 4, F_NAME }, { "file_name", 9, F_FILE_NAME },
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (names[i].len == n && memcmp(names[i].name, k, n) == 0)

@@ -82,4 +82,21 @@ printf '\377\330\377\340garbage' >"$d/v2/JPEGImages/2007_000001.jpg"
 run "$d/v2"
 expect_out "unloadable-image\\]: 1 image's header cannot be read" "a cut-short JPEG: unloadable-image"
 expect_out "2007_000001.jpg: JPEG header: " "... with libjpeg's reason"
+# ---- COCO: each image entry against its file (detectron2's check_image_size)
+cs="$data/pairs/coco-sizes"
+run --json --format coco "$cs/annotations/instances_val.json"
+expect_status 1 "coco: entries off their files: exit 1"
+for entry in $(awk '!/^#/ { print $1 "=" $2 }' "$cs/verdicts.txt"); do
+    name=${entry%=*} want=${entry#*=}
+    got=$(jq -r --arg f "val/$name" '[.files[0].pairs.bad[] | select(.image | endswith($f)) | .kind]
+        | if length == 0 then "ok" elif .[0] == "no-image" then "missing" else .[0] end' "$d/out")
+    [ "$got" = "$want" ]
+    ok $? "coco $name: $got, as detectron2's rule on PIL's size says ($want)"
+done
+expect_json '[.files[0].pairs.bad[] | select(.kind == "size-mismatch") | .label_size, .image_size] | flatten | join(",")' \
+    "4,10,10,4,12,10,12,9" "coco: the stated and the true width x height"
+expect_json '[.files[0].findings[] | select(.code == "size-mismatch") | .prevents | test("SizeMismatchError")] | .[0]' \
+    true "coco: the error it prevents is detectron2's"
+run --json --format coco "$srcdir/samples/coco-instances.json"
+expect_json '.files[0] | has("pairs")' false "a COCO JSON with no images beside it: not paired, no false alarm"
 finish
