@@ -188,11 +188,13 @@ static int start(struct la_jsonl_columns *c, const char *label_key)
     return c->check ? 0 : -1;
 }
 
-/* A row's shape against its column's first: pyarrow.json refuses a column of both. */
+/* A row's shape against its column's first: pyarrow.json refuses a column
+ * of both. A bad row (an object, a float) is non-integer already, and has
+ * no shape to compare. */
 static int same_shape(struct la_jsonl_columns *c, struct column *w, uint64_t line, char *why,
                       size_t whylen)
 {
-    if (w->shape != S_SCALAR && w->shape != S_LIST)
+    if ((w->shape != S_SCALAR && w->shape != S_LIST) || w->bad)
         return 0;
     if (w->first_shape == S_ABSENT) {
         w->first_shape = w->shape;
