@@ -205,9 +205,12 @@ static int same_shape(struct la_jsonl_columns *c, struct column *w, uint64_t lin
     }
     if (w->shape == w->first_shape)
         return 0;
-    snprintf(why, whylen, "column '%s' holds %s where line %llu's holds %s (load_dataset(\"json\") "
+    char first[40] = "an earlier record";   /* --field: records have no lines */
+    if (w->first_line)
+        snprintf(first, sizeof first, "line %llu", (unsigned long long)w->first_line);
+    snprintf(why, whylen, "column '%s' holds %s where %s's holds %s (load_dataset(\"json\") "
              "refuses a column of both)", c->plan->cols[c->present[w->slot]].name,
-             w->shape == S_LIST ? "a list" : "a number", (unsigned long long)w->first_line,
+             w->shape == S_LIST ? "a list" : "a number", first,
              w->first_shape == S_LIST ? "a list" : "a number");
     return -1;
 }
@@ -272,10 +275,14 @@ static void bad_finding(const struct la_jsonl_columns *c, const struct column *w
     if (!f)
         return;
     snprintf(f->column, sizeof f->column, "%s", name);
+    char at[64];
+    int len = snprintf(at, sizeof at, "row %llu", (unsigned long long)w->bad_row[0]);
+    if (w->first_bad_line && len > 0 && (size_t)len < sizeof at)   /* --field: no lines */
+        snprintf(at + len, sizeof at - (size_t)len, ", line %llu",
+                 (unsigned long long)w->first_bad_line);
     snprintf(f->message, sizeof f->message, "column '%s': %llu row%s holding values that are not "
-             "integers, %s (row %llu, line %llu: %s)", name, (unsigned long long)w->bad_rows,
-             w->bad_rows == 1 ? "" : "s", rows, (unsigned long long)w->bad_row[0],
-             (unsigned long long)w->first_bad_line, w->first_bad);
+             "integers, %s (%s: %s)", name, (unsigned long long)w->bad_rows,
+             w->bad_rows == 1 ? "" : "s", rows, at, w->first_bad);
     snprintf(f->hint, sizeof f->hint, "an embedding takes integer ids: json.loads reads 2.0 as a "
              "float, and torch.tensor of a list holding one is a FloatTensor; write the ids as "
              "integers (Dataset.cast_column to int64 before to_json)");

@@ -330,7 +330,9 @@ static int end_record(struct jsonl *t)
         snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->label.key);
         t->r->info.has_column = 1;
     }
-    if (t->cols && la_jsonl_columns_record(t->cols, t->doc.records, t->rec.line,
+    /* --field's records may share and span lines: rows named without one */
+    if (t->cols && la_jsonl_columns_record(t->cols, t->doc.records,
+                                           t->doc.field ? 0 : t->rec.line,
                                            t->label.decided ? t->label.key : NULL, t->why,
                                            sizeof t->why) != 0)
         return 0;
