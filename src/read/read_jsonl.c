@@ -26,10 +26,18 @@
  * stack them. The bare NaN, Infinity and -Infinity that json.dumps writes
  * (and pyarrow.json, pandas and json.loads read as floats) are made numbers
  * yajl accepts before it sees them (json_literals.c), so a float label NaN
- * or infinite is non-finite, as a csv "nan" is. */
+ * or infinite is non-finite, as a csv "nan" is.
+ *
+ * With a column plan (--model, --vocab-size, --columns: columns.h), the
+ * record's other keys that the model indexes are captured beside the label,
+ * each held until its record ends and then checked (jsonl_columns.h: the
+ * first record's keys fix the columns; a missing key or null is a null row;
+ * a float or other non-integer value is a non-integer error). */
 #include "config.h"   /* HAVE_YAJL */
 #include "cells.h"    /* la_utf8_cut, LA_CELL_TEXT_MAX */
 #include "json_literals.h" /* Python's NaN and Infinity, ahead of yajl */
+#include "columns.h"  /* struct la_column_plan: --model, --vocab-size */
+#include "jsonl_columns.h" /* every column the model indexes */
 #include "label_notes.h"
 #include "reader.h"
 #include "sample_map.h" /* the record of each element, for the scan's thread */
@@ -97,7 +105,11 @@ struct jsonl {
         char cur_key[sizeof ((struct la_array_info *)0)->column];
         uint64_t rec_keys, rec_items;
         size_t rec_start, rec_text;   /* where its items and texts start in the queue */
+        uint64_t line;            /* where it began */
     } rec;
+    /* the plan's other columns (jsonl_columns.h), or NULL: none to check */
+    struct la_jsonl_columns *cols;
+    int cols_done;                /* their findings are in the notes */
     /* an object or nested list rendered as text */
     struct {
         int render_depth;         /* 0: none */
@@ -299,6 +311,7 @@ static int begin_record(struct jsonl *t)
     t->q.rec_saw = 0;
     t->rec.rec_start = t->q.tail;
     t->rec.rec_text = t->q.text_used;
+    t->rec.line = t->in.line;
     return 0;
 }
 
@@ -317,6 +330,12 @@ static int end_record(struct jsonl *t)
         snprintf(t->r->info.column, sizeof t->r->info.column, "%s", t->label.key);
         t->r->info.has_column = 1;
     }
+    /* --field's records may share and span lines: rows named without one */
+    if (t->cols && la_jsonl_columns_record(t->cols, t->doc.records,
+                                           t->doc.field ? 0 : t->rec.line,
+                                           t->label.decided ? t->label.key : NULL, t->why,
+                                           sizeof t->why) != 0)
+        return 0;
     if (!t->rec.label_seen && push_text(t, "", 0) != 0)   /* no label: csv's empty cell */
         return 0;
     t->q.elements += t->rec.rec_items;
@@ -357,6 +376,8 @@ static void note_key(char *keys, const unsigned char *k, size_t n)
 /* A key of the record: whether its value is the label's. */
 static int record_key(struct jsonl *t, const unsigned char *k, size_t n)
 {
+    if (t->cols)
+        la_jsonl_columns_key(t->cols, k, n);
     t->rec.rec_keys++;
     if (!t->label.keys_done)
         note_key(t->label.keys, k, n);
@@ -446,8 +467,21 @@ static void scalar_done(struct jsonl *t)
         t->rec.capture = C_NONE;
 }
 
+/* A value starts (as value_starts): the plan's columns see those of the
+ * record's keys, whatever the label capture does with them. @return 0, or -1
+ * to cancel (t->why). */
+static int cols_value(struct jsonl *t, char first, const char *s, size_t n)
+{
+    if (!t->cols || !t->rec.in_record || t->in.depth < t->doc.rec_depth)
+        return 0;
+    return la_jsonl_columns_value(t->cols, t->in.depth - t->doc.rec_depth, first, s, n, t->why,
+                                  sizeof t->why);
+}
+
 static int on_scalar(struct jsonl *t, char first, const char *text, size_t n)
 {
+    if (cols_value(t, first, text, n) != 0)
+        return 0;
     int rc = value_starts(t, first);
     if (rc < 0)
         return 0;
@@ -474,6 +508,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct jsonl *t = ctx;
     if (t->render.render_depth) {
+        if (cols_value(t, '"', (const char *)s, n) != 0)
+            return 0;
         render_string(t, s, n, "");
         scalar_done(t);
         return 1;
@@ -483,6 +519,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 
 static int open_container(struct jsonl *t, int is_map)
 {
+    if (cols_value(t, is_map ? '{' : '[', NULL, 0) != 0)
+        return 0;
     if (value_starts(t, is_map ? '{' : '[') < 0)
         return 0;
     if (t->render.render_depth)
@@ -506,6 +544,8 @@ static int on_start_array(void *ctx) { return open_container(ctx, 0); }
 static int close_container(struct jsonl *t, int is_map)
 {
     t->in.depth--;
+    if (t->cols && t->rec.in_record && t->in.depth >= t->doc.rec_depth)
+        la_jsonl_columns_close(t->cols, t->in.depth - t->doc.rec_depth);
     if (t->render.render_depth) {
         render(t, is_map ? "}" : "]", 1, 0);
         if (t->in.depth + 1 > t->render.render_depth)
@@ -740,6 +780,8 @@ static int jsonl_open(struct la_reader *r)
     la_json_literals_init(&t->in.lit);
     if (!(t->h = yajl_alloc(&callbacks, NULL, t)))
         return la_reader_set_error(r, "out of memory");
+    if (o->columns && o->columns->n && r->notes && !(t->cols = la_jsonl_columns_new(o->columns)))
+        return la_reader_set_error(r, "out of memory");
     if (!t->doc.field)
         yajl_config(t->h, yajl_allow_multiple_values, 1);
     r->info.dtype = LA_DT_INT64;
@@ -776,6 +818,11 @@ static int jsonl_next(struct la_reader *r, struct la_chunk *out)
     update_dtype(r, t);
     if (rc == 0 && r->notes)
         r->notes->samples = t->doc.records;
+    if (rc == 0 && t->cols && !t->cols_done) {   /* the file read: the other columns' findings */
+        t->cols_done = 1;
+        if (la_jsonl_columns_finish(t->cols, r->notes) != 0)
+            return la_reader_set_error(r, "out of memory");
+    }
     return rc != 0;
 }
 
@@ -792,6 +839,7 @@ static void jsonl_close(struct la_reader *r)
         free(t->q.text_at);
         free(t->q.texts);
         la_json_literals_free(&t->in.lit);
+        la_jsonl_columns_free(t->cols);
         if (r->notes && t->q.map && r->notes->sample_ctx == t->q.map && !r->notes->ctx) {
             r->notes->ctx = t->q.map;        /* the scan's sample_of reads it: it lives with the notes */
             r->notes->free_ctx = la_sample_map_free;
