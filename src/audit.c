@@ -439,18 +439,18 @@ static void finish_layout(struct la_file_report *r)
 
 /* --seq-len's blocks against the model's position table (columns.h). A
  * raw stream has no notes of its own: the finding is given some. The blocks
- * may be fed whole or shifted into x and y (shifted 0: columns.h says which
- * severity each gets). @return 0, or -1 out of memory. */
+ * may be fed whole or shifted into x and y (LA_FEED_EITHER: columns.h says
+ * which severity each gets). @return 0, or -1 out of memory. */
 static int check_blocks(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_column_plan *plan = ctx->read.columns;
-    if (!r->seq_len || !la_column_blocks_checked(plan, r->seq_len, 0))
+    if (!r->seq_len || !la_column_blocks_checked(plan, r->seq_len, LA_FEED_EITHER))
         return 0;
     if (!r->notes && !(r->notes = la_notes_new(ctx->max_report)))
         return -1;
     uint64_t tail = r->info.shape[0] % r->seq_len;
-    return la_column_check_blocks(plan, r->seq_len, r->samples, tail ? tail : r->seq_len, 0,
-                                  r->notes);
+    return la_column_check_blocks(plan, r->seq_len, r->samples, tail ? tail : r->seq_len,
+                                  LA_FEED_EITHER, r->notes);
 }
 
 /* A file of 0 bytes (after gunzip): read, and empty. */

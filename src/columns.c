@@ -169,6 +169,7 @@ struct la_column_check {
     size_t n_too_long, n_mismatch;
     const char *unit;                 /* what the reports call a row: "row", "sequence" */
     int stream;                       /* la_column_check_stream's: lengths only */
+    const char *soft;                 /* its fix where a sample past the limit is no crash */
     struct la_column_rule stream_rule;
 };
 
@@ -454,13 +455,15 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
             rows[j] = c->too_long_at[j].row;
         rows_text(where, sizeof where, c->unit, rows, c->n_too_long, c->too_long);
         const struct bad_length *b = &c->too_long_at[0];
-        int error = m->length == LA_LEN_ERROR;
+        int error = m->length == LA_LEN_ERROR && !c->soft;
         struct la_finding *f = too_long_finding(n, error, c->col[b->col].rule->name);
         snprintf(f->message, sizeof f->message, "%llu %s%s longer than %lld tokens (%.150s), "
                  "%.140s (%s: %llu tokens)", (unsigned long long)c->too_long, c->unit,
                  c->too_long == 1 ? "" : "s", (long long)m->length_limit, m->length_why, where,
                  row_at(at, sizeof at, c->unit, b->row, b->line), (unsigned long long)b->length);
-        if (error)
+        if (c->soft)
+            snprintf(f->hint, sizeof f->hint, "%s", c->soft);
+        else if (error)
             snprintf(f->hint, sizeof f->hint, "truncate when tokenizing (tokenizer(..., "
                      "truncation=True, max_length=%lld)), or drop these %ss",
                      (long long)m->length_limit, c->unit);
@@ -530,7 +533,8 @@ static void add_lengths(cJSON *bad, const struct la_column_check *c, const struc
         if (at[j].line)
             cJSON_AddItemToObject(e, "line", u64(at[j].line));
         cJSON_AddItemToObject(e, "length", u64(at[j].length));
-        cJSON_AddStringToObject(e, "column", c->col[at[j].col].rule->name);
+        if (c->col[at[j].col].rule->name[0])   /* a stream's values are the file's own */
+            cJSON_AddStringToObject(e, "column", c->col[at[j].col].rule->name);
         cJSON_AddStringToObject(e, "kind", kind);
         cJSON_AddItemToArray(bad, e);
     }
@@ -610,7 +614,8 @@ void la_column_check_free(struct la_column_check *c)
 // ---- token streams --------------------------------------------------------------------
 
 struct la_column_check *la_column_check_stream(const struct la_column_plan *plan,
-                                               const char *column, const char *unit)
+                                               const char *column, const char *unit,
+                                               const char *soft)
 {
     if (!plan || plan->model.length == LA_LEN_NONE)
         return NULL;
@@ -620,6 +625,7 @@ struct la_column_check *la_column_check_stream(const struct la_column_plan *plan
     c->plan = plan;
     c->unit = unit;
     c->stream = 1;
+    c->soft = soft;
     snprintf(c->stream_rule.name, sizeof c->stream_rule.name, "%s", column);
     c->stream_rule.role = LA_COL_INPUT_IDS;
     c->stream_rule.bound = -1;     /* the scan checks the values against vocab_size */
@@ -642,39 +648,45 @@ void la_column_check_length(struct la_column_check *c, uint64_t row, uint64_t le
     la_column_check_row(c, row);
 }
 
-/* The positions a block of `block` ids feeds the model, at most: a shifted
- * loader's block - 1, else the block whole. */
-static uint64_t block_positions(uint64_t block, int shifted)
+/* The positions a block of `block` ids feeds the model, at most. */
+static uint64_t block_positions(uint64_t block, enum la_block_feed feed)
 {
-    return shifted && block > 0 ? block - 1 : block;
+    return feed == LA_FEED_SHIFTED && block > 0 ? block - 1 : block;
 }
 
-int la_column_blocks_checked(const struct la_column_plan *plan, uint64_t block, int shifted)
+/* ... and at least: a raw stream's block may be a shifted window. */
+static uint64_t block_positions_min(uint64_t block, enum la_block_feed feed)
+{
+    return feed == LA_FEED_WHOLE || block == 0 ? block : block - 1;
+}
+
+int la_column_blocks_checked(const struct la_column_plan *plan, uint64_t block,
+                             enum la_block_feed feed)
 {
     return plan && plan->model.length != LA_LEN_NONE &&
-           block_positions(block, shifted) > (uint64_t)plan->model.length_limit;
+           block_positions(block, feed) > (uint64_t)plan->model.length_limit;
 }
 
 /* The blocks past the limit: every full block, and a short last one as well
  * where it is past too. */
-static uint64_t blocks_past(uint64_t block, uint64_t blocks, uint64_t last, int shifted,
-                            uint64_t limit)
+static uint64_t blocks_past(uint64_t block, uint64_t blocks, uint64_t last,
+                            enum la_block_feed feed, uint64_t limit)
 {
     if (blocks == 0)
         return 0;
     uint64_t full = last == block ? blocks : blocks - 1;
-    return full + (last != block && block_positions(last, shifted) > limit);
+    return full + (last != block && block_positions(last, feed) > limit);
 }
 
 static cJSON *blocks_json(const struct la_model_rules *m, uint64_t block, uint64_t past,
-                          int shifted)
+                          enum la_block_feed feed)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "max", u64(block));
     cJSON_AddItemToObject(o, "limit", u64((uint64_t)m->length_limit));
     cJSON_AddStringToObject(o, "limit_from", m->length_why);
     cJSON_AddItemToObject(o, "block", u64(block));
-    cJSON_AddItemToObject(o, "positions", u64(block_positions(block, shifted)));
+    cJSON_AddItemToObject(o, "positions", u64(block_positions(block, feed)));
     cJSON_AddItemToObject(o, "too_long", u64(past));
     cJSON_AddItemToObject(o, "mismatched", u64(0));
     cJSON_AddArrayToObject(o, "bad");   /* every block is alike: none listed */
@@ -682,16 +694,17 @@ static cJSON *blocks_json(const struct la_model_rules *m, uint64_t block, uint64
 }
 
 int la_column_check_blocks(const struct la_column_plan *plan, uint64_t block, uint64_t blocks,
-                           uint64_t last, int shifted, struct la_notes *n)
+                           uint64_t last, enum la_block_feed feed, struct la_notes *n)
 {
-    if (!la_column_blocks_checked(plan, block, shifted) || !n)
+    if (!la_column_blocks_checked(plan, block, feed) || !n)
         return 0;
     const struct la_model_rules *m = &plan->model;
     long long limit = (long long)m->length_limit;
-    uint64_t past = blocks_past(block, blocks, last, shifted, (uint64_t)limit);
+    uint64_t past = blocks_past(block, blocks, last, feed, (uint64_t)limit);
+    uint64_t least = block_positions_min(block, feed);
     /* fed whole or as a window shifted into x and y, a block one past the
      * table fits the second way only: no certain crash */
-    int one_past = !shifted && block - 1 <= (uint64_t)limit;
+    int one_past = least <= (uint64_t)limit;
     int error = m->length == LA_LEN_ERROR && !one_past;
     struct la_finding *f = too_long_finding(n, error, "");
     if (one_past)
@@ -704,9 +717,12 @@ int la_column_check_blocks(const struct la_column_plan *plan, uint64_t block, ui
         snprintf(f->message, sizeof f->message, "--seq-len %llu: %llu block%s feeding %s%llu "
                  "positions, more than %lld (%.150s)", (unsigned long long)block,
                  (unsigned long long)past, past == 1 ? "" : "s",
-                 shifted ? "" : "at least ", (unsigned long long)(block - 1), limit,
+                 feed == LA_FEED_EITHER ? "at least " : "", (unsigned long long)least, limit,
                  m->length_why);
-    if (m->length == LA_LEN_ERROR)
+    if (m->length == LA_LEN_ERROR && feed == LA_FEED_WHOLE)
+        snprintf(f->hint, sizeof f->hint, "a --seq-length of at most %lld fits the position "
+                 "table (samples of %lld + 1 ids), or a model of a longer context", limit, limit);
+    else if (m->length == LA_LEN_ERROR)
         snprintf(f->hint, sizeof f->hint, "blocks of at most %lld tokens fit the position table "
                  "(%lld + 1 where the loader shifts x and y): a smaller block_size, or a model "
                  "of a longer context", limit, limit);
@@ -714,7 +730,7 @@ int la_column_check_blocks(const struct la_column_plan *plan, uint64_t block, ui
         snprintf(f->hint, sizeof f->hint, "positions past %lld were never trained: a block_size "
                  "of at most %lld, or extend the context (rope_scaling)", limit, limit);
     cJSON_Delete(n->lengths_json);
-    n->lengths_json = blocks_json(m, block, past, shifted);
+    n->lengths_json = blocks_json(m, block, past, feed);
     if (!n->lengths_json)
         return -1;
     return la_notes_line(n, "lengths: --seq-len blocks of %llu tokens (limit: %s)",
