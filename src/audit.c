@@ -444,7 +444,8 @@ static void finish_layout(struct la_file_report *r)
 static int check_blocks(struct la_file_report *r, const struct la_report_ctx *ctx)
 {
     const struct la_column_plan *plan = ctx->read.columns;
-    if (!r->seq_len || !la_column_blocks_checked(plan, r->seq_len, LA_FEED_EITHER))
+    if (!r->seq_len || (r->notes && r->notes->blocks_checked) ||
+        !la_column_blocks_checked(plan, r->seq_len, LA_FEED_EITHER))
         return 0;
     if (!r->notes && !(r->notes = la_notes_new(ctx->max_report)))
         return -1;

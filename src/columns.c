@@ -637,6 +637,14 @@ struct la_column_check *la_column_check_stream(const struct la_column_plan *plan
     return c;
 }
 
+int la_column_plan_ids(const struct la_column_plan *plan, const char *name)
+{
+    int i = la_column_plan_find(plan, name);
+    if (i < 0)
+        return 0;
+    return plan->cols[i].role == LA_COL_INPUT_IDS;
+}
+
 void la_column_check_length(struct la_column_check *c, uint64_t row, uint64_t len)
 {
     struct column_stats *s = &c->col[0];

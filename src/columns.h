@@ -98,6 +98,11 @@ struct la_column_check *la_column_check_stream(const struct la_column_plan *plan
                                                const char *column, const char *unit,
                                                const char *soft);
 
+/** la_column_plan_ids() : whether the column named name holds a row's
+ *  token ids, whose length is the row's: input_ids (or a column --columns
+ *  gives that role; not labels, which may be one per row). */
+int la_column_plan_ids(const struct la_column_plan *plan, const char *name);
+
 /** la_column_check_length() : sample row of a stream check holds len ids. */
 void la_column_check_length(struct la_column_check *c, uint64_t row, uint64_t len);
 

@@ -94,6 +94,10 @@ struct la_notes {
     /* Optional, set by a reader of several columns (columns.h): the JSON's
      * "columns" (the other columns checked) and "lengths"; owned */
     cJSON *columns_json, *lengths_json;
+    /* set by a reader that cut --seq-len's blocks itself (LitData) and held
+     * them to the position table as its loader feeds them: audit.c leaves
+     * them be */
+    int blocks_checked;
 };
 
 /** la_notes_count_more() : count problems of code that are

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
+#include "columns.h"  /* a column of token ids against the position table */
 #include "shards.h"
 #include "shard_values.h"
 #include "util.h"    /* la_mul_overflow, la_strtoi64 */
@@ -27,6 +28,13 @@
 
 enum kind { K_SCALAR, K_NDARRAY, K_PKL, K_JSON, K_STR_INT };
 
+/* What an ndarray encoding says of its values (NDArray.from_str). */
+struct nd_enc {
+    enum la_dtype dtype;          /* when has_dtype */
+    int has_dtype, has_shape;
+    uint64_t shape_numel;         /* with a shape in the encoding */
+};
+
 struct mds_state {
     struct la_shards *engine;
     size_t n_cols;
@@ -34,9 +42,13 @@ struct mds_state {
     int64_t sizes[MAX_COLUMNS];   /* -1: variable (a uint32 in the sample's head) */
     long col;                     /* the label column */
     enum kind kind;
-    enum la_dtype dtype;          /* scalar; ndarray when has_dtype */
-    int has_dtype, has_shape;
-    uint64_t shape_numel;         /* ndarray with a shape in its encoding */
+    enum la_dtype dtype;          /* scalar; ndarray when nd.has_dtype */
+    struct nd_enc nd;
+    /* the column of token ids whose count is a sample's length, held to the
+     * model's position table (columns.h): the label column itself, or
+     * another ndarray column (len_nd), or -1 */
+    long len_col;
+    struct nd_enc len_nd;
     char encoding[64];
     struct la_shard_scratch scratch;
     int64_t str_int;
@@ -77,9 +89,8 @@ static int ndarray_code_dtype(unsigned code, enum la_dtype *dt)
 }
 
 /* "ndarray", "ndarray:DTYPE", "ndarray:DTYPE:D0,D1,..." (NDArray.from_str). */
-static int parse_ndarray(struct la_reader *r, struct mds_state *t, const char *enc)
+static int parse_ndarray(struct la_reader *r, struct nd_enc *t, const char *enc)
 {
-    t->kind = K_NDARRAY;
     if (!enc[7])
         return 0;
     const char *dt = enc + 8, *colon = strchr(dt, ':');
@@ -118,8 +129,13 @@ static int parse_encoding(struct la_reader *r, struct mds_state *t, const char *
         t->kind = K_SCALAR;
         return 0;
     }
-    if (strncmp(enc, "ndarray", 7) == 0)
-        return parse_ndarray(r, t, enc);
+    if (strncmp(enc, "ndarray", 7) == 0) {
+        t->kind = K_NDARRAY;
+        if (parse_ndarray(r, &t->nd, enc) != 0)
+            return -1;
+        t->dtype = t->nd.dtype;
+        return 0;
+    }
     if (strcmp(enc, "pkl") == 0 || strcmp(enc, "json") == 0 || strcmp(enc, "str_int") == 0) {
         t->kind = enc[0] == 'p' ? K_PKL : enc[0] == 'j' ? K_JSON : K_STR_INT;
         return 0;
@@ -129,8 +145,8 @@ static int parse_encoding(struct la_reader *r, struct mds_state *t, const char *
 }
 
 /* Where the label column lies in a sample: its offset and size. */
-static int find_column(const struct mds_state *t, const unsigned char *item, size_t len,
-                       size_t *at, size_t *size, char *why, size_t whylen)
+static int find_column(const struct mds_state *t, long col, const unsigned char *item,
+                       size_t len, size_t *at, size_t *size, char *why, size_t whylen)
 {
     size_t head = 0;
     for (size_t c = 0; c < t->n_cols; c++)
@@ -140,7 +156,7 @@ static int find_column(const struct mds_state *t, const unsigned char *item, siz
         return -1;
     }
     size_t pos = head, k = 0;
-    for (size_t c = 0; c <= (size_t)t->col; c++) {
+    for (size_t c = 0; c <= (size_t)col; c++) {
         uint64_t sz = t->sizes[c] >= 0 ? (uint64_t)t->sizes[c]
                     : (uint64_t)item[k] | (uint64_t)item[k + 1] << 8 |
                       (uint64_t)item[k + 2] << 16 | (uint64_t)item[k + 3] << 24;
@@ -157,7 +173,7 @@ static int find_column(const struct mds_state *t, const unsigned char *item, siz
     return 0;
 }
 
-static int decode_ndarray(struct mds_state *t, const unsigned char *p, size_t n,
+static int decode_ndarray(const struct nd_enc *t, const unsigned char *p, size_t n,
                           struct la_shard_values *out, char *why, size_t whylen)
 {
     enum la_dtype dt = t->dtype;
@@ -224,12 +240,11 @@ static int decode_str_int(struct mds_state *t, const unsigned char *p, size_t n,
     return 0;
 }
 
-static int mds_decode(void *ctx, const unsigned char *item, size_t len,
-                      struct la_shard_values *out, char *why, size_t whylen)
+static int decode_label(struct mds_state *t, const unsigned char *item, size_t len,
+                        struct la_shard_values *out, char *why, size_t whylen)
 {
-    struct mds_state *t = ctx;
     size_t at, n;
-    if (find_column(t, item, len, &at, &n, why, whylen) != 0)
+    if (find_column(t, t->col, item, len, &at, &n, why, whylen) != 0)
         return -1;
     const unsigned char *p = item + at;
     switch (t->kind) {
@@ -243,7 +258,7 @@ static int mds_decode(void *ctx, const unsigned char *item, size_t len,
                                          .little_endian = 1 };
         return 0;
     case K_NDARRAY:
-        return decode_ndarray(t, p, n, out, why, whylen);
+        return decode_ndarray(&t->nd, p, n, out, why, whylen);
     case K_PKL:
         return la_shard_pickle(&t->scratch, p, n, out, why, whylen);
     case K_JSON:
@@ -252,6 +267,29 @@ static int mds_decode(void *ctx, const unsigned char *item, size_t len,
         return decode_str_int(t, p, n, out, why, whylen);
     }
     return -1;
+}
+
+/* A sample: its label column's values, and where another column holds
+ * its token ids, their count (every length checked as the label's are). */
+static int mds_decode(void *ctx, const unsigned char *item, size_t len,
+                      struct la_shard_values *out, char *why, size_t whylen)
+{
+    struct mds_state *t = ctx;
+    uint64_t length = 0;
+    if (t->len_col >= 0 && t->len_col != t->col) {
+        size_t at, n;
+        struct la_shard_values ids;
+        if (find_column(t, t->len_col, item, len, &at, &n, why, whylen) != 0)
+            return -1;
+        if (decode_ndarray(&t->len_nd, item + at, n, &ids, why, whylen) != 0)
+            return -1;
+        length = ids.n;
+    }
+    if (decode_label(t, item, len, out, why, whylen) != 0)
+        return -1;
+    out->has_length = t->len_col >= 0 && t->len_col != t->col;
+    out->length = length;
+    return 0;
 }
 
 /* One shard's columns: the first shard's are kept, the others must match. */
@@ -378,6 +416,61 @@ static int choose_column(struct la_reader *r, struct mds_state *t, const cJSON *
     return parse_encoding(r, t, enc);
 }
 
+/* The column of token ids (input_ids, a column --columns gives that role,
+ * llm-foundry's `tokens`), if any: the label column when it is one and holds
+ * lists, else the first ndarray column so named. */
+static long ids_column(const struct la_column_plan *plan, const struct mds_state *t,
+                       const cJSON *encs)
+{
+    for (size_t c = 0; c < t->n_cols; c++) {
+        if (!la_column_plan_ids(plan, t->names[c]) && strcmp(t->names[c], "tokens") != 0)
+            continue;
+        if ((long)c == t->col)
+            return t->kind == K_SCALAR || t->kind == K_STR_INT ? -1 : (long)c;
+        const cJSON *e = cJSON_GetArrayItem(encs, (int)c);
+        if (cJSON_IsString(e) && strncmp(e->valuestring, "ndarray", 7) == 0)
+            return (long)c;
+    }
+    return -1;
+}
+
+/* Each sample's length against the model's position table (columns.h), as
+ * the engine reads it. A sample is fed whole (llm-foundry's concatenated
+ * `tokens` of max_seq_len): past the table is the model's severity. */
+static int check_lengths(struct la_reader *r, struct mds_state *t, const cJSON *root)
+{
+    const struct la_column_plan *plan = la_read_opts_or_default(r->opts)->columns;
+    t->len_col = -1;
+    if (!plan || plan->model.length == LA_LEN_NONE)
+        return 0;
+    const cJSON *sh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "shards"), 0);
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(sh, "column_encodings");
+    long c = ids_column(plan, t, encs);
+    if (c < 0)
+        return 0;
+    if (c != t->col) {   /* every shard encodes it alike, as the label column */
+        const char *enc = cJSON_GetArrayItem(encs, (int)c)->valuestring;
+        for (const cJSON *s = sh; s; s = s->next) {
+            const cJSON *e = cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(s, "column_encodings"), (int)c);
+            if (strcmp(e->valuestring, enc) != 0)
+                return la_reader_set_error(r, "index.json: column '%s' is %s in one shard, %s "
+                                           "in another", t->names[c], enc, e->valuestring);
+        }
+        if (parse_ndarray(r, &t->len_nd, enc) != 0)
+            return -1;
+    }
+    char name[LA_COLUMN_NAME];
+    snprintf(name, sizeof name, "%s", t->names[c]);
+    struct la_column_check *check = la_column_check_stream(plan, la_one_line(name), "sample",
+                                                           NULL);
+    if (!check)
+        return la_reader_set_error(r, "out of memory");
+    t->len_col = c;
+    la_shards_lengths(t->engine, check);
+    return 0;
+}
+
 static int describe(struct la_reader *r, struct mds_state *t, size_t n_shards)
 {
     uint64_t samples = la_shards_samples(t->engine);
@@ -415,11 +508,12 @@ static int mds_open(struct la_reader *r)
     }
     if (choose_column(r, t, root) != 0)
         goto done;
-    if (t->kind == K_SCALAR || t->has_dtype)
+    if (t->kind == K_SCALAR || t->nd.has_dtype)
         r->info.dtype = t->dtype;
     t->engine = la_shards_open(r, shards, n, 1, mds_decode, t);
     shards = NULL;
-    rc = t->engine ? describe(r, t, n) : -1;
+    rc = t->engine ? check_lengths(r, t, root) : -1;
+    rc = rc == 0 ? describe(r, t, n) : -1;
 done:
     la_shards_free_list(shards, n);
     cJSON_Delete(root);
