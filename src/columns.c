@@ -208,6 +208,11 @@ void la_column_check_line(struct la_column_check *c, uint64_t line)
     c->line = line;
 }
 
+void la_column_check_unit(struct la_column_check *c, const char *unit)
+{
+    c->unit = unit;
+}
+
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
                             const int64_t *v, size_t n)
 {

@@ -70,6 +70,10 @@ void la_column_check_dtype(struct la_column_check *c, size_t i, const char *dtyp
  *  values come next (jsonl, csv: the reports name it); 0: rows have none. */
 void la_column_check_line(struct la_column_check *c, uint64_t line);
 
+/** la_column_check_unit() : what the reports call a row ("sample"; "row"
+ *  unless told; static). */
+void la_column_check_unit(struct la_column_check *c, const char *unit);
+
 /** la_column_check_values() : the values of row `row` in column i; a
  *  scalar column gives n 1. NULL values with n 0: a null row. */
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,

@@ -507,7 +507,7 @@ static int check_lengths(struct la_reader *r, struct litdata_state *t)
                                                        t->tokens ? TOKENS_FIX : NULL);
     if (!c)
         return la_reader_set_error(r, "out of memory");
-    la_shards_lengths(t->engine, c);
+    la_shards_lengths(t->engine, c, 0);
     return 0;
 }
 

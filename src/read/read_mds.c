@@ -35,6 +35,28 @@ struct nd_enc {
     uint64_t shape_numel;         /* with a shape in the encoding */
 };
 
+/* A column of the plan's (columns.h) that the samples hold: an integer
+ * scalar, or an ndarray (its values to int64 for the check). */
+struct mds_col {
+    long col;
+    int scalar;
+    enum la_dtype dtype;          /* scalar's */
+    struct nd_enc nd;
+};
+
+/* The check of every plan column the samples hold, fed sample by sample as
+ * the engine decodes them (in order: row is the dataset's sample). */
+struct mds_cols {
+    struct la_column_check *check;   /* the engine's to finish */
+    struct mds_col cols[LA_COLUMNS_MAX];
+    size_t n;
+    uint64_t row;
+    int64_t *buf;
+    size_t cap;
+};
+
+#define MDS_ROW_MAX (1u << 24)   /* values of one column of one sample converted for the check */
+
 struct mds_state {
     struct la_shards *engine;
     size_t n_cols;
@@ -49,6 +71,7 @@ struct mds_state {
      * another ndarray column (len_nd), or -1 */
     long len_col;
     struct nd_enc len_nd;
+    struct mds_cols cc;           /* or, where plan columns are present, all of them */
     char encoding[64];
     struct la_shard_scratch scratch;
     int64_t str_int;
@@ -269,6 +292,73 @@ static int decode_label(struct mds_state *t, const unsigned char *item, size_t l
     return -1;
 }
 
+/* v's values as int64 in cc->buf (unsigned past INT64_MAX: INT64_MAX, out of
+ * every table). @return 0, or -1 with why. */
+static int to_int64(struct mds_cols *cc, const struct la_shard_values *v, const char *name,
+                    char *why, size_t whylen)
+{
+    if (v->n > MDS_ROW_MAX) {
+        snprintf(why, whylen, "column '%s' holds %llu values in one sample, more than the %u "
+                 "labelaudit checks beside the labels", name, (unsigned long long)v->n,
+                 MDS_ROW_MAX);
+        return -1;
+    }
+    if (v->n > cc->cap) {
+        int64_t *b = realloc(cc->buf, (size_t)v->n * sizeof *b);
+        if (!b) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        cc->buf = b;
+        cc->cap = (size_t)v->n;
+    }
+    const struct la_dtype_info *d = la_dtype_info(v->dtype);
+    const unsigned char *p = v->values;
+    for (size_t k = 0; k < (size_t)v->n; k++, p += d->size) {
+        uint64_t u = 0;
+        for (unsigned b = 0; b < d->size; b++)
+            u |= (uint64_t)p[b] << (8 * b);
+        if (d->kind == 'i' && d->size < 8 && (u >> (8 * d->size - 1)) & 1)
+            u |= ~(uint64_t)0 << (8 * d->size);          /* sign-extend */
+        cc->buf[k] = d->kind == 'u' && u > (uint64_t)INT64_MAX ? INT64_MAX
+                   : d->kind == 'b' ? (int64_t)(u != 0) : (int64_t)u;
+    }
+    return 0;
+}
+
+/* One sample's plan columns into the check, then its row. */
+static int feed_columns(struct mds_state *t, const unsigned char *item, size_t len, char *why,
+                        size_t whylen)
+{
+    struct mds_cols *cc = &t->cc;
+    for (size_t i = 0; i < cc->n; i++) {
+        const struct mds_col *m = &cc->cols[i];
+        size_t at, n;
+        struct la_shard_values v;
+        if (find_column(t, m->col, item, len, &at, &n, why, whylen) != 0)
+            return -1;
+        if (m->scalar && n != la_dtype_info(m->dtype)->size) {
+            snprintf(why, whylen, "column '%s' holds %zu bytes, not one %s", t->names[m->col], n,
+                     la_dtype_info(m->dtype)->name);
+            return -1;
+        }
+        if (m->scalar)
+            v = (struct la_shard_values){ .dtype = m->dtype, .values = item + at, .n = 1,
+                                          .little_endian = 1 };
+        else if (decode_ndarray(&m->nd, item + at, n, &v, why, whylen) != 0)
+            return -1;
+        if (la_dtype_is_float(v.dtype)) {   /* no ids: a null row, as Arrow's floats are */
+            la_column_check_values(cc->check, i, cc->row, NULL, 0);
+            continue;
+        }
+        if (to_int64(cc, &v, t->names[m->col], why, whylen) != 0)
+            return -1;
+        la_column_check_values(cc->check, i, cc->row, cc->buf, (size_t)v.n);
+    }
+    la_column_check_row(cc->check, cc->row++);
+    return 0;
+}
+
 /* A sample: its label column's values, and where another column holds
  * its token ids, their count (every length checked as the label's are). */
 static int mds_decode(void *ctx, const unsigned char *item, size_t len,
@@ -276,6 +366,8 @@ static int mds_decode(void *ctx, const unsigned char *item, size_t len,
 {
     struct mds_state *t = ctx;
     uint64_t length = 0;
+    if (t->cc.check && feed_columns(t, item, len, why, whylen) != 0)
+        return -1;
     if (t->len_col >= 0 && t->len_col != t->col) {
         size_t at, n;
         struct la_shard_values ids;
@@ -434,6 +526,79 @@ static long ids_column(const struct la_column_plan *plan, const struct mds_state
     return -1;
 }
 
+/* Column c's encoding as a plan column: 1 read (an integer scalar, an
+ * ndarray), 0 not read (a note says so), -1 a bad encoding (r->err). */
+static int plan_column(struct la_reader *r, const char *enc, const char *name,
+                       struct mds_col *m)
+{
+    enum la_dtype dt;
+    if (scalar_dtype(enc, &dt) && !la_dtype_is_float(dt)) {
+        m->scalar = 1;
+        m->dtype = dt;
+        return 1;
+    }
+    if (strncmp(enc, "ndarray", 7) == 0) {
+        if (parse_ndarray(r, &m->nd, enc) != 0)
+            return -1;
+        if (!m->nd.has_dtype || !la_dtype_is_float(m->nd.dtype))
+            return 1;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s", enc);
+    if (la_notes_line(r->notes, "  column '%s' is %s: not checked (its table takes integer ids; "
+                      "labelaudit reads int and ndarray columns beside the labels)", name,
+                      la_one_line(what)) != 0)
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+/* The check of the plan's columns that the samples hold, or none. A column
+ * must be encoded alike in every shard, as the label column is. */
+static int plan_columns(struct la_reader *r, struct mds_state *t, const cJSON *root,
+                        const struct la_column_plan *plan)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "shards");
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 0),
+                                                         "column_encodings");
+    int rules[LA_COLUMNS_MAX];
+    struct mds_cols *cc = &t->cc;
+    for (size_t c = 0; c < t->n_cols && cc->n < LA_COLUMNS_MAX; c++) {
+        int rule = la_column_plan_find(plan, t->names[c]);
+        if (rule < 0)
+            continue;
+        const char *enc = cJSON_GetArrayItem(encs, (int)c)->valuestring;
+        for (const cJSON *sh = list->child; sh; sh = sh->next) {
+            const cJSON *e = cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(sh, "column_encodings"), (int)c);
+            if (strcmp(e->valuestring, enc) != 0)
+                return la_reader_set_error(r, "index.json: column '%s' is %s in one shard, %s "
+                                           "in another", t->names[c], enc, e->valuestring);
+        }
+        struct mds_col m = { .col = (long)c };
+        int ok = plan_column(r, enc, t->names[c], &m);
+        if (ok < 0)
+            return -1;
+        if (ok) {
+            rules[cc->n] = rule;
+            cc->cols[cc->n++] = m;
+        }
+    }
+    if (!cc->n)
+        return 0;
+    int primary = la_column_plan_find(plan, t->names[t->col]);
+    if (!(cc->check = la_column_check_new(plan, rules, cc->n, primary)))
+        return la_reader_set_error(r, "out of memory");
+    la_column_check_unit(cc->check, "sample");
+    for (size_t i = 0; i < cc->n; i++) {
+        const struct mds_col *m = &cc->cols[i];
+        const char *dt = m->scalar ? la_dtype_info(m->dtype)->name
+                       : m->nd.has_dtype ? la_dtype_info(m->nd.dtype)->name : "ndarray";
+        la_column_check_dtype(cc->check, i, dt, !m->scalar);
+    }
+    la_shards_lengths(t->engine, cc->check, 1);
+    return 0;
+}
+
 /* Each sample's length against the model's position table (columns.h), as
  * the engine reads it. A sample is fed whole (llm-foundry's concatenated
  * `tokens` of max_seq_len): past the table is the model's severity. */
@@ -441,7 +606,11 @@ static int check_lengths(struct la_reader *r, struct mds_state *t, const cJSON *
 {
     const struct la_column_plan *plan = la_read_opts_or_default(r->opts)->columns;
     t->len_col = -1;
-    if (!plan || plan->model.length == LA_LEN_NONE)
+    if (!plan || !plan->n)
+        return 0;
+    if (plan_columns(r, t, root, plan) != 0)
+        return -1;
+    if (t->cc.check || plan->model.length == LA_LEN_NONE)   /* the check measures the rows */
         return 0;
     const cJSON *sh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "shards"), 0);
     const cJSON *encs = cJSON_GetObjectItemCaseSensitive(sh, "column_encodings");
@@ -467,7 +636,7 @@ static int check_lengths(struct la_reader *r, struct mds_state *t, const cJSON *
     if (!check)
         return la_reader_set_error(r, "out of memory");
     t->len_col = c;
-    la_shards_lengths(t->engine, check);
+    la_shards_lengths(t->engine, check, 0);
     return 0;
 }
 
@@ -536,6 +705,7 @@ static void mds_close(struct la_reader *r)
     for (size_t c = 0; c < t->n_cols; c++)
         free(t->names[c]);
     la_shard_scratch_free(&t->scratch);
+    free(t->cc.buf);   /* the check is the engine's */
     free(t);
     r->state = NULL;
 }

@@ -60,6 +60,7 @@ struct la_shards {
     uint64_t shard_read;       /* the current shard's values decoded so far */
     /* la_shards_lengths(): each item's length against the position table */
     struct la_column_check *lengths;
+    int lengths_fed;           /* decode() feeds it: the engine only finishes it */
     /* each sample's first index (sample_of, locate) */
     pthread_mutex_t lock;
     uint64_t *first;
@@ -393,9 +394,10 @@ static int keep_in_blocks(struct la_reader *r, struct la_shards *s)
     return 0;
 }
 
-void la_shards_lengths(struct la_shards *s, struct la_column_check *check)
+void la_shards_lengths(struct la_shards *s, struct la_column_check *check, int fed)
 {
     s->lengths = check;
+    s->lengths_fed = fed;
 }
 
 void la_shards_framed(struct la_shards *s)
@@ -589,7 +591,7 @@ static int read_item(struct la_reader *r, struct la_shards *s)
                                                    : s->offsets[s->item]), why);
     if (s->block ? keep_in_blocks(r, s) != 0 : add_sample(s) != 0)
         return s->block ? -1 : la_reader_set_error(r, "out of memory");
-    if (s->lengths && !s->block)
+    if (s->lengths && !s->lengths_fed && !s->block)
         la_column_check_length(s->lengths, s->shard_first[s->cur] + s->item,
                                s->pend.has_length ? s->pend.length : s->pend.n);
     s->pend_done = 0;

@@ -95,10 +95,11 @@ void la_shards_framed(struct la_shards *s);
 struct la_column_check;
 
 /** la_shards_lengths() : after la_shards_open(), items their own samples:
- *  each item's count of values is a sample's length, held to the model's
- *  position table by check (columns.h; taken, NULL: none), whose findings
- *  land in r->notes once the last shard is read. */
-void la_shards_lengths(struct la_shards *s, struct la_column_check *check);
+ *  check (columns.h; taken, NULL: none) is finished into r->notes once the
+ *  last shard is read. fed 0: each item's count of values (or its decode's
+ *  length) is a sample's length, fed by the engine to a stream check; fed 1:
+ *  decode() feeds the check each sample's columns itself. */
+void la_shards_lengths(struct la_shards *s, struct la_column_check *check, int fed);
 
 /** la_shards_next() : the reader's next() (see reader.h). */
 int la_shards_next(struct la_reader *r, struct la_shards *s, struct la_chunk *out);
