@@ -85,6 +85,18 @@ expect_status 3 "mds: an input_ids ndarray shorter than its shape: unreadable"
 expect_err "$(cut -d' ' -f1-3 "$t/mds-bad.where") (byte [0-9]*): the ndarray" \
     "... naming its shard, sample and byte"
 
+# ---- MDS: the plan's columns beside the label column (gen_shards.py's mds-dtypes:
+# input_ids an ndarray, labels pkl), each against its table
+run --json --model "$gpt2" "$data/shards/mds-dtypes"
+expect_json '[.files[0].columns[] | .name] | join(",")' input_ids "mds: input_ids checked beside the label column"
+expect_json '.files[0].columns[0].count' \
+    "$(awk '$1 == "count" { print $2 }' "$data/shards/mds-dtypes.truth")" \
+    "mds: ... every id streaming reads (its count)"
+expect_json '[.files[0].findings[] | select(.code == "out-of-range") | .column] | join(",")' \
+    ",input_ids" "mds: the ids past vocab_size 50 are their column's finding"
+run --model "$gpt2" "$data/shards/mds-dtypes"
+expect_out "column 'labels' is pkl: not checked" "mds: a pkl column is named as not checked"
+
 # ---- LitData TokensLoader: --seq-len L is litgpt's max_seq_length + 1 (L - 1 positions)
 lit="$data/shards/litdata-i64"
 run --json --model "$gpt2" --seq-len 17 "$lit"
