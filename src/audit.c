@@ -24,6 +24,7 @@
 #include "ring.h"   /* the reader thread hands chunks over */
 #include "class_count.h" /* N from a reader's own classes */
 #include "context.h"
+#include "columns.h" /* --seq-len's blocks against the position table */
 
 /* Whether --seq-len cuts this file into blocks: a flat stream of ids (one
  * axis, one element a sample, no reader's own samples). */
@@ -446,6 +447,23 @@ static void finish_layout(struct la_file_report *r)
         r->samples = r->info.shape[0] / r->seq_len + (r->info.shape[0] % r->seq_len != 0);
 }
 
+/* --seq-len's blocks against the model's position table (columns.h). A
+ * raw stream has no notes of its own: the finding is given some. The blocks
+ * may be fed whole or shifted into x and y (LA_FEED_EITHER: columns.h says
+ * which severity each gets). @return 0, or -1 out of memory. */
+static int check_blocks(struct la_file_report *r, const struct la_report_ctx *ctx)
+{
+    const struct la_column_plan *plan = ctx->read.columns;
+    if (!r->seq_len || (r->notes && r->notes->blocks_checked) ||
+        !la_column_blocks_checked(plan, r->seq_len, LA_FEED_EITHER))
+        return 0;
+    if (!r->notes && !(r->notes = la_notes_new(ctx->max_report)))
+        return -1;
+    uint64_t tail = r->info.shape[0] % r->seq_len;
+    return la_column_check_blocks(plan, r->seq_len, r->samples, tail ? tail : r->seq_len,
+                                  LA_FEED_EITHER, r->notes);
+}
+
 /* A file of 0 bytes (after gunzip): read, and empty. */
 static void read_nothing(struct la_file_report *r, const struct la_report_ctx *ctx,
                          enum la_format format)
@@ -602,6 +620,10 @@ static int audit_opened(struct opened *o, const struct la_report_ctx *ctx,
     r->notes = rd->notes;        /* the report outlives the reader */
     rd->notes = NULL;
     finish_layout(r);
+    if (check_blocks(r, ctx) != 0) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return 0;
+    }
     r->read_ok = 1;
     r->stats.ambiguous_headers = r->info.header_guessed && r->info.header_present &&
                                  r->info.header_ambiguous_row[0];

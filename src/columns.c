@@ -167,6 +167,10 @@ struct la_column_check {
     uint64_t rows, max_len, too_long, mismatched;
     struct bad_length too_long_at[KEEP], mismatch_at[KEEP];
     size_t n_too_long, n_mismatch;
+    const char *unit;                 /* what the reports call a row: "row", "sequence" */
+    int stream;                       /* la_column_check_stream's: lengths only */
+    const char *soft;                 /* its fix where a sample past the limit is no crash */
+    struct la_column_rule stream_rule;
 };
 
 struct la_column_check *la_column_check_new(const struct la_column_plan *plan,
@@ -176,6 +180,7 @@ struct la_column_check *la_column_check_new(const struct la_column_plan *plan,
     if (!c)
         return NULL;
     c->plan = plan;
+    c->unit = "row";
     c->primary = c->ids = c->positions = -1;
     for (size_t i = 0; i < n && i < LA_COLUMNS_MAX; i++) {
         c->col[i].rule = &plan->cols[present[i]];
@@ -201,6 +206,11 @@ void la_column_check_dtype(struct la_column_check *c, size_t i, const char *dtyp
 void la_column_check_line(struct la_column_check *c, uint64_t line)
 {
     c->line = line;
+}
+
+void la_column_check_unit(struct la_column_check *c, const char *unit)
+{
+    c->unit = unit;
 }
 
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
@@ -343,10 +353,11 @@ void la_column_check_row(struct la_column_check *c, uint64_t row)
 
 // ---- the findings -----------------------------------------------------------------------
 
-/* "rows 3, 17, 20 and 4 more", from the kept rows. */
-static void rows_text(char *out, size_t size, const uint64_t *rows, size_t kept, uint64_t total)
+/* "rows 3, 17, 20 and 4 more", from the kept rows ("sequences 3, ..."). */
+static void rows_text(char *out, size_t size, const char *unit, const uint64_t *rows, size_t kept,
+                      uint64_t total)
 {
-    size_t used = (size_t)snprintf(out, size, "row%s", total == 1 ? "" : "s");
+    size_t used = (size_t)snprintf(out, size, "%s%s", unit, total == 1 ? "" : "s");
     size_t shown = kept < 5 ? kept : 5;
     for (size_t i = 0; i < shown && used < size; i++)
         used += (size_t)snprintf(out + used, size - used, "%s %llu", i ? "," : "",
@@ -356,13 +367,13 @@ static void rows_text(char *out, size_t size, const uint64_t *rows, size_t kept,
 }
 
 /* "row 3", or "row 3, line 5" where rows have lines (jsonl, csv). */
-static const char *row_at(char *out, size_t size, uint64_t row, uint64_t line)
+static const char *row_at(char *out, size_t size, const char *unit, uint64_t row, uint64_t line)
 {
     if (line)
-        snprintf(out, size, "row %llu, line %llu", (unsigned long long)row,
+        snprintf(out, size, "%s %llu, line %llu", unit, (unsigned long long)row,
                  (unsigned long long)line);
     else
-        snprintf(out, size, "row %llu", (unsigned long long)row);
+        snprintf(out, size, "%s %llu", unit, (unsigned long long)row);
     return out;
 }
 
@@ -403,8 +414,8 @@ static void value_findings(const struct la_column_check *c, struct la_notes *n)
             if (k == 0 || rows[k - 1] != s->bad[j].row)
                 rows[k++] = s->bad[j].row;
         char where[160], at[64];
-        rows_text(where, sizeof where, rows, k, s->bad_rows);
-        row_at(at, sizeof at, s->bad[0].row, s->bad[0].line);
+        rows_text(where, sizeof where, c->unit, rows, k, s->bad_rows);
+        row_at(at, sizeof at, c->unit, s->bad[0].row, s->bad[0].line);
         int mask = s->rule->role == LA_COL_MASK;
         struct la_finding *f = column_finding(n, mask ? LA_F_MASK_VALUES : LA_F_OUT_OF_RANGE,
                                               mask ? NULL : PREVENTS_EMBEDDING, s->rule->name,
@@ -431,6 +442,18 @@ static void value_findings(const struct la_column_check *c, struct la_notes *n)
     }
 }
 
+/* seq-too-long, with the severity the model's rule gives a row past its
+ * limit (error: the forward pass raises; warning: positions never trained). */
+static struct la_finding *too_long_finding(struct la_notes *n, int error, const char *column,
+                                          uint64_t line)
+{
+    struct la_finding *f = column_finding(
+        n, LA_F_SEQ_TOO_LONG, error ? "IndexError: index out of range in self (on CUDA: "
+                                      "srcIndex < srcSelectDimSize)" : NULL, column, line);
+    f->severity = error ? LA_SEV_ERROR : LA_SEV_WARNING;
+    return f;
+}
+
 static void length_findings(const struct la_column_check *c, struct la_notes *n)
 {
     const struct la_model_rules *m = &c->plan->model;
@@ -439,28 +462,30 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
     if (c->too_long) {
         for (size_t j = 0; j < c->n_too_long; j++)
             rows[j] = c->too_long_at[j].row;
-        rows_text(where, sizeof where, rows, c->n_too_long, c->too_long);
+        rows_text(where, sizeof where, c->unit, rows, c->n_too_long, c->too_long);
         const struct bad_length *b = &c->too_long_at[0];
-        int error = m->length == LA_LEN_ERROR;
-        struct la_finding *f = column_finding(
-            n, LA_F_SEQ_TOO_LONG, error ? "IndexError: index out of range in self (on CUDA: "
-                                          "srcIndex < srcSelectDimSize)" : NULL,
-            c->col[b->col].rule->name, b->line);
-        f->severity = error ? LA_SEV_ERROR : LA_SEV_WARNING;
-        snprintf(f->message, sizeof f->message, "column '%s': %llu row%s longer than %lld tokens "
+        int error = m->length == LA_LEN_ERROR && !c->soft;
+        struct la_finding *f = too_long_finding(n, error, c->col[b->col].rule->name, b->line);
+        snprintf(f->message, sizeof f->message, "column '%s': %llu %s%s longer than %lld tokens "
                  "(%.150s), %.120s (%s: %llu tokens)", c->col[b->col].rule->name,
-                 (unsigned long long)c->too_long,
+                 (unsigned long long)c->too_long, c->unit,
                  c->too_long == 1 ? "" : "s", (long long)m->length_limit, m->length_why, where,
-                 row_at(at, sizeof at, b->row, b->line), (unsigned long long)b->length);
-        snprintf(f->hint, sizeof f->hint, error ? "truncate when tokenizing (tokenizer(..., "
-                 "truncation=True, max_length=%lld)), or drop these rows"
-                 : "positions past %lld were never trained: truncate, or extend the context "
-                 "(rope_scaling)", (long long)m->length_limit);
+                 row_at(at, sizeof at, c->unit, b->row, b->line), (unsigned long long)b->length);
+        if (c->soft)
+            snprintf(f->hint, sizeof f->hint, "%s", c->soft);
+        else if (error)
+            snprintf(f->hint, sizeof f->hint, "truncate when tokenizing (tokenizer(..., "
+                     "truncation=True, max_length=%lld)), or drop these %ss",
+                     (long long)m->length_limit, c->unit);
+        else
+            snprintf(f->hint, sizeof f->hint, "positions past %lld were never trained: "
+                     "truncate, or extend the context (rope_scaling)",
+                     (long long)m->length_limit);
     }
     if (c->mismatched) {
         for (size_t j = 0; j < c->n_mismatch; j++)
             rows[j] = c->mismatch_at[j].row;
-        rows_text(where, sizeof where, rows, c->n_mismatch, c->mismatched);
+        rows_text(where, sizeof where, c->unit, rows, c->n_mismatch, c->mismatched);
         const struct bad_length *b = &c->mismatch_at[0];
         const char *name = c->col[b->col].rule->name;
         struct la_finding *f = column_finding(
@@ -469,7 +494,7 @@ static void length_findings(const struct la_column_check *c, struct la_notes *n)
         snprintf(f->message, sizeof f->message, "column '%s': %llu row%s of another length than "
                  "input_ids, %s (%s: %s has %llu, input_ids has %llu)", name,
                  (unsigned long long)c->mismatched, c->mismatched == 1 ? "" : "s", where,
-                 row_at(at, sizeof at, b->row, b->line), name, (unsigned long long)b->length,
+                 row_at(at, sizeof at, c->unit, b->row, b->line), name, (unsigned long long)b->length,
                  (unsigned long long)b->ids_length);
         snprintf(f->hint, sizeof f->hint, "align them in one tokenizer call (word labels "
                  "through word_ids(), -100 for special tokens), so that each row's lists are as "
@@ -518,7 +543,8 @@ static void add_lengths(cJSON *bad, const struct la_column_check *c, const struc
         if (at[j].line)
             cJSON_AddItemToObject(e, "line", u64(at[j].line));
         cJSON_AddItemToObject(e, "length", u64(at[j].length));
-        cJSON_AddStringToObject(e, "column", c->col[at[j].col].rule->name);
+        if (c->col[at[j].col].rule->name[0])   /* a stream's values are the file's own */
+            cJSON_AddStringToObject(e, "column", c->col[at[j].col].rule->name);
         cJSON_AddStringToObject(e, "kind", kind);
         cJSON_AddItemToArray(bad, e);
     }
@@ -561,7 +587,8 @@ static void text_lines(const struct la_column_check *c, struct la_notes *n)
     }
     const struct la_model_rules *m = &c->plan->model;
     if (c->ids >= 0)
-        la_notes_line(n, "lengths: longest row %llu tokens%s%s%s", (unsigned long long)c->max_len,
+        la_notes_line(n, "lengths: longest %s %llu tokens%s%s%s", c->unit,
+                      (unsigned long long)c->max_len,
                       m->length != LA_LEN_NONE ? " (limit: " : "",
                       m->length != LA_LEN_NONE ? m->length_why : "",
                       m->length != LA_LEN_NONE ? ")" : "");
@@ -580,13 +607,150 @@ int la_column_check_finish(struct la_column_check *c, struct la_notes *n)
             cJSON_AddItemToArray(cols, column_json(&c->col[i]));
     cJSON_Delete(n->columns_json);
     cJSON_Delete(n->lengths_json);
-    n->columns_json = cols;
+    n->columns_json = c->stream ? NULL : cols;   /* a stream has no other columns */
     n->lengths_json = c->ids >= 0 ? lengths_json(c) : NULL;
+    int ok = cols != NULL;
+    if (c->stream)
+        cJSON_Delete(cols);
     la_column_check_free(c);
-    return cols ? 0 : -1;
+    return ok ? 0 : -1;
 }
 
 void la_column_check_free(struct la_column_check *c)
 {
     free(c);
+}
+
+// ---- token streams --------------------------------------------------------------------
+
+struct la_column_check *la_column_check_stream(const struct la_column_plan *plan,
+                                               const char *column, const char *unit,
+                                               const char *soft)
+{
+    if (!plan || plan->model.length == LA_LEN_NONE)
+        return NULL;
+    struct la_column_check *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->plan = plan;
+    c->unit = unit;
+    c->stream = 1;
+    c->soft = soft;
+    snprintf(c->stream_rule.name, sizeof c->stream_rule.name, "%s", column);
+    c->stream_rule.role = LA_COL_INPUT_IDS;
+    c->stream_rule.bound = -1;     /* the scan checks the values against vocab_size */
+    c->col[0].rule = &c->stream_rule;
+    c->col[0].list = 1;
+    c->n = 1;
+    c->primary = c->ids = 0;       /* its values are the scan's: lengths only here */
+    c->positions = -1;
+    return c;
+}
+
+int la_column_plan_ids(const struct la_column_plan *plan, const char *name)
+{
+    int i = la_column_plan_find(plan, name);
+    if (i < 0)
+        return 0;
+    return plan->cols[i].role == LA_COL_INPUT_IDS;
+}
+
+void la_column_check_length(struct la_column_check *c, uint64_t row, uint64_t len)
+{
+    struct column_stats *s = &c->col[0];
+    s->row_len = len;
+    /* pads are not told apart (the values are not here): a pretraining
+     * stream has none, and RoBERTa-style counting then takes every token */
+    s->row_non_pad = len;
+    s->row_null = 0;
+    la_column_check_row(c, row);
+}
+
+/* The positions a block of `block` ids feeds the model, at most. */
+static uint64_t block_positions(uint64_t block, enum la_block_feed feed)
+{
+    return feed == LA_FEED_SHIFTED && block > 0 ? block - 1 : block;
+}
+
+/* ... and at least: a raw stream's block may be a shifted window. */
+static uint64_t block_positions_min(uint64_t block, enum la_block_feed feed)
+{
+    return feed == LA_FEED_WHOLE || block == 0 ? block : block - 1;
+}
+
+int la_column_blocks_checked(const struct la_column_plan *plan, uint64_t block,
+                             enum la_block_feed feed)
+{
+    return plan && plan->model.length != LA_LEN_NONE &&
+           block_positions(block, feed) > (uint64_t)plan->model.length_limit;
+}
+
+/* The blocks past the limit: every full block, and a short last one as well
+ * where it is past too. */
+static uint64_t blocks_past(uint64_t block, uint64_t blocks, uint64_t last,
+                            enum la_block_feed feed, uint64_t limit)
+{
+    if (blocks == 0)
+        return 0;
+    uint64_t full = last == block ? blocks : blocks - 1;
+    return full + (last != block && block_positions(last, feed) > limit);
+}
+
+static cJSON *blocks_json(const struct la_model_rules *m, uint64_t block, uint64_t past,
+                          enum la_block_feed feed)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "max", u64(block));
+    cJSON_AddItemToObject(o, "limit", u64((uint64_t)m->length_limit));
+    cJSON_AddStringToObject(o, "limit_from", m->length_why);
+    cJSON_AddItemToObject(o, "block", u64(block));
+    cJSON_AddItemToObject(o, "positions", u64(block_positions(block, feed)));
+    cJSON_AddItemToObject(o, "too_long", u64(past));
+    cJSON_AddItemToObject(o, "mismatched", u64(0));
+    cJSON_AddArrayToObject(o, "bad");   /* every block is alike: none listed */
+    return o;
+}
+
+int la_column_check_blocks(const struct la_column_plan *plan, uint64_t block, uint64_t blocks,
+                           uint64_t last, enum la_block_feed feed, struct la_notes *n)
+{
+    if (!la_column_blocks_checked(plan, block, feed) || !n)
+        return 0;
+    const struct la_model_rules *m = &plan->model;
+    long long limit = (long long)m->length_limit;
+    uint64_t past = blocks_past(block, blocks, last, feed, (uint64_t)limit);
+    uint64_t least = block_positions_min(block, feed);
+    /* fed whole or as a window shifted into x and y, a block one past the
+     * table fits the second way only: no certain crash */
+    int one_past = least <= (uint64_t)limit;
+    int error = m->length == LA_LEN_ERROR && !one_past;
+    struct la_finding *f = too_long_finding(n, error, "", 0);
+    if (one_past)
+        snprintf(f->message, sizeof f->message, "--seq-len %llu: %llu block%s one token longer "
+                 "than %lld (%.150s): past the table where a block is fed whole (group_texts, "
+                 "nanoGPT's block_size), within it as a window shifted into x and y",
+                 (unsigned long long)block, (unsigned long long)past, past == 1 ? "" : "s", limit,
+                 m->length_why);
+    else
+        snprintf(f->message, sizeof f->message, "--seq-len %llu: %llu block%s feeding %s%llu "
+                 "positions, more than %lld (%.150s)", (unsigned long long)block,
+                 (unsigned long long)past, past == 1 ? "" : "s",
+                 feed == LA_FEED_EITHER ? "at least " : "", (unsigned long long)least, limit,
+                 m->length_why);
+    if (m->length == LA_LEN_ERROR && feed == LA_FEED_WHOLE)
+        snprintf(f->hint, sizeof f->hint, "a --seq-length of at most %lld fits the position "
+                 "table (samples of %lld + 1 ids), or a model of a longer context", limit, limit);
+    else if (m->length == LA_LEN_ERROR)
+        snprintf(f->hint, sizeof f->hint, "blocks of at most %lld tokens fit the position table "
+                 "(%lld + 1 where the loader shifts x and y): a smaller block_size, or a model "
+                 "of a longer context", limit, limit);
+    else
+        snprintf(f->hint, sizeof f->hint, "positions past %lld were never trained: a block_size "
+                 "of at most %lld, or extend the context (rope_scaling)", limit, limit);
+    cJSON_Delete(n->lengths_json);
+    n->lengths_json = blocks_json(m, block, past, feed);
+    if (!n->lengths_json)
+        return -1;
+    return la_notes_line(n, "lengths: --seq-len blocks of %llu tokens (limit: %s)",
+                         (unsigned long long)block, m->length_why);
 }

@@ -70,6 +70,10 @@ void la_column_check_dtype(struct la_column_check *c, size_t i, const char *dtyp
  *  values come next (jsonl, csv: the reports name it); 0: rows have none. */
 void la_column_check_line(struct la_column_check *c, uint64_t line);
 
+/** la_column_check_unit() : what the reports call a row ("sample"; "row"
+ *  unless told; static). */
+void la_column_check_unit(struct la_column_check *c, const char *unit);
+
 /** la_column_check_values() : the values of row `row` in column i; a
  *  scalar column gives n 1. NULL values with n 0: a null row. */
 void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
@@ -84,5 +88,49 @@ void la_column_check_row(struct la_column_check *c, uint64_t row);
 int la_column_check_finish(struct la_column_check *c, struct la_notes *notes);
 
 void la_column_check_free(struct la_column_check *c);
+
+/* ---- token streams: samples whose values the scan checks, lengths here ----- */
+
+/** la_column_check_stream() : a check of one stream of ids (Megatron's
+ *  sequences, an MDS column of token ids) against the plan's length limit
+ *  alone: column names it in the findings ("": the file's own values), unit
+ *  ("sequence", "sample") the samples. soft: NULL, or why a sample past the
+ *  limit is no crash by itself (a loader that packs samples across them):
+ *  then a warning, soft its fix. @return NULL where the plan sets no limit,
+ *  or out of memory. */
+struct la_column_check *la_column_check_stream(const struct la_column_plan *plan,
+                                               const char *column, const char *unit,
+                                               const char *soft);
+
+/** la_column_plan_ids() : whether the column named name holds a row's
+ *  token ids, whose length is the row's: input_ids (or a column --columns
+ *  gives that role; not labels, which may be one per row). */
+int la_column_plan_ids(const struct la_column_plan *plan, const char *name);
+
+/** la_column_check_length() : sample row of a stream check holds len ids. */
+void la_column_check_length(struct la_column_check *c, uint64_t row, uint64_t len);
+
+/* How a loader feeds a block of --seq-len L ids to the model. */
+enum la_block_feed {
+    LA_FEED_EITHER,    /* whole (Hugging Face's group_texts, nanoGPT's block_size: L
+                          positions) or as a window shifted into x and y (L - 1):
+                          a raw stream says not which */
+    LA_FEED_SHIFTED,   /* x = block[:-1], y = block[1:]: L - 1 positions (LitData's
+                          TokensLoader, which litgpt sizes max_seq_length + 1) */
+    LA_FEED_WHOLE,     /* L positions: Megatron's --seq-length, its samples L + 1 ids */
+};
+
+/** la_column_check_blocks() : --seq-len's blocks of block ids (blocks of
+ *  them, the last last ids long) against the plan's length limit: one
+ *  seq-too-long finding into notes where they are past it, the model's
+ *  severity where they are past it however fed, a warning where only one
+ *  way of LA_FEED_EITHER is. @return 0, or -1 out of memory. */
+int la_column_check_blocks(const struct la_column_plan *plan, uint64_t block, uint64_t blocks,
+                           uint64_t last, enum la_block_feed feed, struct la_notes *notes);
+
+/** la_column_blocks_checked() : whether the plan holds --seq-len's blocks
+ *  of block ids to a limit they pass (la_column_check_blocks reports). */
+int la_column_blocks_checked(const struct la_column_plan *plan, uint64_t block,
+                             enum la_block_feed feed);
 
 #endif

@@ -99,6 +99,10 @@ struct la_notes {
      * stated), for pairs.c to hold the files to. Owned. */
     struct la_image_entry *image_entries;
     size_t n_image_entries;
+    /* set by a reader that cut --seq-len's blocks itself (LitData) and held
+     * them to the position table as its loader feeds them: audit.c leaves
+     * them be */
+    int blocks_checked;
 };
 
 struct la_image_entry { char *file; double width, height; };

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
+#include "columns.h"  /* the lengths against the position table */
 #include "shards.h"
 #include "shard_values.h"
 #include "util.h"    /* la_mul_overflow */
@@ -480,6 +481,36 @@ static int describe(struct la_reader *r, struct litdata_state *t, size_t n_chunk
     return 0;
 }
 
+/* TokensLoader cuts its blocks across items: a long item is no crash. */
+#define TOKENS_FIX "TokensLoader cuts blocks across items, so these alone do not crash; " \
+                   "give --seq-len (its block_size) to check the blocks"
+
+/* The lengths against the model's position table (columns.h). TokensLoader
+ * items: with --seq-len L the blocks, which litgpt sizes max_seq_length + 1
+ * and shifts into x and y (L - 1 positions); without it, each item, a
+ * warning at most. Other items, fed whole: where the key is a column of
+ * token ids. */
+static int check_lengths(struct la_reader *r, struct litdata_state *t)
+{
+    const struct la_column_plan *plan = la_read_opts_or_default(r->opts)->columns;
+    if (!plan || plan->model.length == LA_LEN_NONE)
+        return 0;
+    r->notes->blocks_checked = t->block != 0;
+    if (t->block)
+        return la_column_check_blocks(plan, t->block, r->info.shape[0] / t->block, t->block,
+                                      LA_FEED_SHIFTED, r->notes) == 0
+                   ? 0 : la_reader_set_error(r, "out of memory");
+    if (!t->tokens && !(r->info.has_column && la_column_plan_ids(plan, r->info.column)))
+        return 0;
+    struct la_column_check *c = la_column_check_stream(plan, t->tokens ? "" : r->info.column,
+                                                       t->tokens ? "item" : "sample",
+                                                       t->tokens ? TOKENS_FIX : NULL);
+    if (!c)
+        return la_reader_set_error(r, "out of memory");
+    la_shards_lengths(t->engine, c, 0);
+    return 0;
+}
+
 static int litdata_open(struct la_reader *r)
 {
     struct litdata_state *t = calloc(1, sizeof *t);
@@ -506,7 +537,8 @@ static int litdata_open(struct la_reader *r)
      * yields each chunk's dim // L blocks; the items are no samples then */
     t->block = t->tokens ? la_read_opts_or_default(r->opts)->seq_len : 0;
     rc = t->engine && (!t->block || la_shards_blocks(r, t->engine, t->block, &t->dropped) == 0)
-             ? describe(r, t, n) : -1;
+             ? check_lengths(r, t) : -1;
+    rc = rc == 0 ? describe(r, t, n) : -1;
 done:
     la_shards_free_list(shards, n);
     cJSON_Delete(root);

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "reader.h"
 #include "label_notes.h"
+#include "columns.h"  /* a column of token ids against the position table */
 #include "shards.h"
 #include "shard_values.h"
 #include "util.h"    /* la_mul_overflow, la_strtoi64 */
@@ -27,6 +28,35 @@
 
 enum kind { K_SCALAR, K_NDARRAY, K_PKL, K_JSON, K_STR_INT };
 
+/* What an ndarray encoding says of its values (NDArray.from_str). */
+struct nd_enc {
+    enum la_dtype dtype;          /* when has_dtype */
+    int has_dtype, has_shape;
+    uint64_t shape_numel;         /* with a shape in the encoding */
+};
+
+/* A column of the plan's (columns.h) that the samples hold: an integer
+ * scalar, or an ndarray (its values to int64 for the check). */
+struct mds_col {
+    long col;
+    int scalar;
+    enum la_dtype dtype;          /* scalar's */
+    struct nd_enc nd;
+};
+
+/* The check of every plan column the samples hold, fed sample by sample as
+ * the engine decodes them (in order: row is the dataset's sample). */
+struct mds_cols {
+    struct la_column_check *check;   /* the engine's to finish */
+    struct mds_col cols[LA_COLUMNS_MAX];
+    size_t n;
+    uint64_t row;
+    int64_t *buf;
+    size_t cap;
+};
+
+#define MDS_ROW_MAX (1u << 24)   /* values of one column of one sample converted for the check */
+
 struct mds_state {
     struct la_shards *engine;
     size_t n_cols;
@@ -34,9 +64,14 @@ struct mds_state {
     int64_t sizes[MAX_COLUMNS];   /* -1: variable (a uint32 in the sample's head) */
     long col;                     /* the label column */
     enum kind kind;
-    enum la_dtype dtype;          /* scalar; ndarray when has_dtype */
-    int has_dtype, has_shape;
-    uint64_t shape_numel;         /* ndarray with a shape in its encoding */
+    enum la_dtype dtype;          /* scalar; ndarray when nd.has_dtype */
+    struct nd_enc nd;
+    /* the column of token ids whose count is a sample's length, held to the
+     * model's position table (columns.h): the label column itself, or
+     * another ndarray column (len_nd), or -1 */
+    long len_col;
+    struct nd_enc len_nd;
+    struct mds_cols cc;           /* or, where plan columns are present, all of them */
     char encoding[64];
     struct la_shard_scratch scratch;
     int64_t str_int;
@@ -77,9 +112,8 @@ static int ndarray_code_dtype(unsigned code, enum la_dtype *dt)
 }
 
 /* "ndarray", "ndarray:DTYPE", "ndarray:DTYPE:D0,D1,..." (NDArray.from_str). */
-static int parse_ndarray(struct la_reader *r, struct mds_state *t, const char *enc)
+static int parse_ndarray(struct la_reader *r, struct nd_enc *t, const char *enc)
 {
-    t->kind = K_NDARRAY;
     if (!enc[7])
         return 0;
     const char *dt = enc + 8, *colon = strchr(dt, ':');
@@ -118,8 +152,13 @@ static int parse_encoding(struct la_reader *r, struct mds_state *t, const char *
         t->kind = K_SCALAR;
         return 0;
     }
-    if (strncmp(enc, "ndarray", 7) == 0)
-        return parse_ndarray(r, t, enc);
+    if (strncmp(enc, "ndarray", 7) == 0) {
+        t->kind = K_NDARRAY;
+        if (parse_ndarray(r, &t->nd, enc) != 0)
+            return -1;
+        t->dtype = t->nd.dtype;
+        return 0;
+    }
     if (strcmp(enc, "pkl") == 0 || strcmp(enc, "json") == 0 || strcmp(enc, "str_int") == 0) {
         t->kind = enc[0] == 'p' ? K_PKL : enc[0] == 'j' ? K_JSON : K_STR_INT;
         return 0;
@@ -129,8 +168,8 @@ static int parse_encoding(struct la_reader *r, struct mds_state *t, const char *
 }
 
 /* Where the label column lies in a sample: its offset and size. */
-static int find_column(const struct mds_state *t, const unsigned char *item, size_t len,
-                       size_t *at, size_t *size, char *why, size_t whylen)
+static int find_column(const struct mds_state *t, long col, const unsigned char *item,
+                       size_t len, size_t *at, size_t *size, char *why, size_t whylen)
 {
     size_t head = 0;
     for (size_t c = 0; c < t->n_cols; c++)
@@ -140,7 +179,7 @@ static int find_column(const struct mds_state *t, const unsigned char *item, siz
         return -1;
     }
     size_t pos = head, k = 0;
-    for (size_t c = 0; c <= (size_t)t->col; c++) {
+    for (size_t c = 0; c <= (size_t)col; c++) {
         uint64_t sz = t->sizes[c] >= 0 ? (uint64_t)t->sizes[c]
                     : (uint64_t)item[k] | (uint64_t)item[k + 1] << 8 |
                       (uint64_t)item[k + 2] << 16 | (uint64_t)item[k + 3] << 24;
@@ -157,7 +196,7 @@ static int find_column(const struct mds_state *t, const unsigned char *item, siz
     return 0;
 }
 
-static int decode_ndarray(struct mds_state *t, const unsigned char *p, size_t n,
+static int decode_ndarray(const struct nd_enc *t, const unsigned char *p, size_t n,
                           struct la_shard_values *out, char *why, size_t whylen)
 {
     enum la_dtype dt = t->dtype;
@@ -224,12 +263,11 @@ static int decode_str_int(struct mds_state *t, const unsigned char *p, size_t n,
     return 0;
 }
 
-static int mds_decode(void *ctx, const unsigned char *item, size_t len,
-                      struct la_shard_values *out, char *why, size_t whylen)
+static int decode_label(struct mds_state *t, const unsigned char *item, size_t len,
+                        struct la_shard_values *out, char *why, size_t whylen)
 {
-    struct mds_state *t = ctx;
     size_t at, n;
-    if (find_column(t, item, len, &at, &n, why, whylen) != 0)
+    if (find_column(t, t->col, item, len, &at, &n, why, whylen) != 0)
         return -1;
     const unsigned char *p = item + at;
     switch (t->kind) {
@@ -243,7 +281,7 @@ static int mds_decode(void *ctx, const unsigned char *item, size_t len,
                                          .little_endian = 1 };
         return 0;
     case K_NDARRAY:
-        return decode_ndarray(t, p, n, out, why, whylen);
+        return decode_ndarray(&t->nd, p, n, out, why, whylen);
     case K_PKL:
         return la_shard_pickle(&t->scratch, p, n, out, why, whylen);
     case K_JSON:
@@ -252,6 +290,98 @@ static int mds_decode(void *ctx, const unsigned char *item, size_t len,
         return decode_str_int(t, p, n, out, why, whylen);
     }
     return -1;
+}
+
+/* v's values as int64 in cc->buf (unsigned past INT64_MAX: INT64_MAX, out of
+ * every table). @return 0, or -1 with why. */
+static int to_int64(struct mds_cols *cc, const struct la_shard_values *v, const char *name,
+                    char *why, size_t whylen)
+{
+    if (v->n > MDS_ROW_MAX) {
+        snprintf(why, whylen, "column '%s' holds %llu values in one sample, more than the %u "
+                 "labelaudit checks beside the labels", name, (unsigned long long)v->n,
+                 MDS_ROW_MAX);
+        return -1;
+    }
+    if (v->n > cc->cap) {
+        int64_t *b = realloc(cc->buf, (size_t)v->n * sizeof *b);
+        if (!b) {
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        cc->buf = b;
+        cc->cap = (size_t)v->n;
+    }
+    const struct la_dtype_info *d = la_dtype_info(v->dtype);
+    const unsigned char *p = v->values;
+    for (size_t k = 0; k < (size_t)v->n; k++, p += d->size) {
+        uint64_t u = 0;
+        for (unsigned b = 0; b < d->size; b++)
+            u |= (uint64_t)p[b] << (8 * b);
+        if (d->kind == 'i' && d->size < 8 && (u >> (8 * d->size - 1)) & 1)
+            u |= ~(uint64_t)0 << (8 * d->size);          /* sign-extend */
+        cc->buf[k] = d->kind == 'u' && u > (uint64_t)INT64_MAX ? INT64_MAX
+                   : d->kind == 'b' ? (int64_t)(u != 0) : (int64_t)u;
+    }
+    return 0;
+}
+
+/* One sample's plan columns into the check, then its row. */
+static int feed_columns(struct mds_state *t, const unsigned char *item, size_t len, char *why,
+                        size_t whylen)
+{
+    struct mds_cols *cc = &t->cc;
+    for (size_t i = 0; i < cc->n; i++) {
+        const struct mds_col *m = &cc->cols[i];
+        size_t at, n;
+        struct la_shard_values v;
+        if (find_column(t, m->col, item, len, &at, &n, why, whylen) != 0)
+            return -1;
+        if (m->scalar && n != la_dtype_info(m->dtype)->size) {
+            snprintf(why, whylen, "column '%s' holds %zu bytes, not one %s", t->names[m->col], n,
+                     la_dtype_info(m->dtype)->name);
+            return -1;
+        }
+        if (m->scalar)
+            v = (struct la_shard_values){ .dtype = m->dtype, .values = item + at, .n = 1,
+                                          .little_endian = 1 };
+        else if (decode_ndarray(&m->nd, item + at, n, &v, why, whylen) != 0)
+            return -1;
+        if (la_dtype_is_float(v.dtype)) {   /* no ids: a null row, as Arrow's floats are */
+            la_column_check_values(cc->check, i, cc->row, NULL, 0);
+            continue;
+        }
+        if (to_int64(cc, &v, t->names[m->col], why, whylen) != 0)
+            return -1;
+        la_column_check_values(cc->check, i, cc->row, cc->buf, (size_t)v.n);
+    }
+    la_column_check_row(cc->check, cc->row++);
+    return 0;
+}
+
+/* A sample: its label column's values, and where another column holds
+ * its token ids, their count (every length checked as the label's are). */
+static int mds_decode(void *ctx, const unsigned char *item, size_t len,
+                      struct la_shard_values *out, char *why, size_t whylen)
+{
+    struct mds_state *t = ctx;
+    uint64_t length = 0;
+    if (t->cc.check && feed_columns(t, item, len, why, whylen) != 0)
+        return -1;
+    if (t->len_col >= 0 && t->len_col != t->col) {
+        size_t at, n;
+        struct la_shard_values ids;
+        if (find_column(t, t->len_col, item, len, &at, &n, why, whylen) != 0)
+            return -1;
+        if (decode_ndarray(&t->len_nd, item + at, n, &ids, why, whylen) != 0)
+            return -1;
+        length = ids.n;
+    }
+    if (decode_label(t, item, len, out, why, whylen) != 0)
+        return -1;
+    out->has_length = t->len_col >= 0 && t->len_col != t->col;
+    out->length = length;
+    return 0;
 }
 
 /* One shard's columns: the first shard's are kept, the others must match. */
@@ -378,6 +508,138 @@ static int choose_column(struct la_reader *r, struct mds_state *t, const cJSON *
     return parse_encoding(r, t, enc);
 }
 
+/* The column of token ids (input_ids, a column --columns gives that role,
+ * llm-foundry's `tokens`), if any: the label column when it is one and holds
+ * lists, else the first ndarray column so named. */
+static long ids_column(const struct la_column_plan *plan, const struct mds_state *t,
+                       const cJSON *encs)
+{
+    for (size_t c = 0; c < t->n_cols; c++) {
+        if (!la_column_plan_ids(plan, t->names[c]) && strcmp(t->names[c], "tokens") != 0)
+            continue;
+        if ((long)c == t->col)
+            return t->kind == K_SCALAR || t->kind == K_STR_INT ? -1 : (long)c;
+        const cJSON *e = cJSON_GetArrayItem(encs, (int)c);
+        if (cJSON_IsString(e) && strncmp(e->valuestring, "ndarray", 7) == 0)
+            return (long)c;
+    }
+    return -1;
+}
+
+/* Column c's encoding as a plan column: 1 read (an integer scalar, an
+ * ndarray), 0 not read (a note says so), -1 a bad encoding (r->err). */
+static int plan_column(struct la_reader *r, const char *enc, const char *name,
+                       struct mds_col *m)
+{
+    enum la_dtype dt;
+    if (scalar_dtype(enc, &dt) && !la_dtype_is_float(dt)) {
+        m->scalar = 1;
+        m->dtype = dt;
+        return 1;
+    }
+    if (strncmp(enc, "ndarray", 7) == 0) {
+        if (parse_ndarray(r, &m->nd, enc) != 0)
+            return -1;
+        if (!m->nd.has_dtype || !la_dtype_is_float(m->nd.dtype))
+            return 1;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s", enc);
+    if (la_notes_line(r->notes, "  column '%s' is %s: not checked (its table takes integer ids; "
+                      "labelaudit reads int and ndarray columns beside the labels)", name,
+                      la_one_line(what)) != 0)
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+/* The check of the plan's columns that the samples hold, or none. A column
+ * must be encoded alike in every shard, as the label column is. */
+static int plan_columns(struct la_reader *r, struct mds_state *t, const cJSON *root,
+                        const struct la_column_plan *plan)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "shards");
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 0),
+                                                         "column_encodings");
+    int rules[LA_COLUMNS_MAX];
+    struct mds_cols *cc = &t->cc;
+    for (size_t c = 0; c < t->n_cols && cc->n < LA_COLUMNS_MAX; c++) {
+        int rule = la_column_plan_find(plan, t->names[c]);
+        if (rule < 0)
+            continue;
+        const char *enc = cJSON_GetArrayItem(encs, (int)c)->valuestring;
+        for (const cJSON *sh = list->child; sh; sh = sh->next) {
+            const cJSON *e = cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(sh, "column_encodings"), (int)c);
+            if (strcmp(e->valuestring, enc) != 0)
+                return la_reader_set_error(r, "index.json: column '%s' is %s in one shard, %s "
+                                           "in another", t->names[c], enc, e->valuestring);
+        }
+        struct mds_col m = { .col = (long)c };
+        int ok = plan_column(r, enc, t->names[c], &m);
+        if (ok < 0)
+            return -1;
+        if (ok) {
+            rules[cc->n] = rule;
+            cc->cols[cc->n++] = m;
+        }
+    }
+    if (!cc->n)
+        return 0;
+    int primary = la_column_plan_find(plan, t->names[t->col]);
+    if (!(cc->check = la_column_check_new(plan, rules, cc->n, primary)))
+        return la_reader_set_error(r, "out of memory");
+    la_column_check_unit(cc->check, "sample");
+    for (size_t i = 0; i < cc->n; i++) {
+        const struct mds_col *m = &cc->cols[i];
+        const char *dt = m->scalar ? la_dtype_info(m->dtype)->name
+                       : m->nd.has_dtype ? la_dtype_info(m->nd.dtype)->name : "ndarray";
+        la_column_check_dtype(cc->check, i, dt, !m->scalar);
+    }
+    la_shards_lengths(t->engine, cc->check, 1);
+    return 0;
+}
+
+/* Each sample's length against the model's position table (columns.h), as
+ * the engine reads it. A sample is fed whole (llm-foundry's concatenated
+ * `tokens` of max_seq_len): past the table is the model's severity. */
+static int check_lengths(struct la_reader *r, struct mds_state *t, const cJSON *root)
+{
+    const struct la_column_plan *plan = la_read_opts_or_default(r->opts)->columns;
+    t->len_col = -1;
+    if (!plan || !plan->n)
+        return 0;
+    if (plan_columns(r, t, root, plan) != 0)
+        return -1;
+    if (t->cc.check || plan->model.length == LA_LEN_NONE)   /* the check measures the rows */
+        return 0;
+    const cJSON *sh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "shards"), 0);
+    const cJSON *encs = cJSON_GetObjectItemCaseSensitive(sh, "column_encodings");
+    long c = ids_column(plan, t, encs);
+    if (c < 0)
+        return 0;
+    if (c != t->col) {   /* every shard encodes it alike, as the label column */
+        const char *enc = cJSON_GetArrayItem(encs, (int)c)->valuestring;
+        for (const cJSON *s = sh; s; s = s->next) {
+            const cJSON *e = cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(s, "column_encodings"), (int)c);
+            if (strcmp(e->valuestring, enc) != 0)
+                return la_reader_set_error(r, "index.json: column '%s' is %s in one shard, %s "
+                                           "in another", t->names[c], enc, e->valuestring);
+        }
+        if (parse_ndarray(r, &t->len_nd, enc) != 0)
+            return -1;
+    }
+    char name[LA_COLUMN_NAME];
+    snprintf(name, sizeof name, "%s", t->names[c]);
+    struct la_column_check *check = la_column_check_stream(plan, la_one_line(name), "sample",
+                                                           NULL);
+    if (!check)
+        return la_reader_set_error(r, "out of memory");
+    t->len_col = c;
+    la_shards_lengths(t->engine, check, 0);
+    return 0;
+}
+
 static int describe(struct la_reader *r, struct mds_state *t, size_t n_shards)
 {
     uint64_t samples = la_shards_samples(t->engine);
@@ -415,11 +677,12 @@ static int mds_open(struct la_reader *r)
     }
     if (choose_column(r, t, root) != 0)
         goto done;
-    if (t->kind == K_SCALAR || t->has_dtype)
+    if (t->kind == K_SCALAR || t->nd.has_dtype)
         r->info.dtype = t->dtype;
     t->engine = la_shards_open(r, shards, n, 1, mds_decode, t);
     shards = NULL;
-    rc = t->engine ? describe(r, t, n) : -1;
+    rc = t->engine ? check_lengths(r, t, root) : -1;
+    rc = rc == 0 ? describe(r, t, n) : -1;
 done:
     la_shards_free_list(shards, n);
     cJSON_Delete(root);
@@ -442,6 +705,7 @@ static void mds_close(struct la_reader *r)
     for (size_t c = 0; c < t->n_cols; c++)
         free(t->names[c]);
     la_shard_scratch_free(&t->scratch);
+    free(t->cc.buf);   /* the check is the engine's */
     free(t);
     r->state = NULL;
 }

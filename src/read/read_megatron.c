@@ -8,6 +8,7 @@
  * in place. Any other layout is read sequence by sequence with pread. */
 #include "reader.h"
 #include "label_notes.h"
+#include "columns.h"      /* each sequence against the model's position table */
 #include "megatron_idx.h"
 #include "util.h"         /* la_last_at_most */
 
@@ -174,6 +175,35 @@ static int megatron_locate(struct la_notes *n, const uint64_t *index, size_t cou
     return 0;
 }
 
+/* Megatron's GPT and BERT datasets cut their samples across sequences, so a
+ * long sequence (a document) is no crash by itself. */
+#define PACKED_FIX "Megatron's GPT and BERT datasets cut samples of --seq-length tokens " \
+                   "across sequences, so these alone do not crash; a loader that feeds one " \
+                   "sequence as one sample does: truncate them, or give --seq-len to check " \
+                   "the samples"
+
+/* The lengths against the model's position table (--model: columns.h):
+ * with --seq-len, the training samples (Megatron's --seq-length positions,
+ * windows of L + 1 ids); else each sequence, whose lengths the .idx holds
+ * (no read of the .bin). */
+static int check_lengths(struct la_reader *r, const struct megatron_state *t)
+{
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    if (!o->columns || o->columns->model.length == LA_LEN_NONE)
+        return 0;
+    if (o->seq_len) {
+        uint64_t tail = t->x.tokens % o->seq_len;
+        return la_column_check_blocks(o->columns, o->seq_len, t->x.tokens / o->seq_len + !!tail,
+                                      tail ? tail : o->seq_len, LA_FEED_WHOLE, r->notes);
+    }
+    struct la_column_check *c = la_column_check_stream(o->columns, "", "sequence", PACKED_FIX);
+    if (!c)
+        return -1;
+    for (uint64_t i = 0; i < t->x.sequences; i++)
+        la_column_check_length(c, i, (uint64_t)la_megatron_length(&t->x, i));
+    return la_column_check_finish(c, r->notes);
+}
+
 /* The report's "megatron" object and the layout the scan and report use. */
 static int give_notes(struct la_reader *r, struct megatron_state *t)
 {
@@ -200,6 +230,8 @@ static int give_notes(struct la_reader *r, struct megatron_state *t)
     n->ctx = t->places;
     n->free_ctx = free_places;
     t->places = NULL;         /* the notes own them now */
+    if (check_lengths(r, t) != 0)
+        return -1;
     return la_notes_line(n, "megatron: %llu sequences in %llu documents, %llu tokens (%s)",
                          (unsigned long long)t->x.sequences,
                          (unsigned long long)(t->x.doc_entries ? t->x.doc_entries - 1 : 0),

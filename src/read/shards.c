@@ -13,6 +13,7 @@
 #include "shard_frames.h" /* LitData's framed zstd chunks */
 #include "reader.h"
 #include "label_notes.h"
+#include "columns.h"  /* la_shards_lengths: each item against the position table */
 #include "util.h"     /* la_grow_n, la_last_at_most */
 
 #include <errno.h>    /* errno */
@@ -57,6 +58,9 @@ struct la_shards {
     uint64_t block;            /* 0: a sample is an item */
     uint64_t *shard_block0;
     uint64_t shard_read;       /* the current shard's values decoded so far */
+    /* la_shards_lengths(): each item's length against the position table */
+    struct la_column_check *lengths;
+    int lengths_fed;           /* decode() feeds it: the engine only finishes it */
     /* each sample's first index (sample_of, locate) */
     pthread_mutex_t lock;
     uint64_t *first;
@@ -390,6 +394,12 @@ static int keep_in_blocks(struct la_reader *r, struct la_shards *s)
     return 0;
 }
 
+void la_shards_lengths(struct la_shards *s, struct la_column_check *check, int fed)
+{
+    s->lengths = check;
+    s->lengths_fed = fed;
+}
+
 void la_shards_framed(struct la_shards *s)
 {
     s->framed = 1;
@@ -407,6 +417,8 @@ void la_shards_close(struct la_shards *s)
         return;
     la_source_close(s->src);
     s->src = NULL;
+    la_column_check_free(s->lengths);   /* a read that failed before the end */
+    s->lengths = NULL;
     free(s->offsets);   /* what locate() needs stays: the samples, the shards */
     free(s->buf);
     free(s->chunk);
@@ -579,6 +591,9 @@ static int read_item(struct la_reader *r, struct la_shards *s)
                                                    : s->offsets[s->item]), why);
     if (s->block ? keep_in_blocks(r, s) != 0 : add_sample(s) != 0)
         return s->block ? -1 : la_reader_set_error(r, "out of memory");
+    if (s->lengths && !s->lengths_fed && !s->block)
+        la_column_check_length(s->lengths, s->shard_first[s->cur] + s->item,
+                               s->pend.has_length ? s->pend.length : s->pend.n);
     s->pend_done = 0;
     s->item++;
     if (s->pend.n && !s->dtype_known) {
@@ -630,8 +645,15 @@ int la_shards_next(struct la_reader *r, struct la_shards *s, struct la_chunk *ou
                 return 1;
             continue;
         }
-        if (s->cur == s->n)
+        if (s->cur == s->n) {
+            /* the notes are the reader's until the scan ends: this thread's */
+            if (s->lengths && la_column_check_finish(s->lengths, r->notes) != 0) {
+                s->lengths = NULL;
+                return la_reader_set_error(r, "out of memory");
+            }
+            s->lengths = NULL;
             return flush_chunk(s, out);
+        }
         if (!s->src && open_shard(r, s) != 0)
             return -1;
         if (s->item == s->count) {

@@ -47,6 +47,10 @@ struct la_shard_values {
     const void *values;
     uint64_t n;
     int little_endian;
+    /* the sample's length where another column holds its ids (MDS), for
+     * la_shards_lengths; else n is */
+    int has_length;
+    uint64_t length;
 };
 
 /* decode(): item[0..len) of the format (ctx) into *out. @return 0, or -1
@@ -87,6 +91,15 @@ int la_shards_blocks(struct la_reader *r, struct la_shards *s, uint64_t L, uint6
  *  framed zstd chunks (compression_level "batch": shard_frames.h), their
  *  items read out of each frame inflated in turn. */
 void la_shards_framed(struct la_shards *s);
+
+struct la_column_check;
+
+/** la_shards_lengths() : after la_shards_open(), items their own samples:
+ *  check (columns.h; taken, NULL: none) is finished into r->notes once the
+ *  last shard is read. fed 0: each item's count of values (or its decode's
+ *  length) is a sample's length, fed by the engine to a stream check; fed 1:
+ *  decode() feeds the check each sample's columns itself. */
+void la_shards_lengths(struct la_shards *s, struct la_column_check *check, int fed);
 
 /** la_shards_next() : the reader's next() (see reader.h). */
 int la_shards_next(struct la_reader *r, struct la_shards *s, struct la_chunk *out);

@@ -42,9 +42,9 @@ run --model "$c/bert-tok/bert" "$j/tok.jsonl"
 expect_status 1 "tok.jsonl: exit 1"
 expect_out "error \[out-of-range\]: column 'token_type_ids': 1 value outside \[0, 2) (type_vocab_size), row 3 (row 3, line 4: 2)" \
     "tok.jsonl: the token type 2, row 3, line 4"
-expect_out "error \[seq-too-long\]: 1 row longer than 512 tokens.*row 1 (row 1, line 2: 602 tokens)" \
+expect_out "error \[seq-too-long\]: column 'input_ids': 1 row longer than 512 tokens.*row 1 (row 1, line 2: 602 tokens)" \
     "tok.jsonl: the 602-token row 1, line 2"
-expect_out "error \[length-mismatch\]: 1 row .*row 4 (row 4, line 5: labels has 13, input_ids has 12)" \
+expect_out "error \[length-mismatch\]: column 'labels': 1 row .*row 4 (row 4, line 5: labels has 13, input_ids has 12)" \
     "tok.jsonl: labels one longer, row 4, line 5"
 run --json --model "$c/bert-tok/bert" "$j/tok.jsonl"
 [ "$(jqf '.files[0].columns[] | select(.name == "token_type_ids") | .bad[0].line')" = 4 ]
