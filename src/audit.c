@@ -24,7 +24,8 @@
 #include "ring.h"   /* the reader thread hands chunks over */
 #include "class_count.h" /* N from a reader's own classes */
 #include "context.h"
-#include "columns.h" /* --seq-len's blocks against the position table */
+#include "columns.h" /* --seq-len's blocks against the position table; the plan: a CSV
+                       checking more columns leaves notes */
 
 /* Whether --seq-len cuts this file into blocks: a flat stream of ids (one
  * axis, one element a sample, no reader's own samples). */
@@ -556,7 +557,9 @@ static int open_source(const char *path, const struct la_report_ctx *ctx, struct
     }
     if (o->format == LA_FMT_NONE)   /* a zip archive, UTF-32 text: refused by name */
         return -1;
-    int notes = by_path || la_format_has(o->format, LA_FMTF_NOTES);   /* wds: missing-label */
+    int notes = by_path || la_format_has(o->format, LA_FMTF_NOTES)   /* wds: missing-label */
+                || (la_format_has(o->format, LA_FMTF_TABLE) && o->opts.columns
+                    && o->opts.columns->n);   /* csv: the columns beside the label's */
     if (notes && !(o->rd.notes = la_notes_new(ctx->max_report))) {
         snprintf(err, errlen, "out of memory");
         return -1;

@@ -93,7 +93,8 @@ static void describe_position(const struct la_file_report *r, const struct la_ba
     else if (r->info.line_records && line)
         la_line_record(b, line, buf, len);
     else if (is_table(r) && line)
-        snprintf(buf, len, "row %llu (line %llu)", index, (unsigned long long)line);
+        snprintf(buf, len, "row %llu (line %llu)", (unsigned long long)la_line_row(r, b),
+                 (unsigned long long)line);
     else if (!is_table(r) && b->sample != b->index && b->sample != LA_NO_SAMPLE)
         snprintf(buf, len, "index %llu (sample %llu)", index,   /* a token list's row */
                  (unsigned long long)b->sample);

@@ -83,7 +83,7 @@ static int walk_records(struct walk *w, struct la_source *src, int *whole)
 
 uint64_t la_line_row(const struct la_file_report *r, const struct la_bad *b)
 {
-    return r->info.line_records ? b->sample : b->index;
+    return r->info.line_records || r->info.row_samples ? b->sample : b->index;
 }
 
 void la_line_record(const struct la_bad *b, uint64_t line, char *buf, size_t len)
@@ -140,7 +140,8 @@ int la_line_map(const struct la_file_report *r, const struct la_config *cfg,
     la_source_close(src);
     /* the file changed since it was audited (rows missing, or more of them
      * where it was read to the end): no lines */
-    if (rc != 0 || w.next != n || (whole && w.seen - (w.header ? 1 : 0) != r->stats.count)) {
+    uint64_t rows_read = r->info.row_samples ? r->samples : r->stats.count;
+    if (rc != 0 || w.next != n || (whole && w.seen - (w.header ? 1 : 0) != rows_read)) {
         memset(lines, 0, n * sizeof *lines);
         return -1;
     }

@@ -66,6 +66,9 @@ struct la_array_info {
                                   a bad entry's record and line (line_map.h) */
     int token_stream;          /* the values are a language model's token ids by the
                                   format's own say (LitData's TokensLoader), not labels */
+    int row_samples;           /* csv with notes: a row is one sample (b->sample), of
+                                  its label cell's items where that holds a list
+                                  (--model's columns): entries name their row so */
     char column[256];          /* csv: the label column's header name, or "" */
     int has_column;            /* csv: 1 when column[] names a header cell */
     uint64_t column_index;     /* csv: the label cell's index in a data row, from 0 */

@@ -84,7 +84,7 @@ static void print_place(FILE *out, const struct la_file_report *r, const struct 
     if (has_lines && la_line_map(r, cfg, &row, 1, lines) == 0 && lines[0])
         fprintf(out, ":%llu", (unsigned long long)lines[0]);
     else if (la_format_has(r->info.format, LA_FMTF_TEXT))
-        fprintf(out, ":row %llu", (unsigned long long)b->index);
+        fprintf(out, ":row %llu", (unsigned long long)row);
     else if (b->sample != LA_NO_SAMPLE)
         fprintf(out, ":sample %llu", (unsigned long long)b->sample);
     else

@@ -104,6 +104,12 @@ static void format_position(const struct la_file_report *r, const struct la_bad 
         snprintf(buf, len, "index %llu, %s", (unsigned long long)b->index, escaped);
     } else if (r->info.line_records && line) {
         la_line_record(b, line, buf, len);
+    } else if (is_table(r) && la_line_row(r, b) != b->index && line) {   /* a list cell's item */
+        snprintf(buf, len, "index %llu (row %llu, line %llu)", (unsigned long long)b->index,
+                 (unsigned long long)la_line_row(r, b), (unsigned long long)line);
+    } else if (is_table(r) && la_line_row(r, b) != b->index) {
+        snprintf(buf, len, "index %llu (row %llu)", (unsigned long long)b->index,
+                 (unsigned long long)la_line_row(r, b));
     } else if (is_table(r) && line) {
         snprintf(buf, len, "row %llu (line %llu)", (unsigned long long)b->index,
                  (unsigned long long)line);
@@ -263,7 +269,7 @@ static void print_header(FILE *out, const struct la_file_report *r)
 static void place_lines(const struct la_file_report *r, const struct la_config *cfg,
                         const struct la_bad *places, size_t n, uint64_t *lines)
 {
-    if (r->dataset || !(r->info.line_records || (is_table(r) && !r->notes)))
+    if (r->dataset || !(r->info.line_records || (is_table(r) && (!r->notes || r->info.row_samples))))
         return;
     n = n < LA_TEXT_LINES ? n : LA_TEXT_LINES;
     uint64_t rows[LA_TEXT_LINES];

@@ -329,15 +329,27 @@ static int choose_column(struct la_csv *s)
     return want || check_fallback_column(s, header) == 0 ? header : -1;
 }
 
-/* A data row: its label cell, or an unparsable empty one when it is too short. */
-static void data_row(struct la_csv *s, size_t cells, const char *label, unsigned long long line)
+/* Kept data row k: its label cell, or an unparsable empty one when it is
+ * too short; the columns checked beside it. */
+static void data_row(struct la_csv *s, size_t k)
 {
+    size_t cells = s->hdr.kept.cells[k];
+    unsigned long long line = (unsigned long long)s->hdr.kept.line[k];
+    if (s->cols) {
+        la_csv_cols_row_begin(s, line);
+        for (size_t f = 0; f < cells && !s->failed; f++)
+            if (f != s->hdr.col)
+                la_csv_cols_cell(s, f, kept_cell(s, k, f), strlen(kept_cell(s, k, f)));
+    }
     if (cells <= s->hdr.col)
         la_csv_push_bad(s, "", 0);              /* too short to have the label cell */
     else {
+        const char *label = kept_cell(s, k, s->hdr.col);
         la_csv_push_cell(s, label, strlen(label));
         la_csv_check_width(s, cells, line);
     }
+    if (s->cols)
+        la_csv_cols_row_end(s);
 }
 
 static void release_kept(struct la_csv *s)
@@ -369,11 +381,11 @@ void la_csv_resolve(struct la_csv *s)
         info->column[n] = '\0';
         info->has_column = 1;
     }
-    for (size_t k = header ? 1 : 0; k < s->hdr.kept.n && !s->failed; k++) {
-        size_t cells = s->hdr.kept.cells[k];
-        data_row(s, cells, s->hdr.col < cells ? kept_cell(s, k, s->hdr.col) : "",
-                 (unsigned long long)s->hdr.kept.line[k]);
-    }
+    if (header && la_csv_cols_open(s, row0_cell, s->hdr.kept.cells[0],
+                                   s->hdr.width - s->hdr.kept.cells[0]) != 0)
+        return;
+    for (size_t k = header ? 1 : 0; k < s->hdr.kept.n && !s->failed; k++)
+        data_row(s, k);
     release_kept(s);
 }
 

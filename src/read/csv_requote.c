@@ -22,11 +22,15 @@ static void on_field(void *data, size_t n, void *ctx)
         return;
     if (s->at.field == 0)
         s->at.row_line = s->at.line;
+    if (s->at.field == 0 && s->hdr.resolved && s->cols)
+        la_csv_cols_row_begin(s, s->at.row_line);
     s->at.line += count_lf(p, n);           /* quoted newlines; the row's own are in on_row */
     if (!s->hdr.resolved)
         la_csv_row0_add(s, p, n);
     else if (s->at.field == s->hdr.col)
         la_csv_push_cell(s, p, n);
+    else if (s->cols)
+        la_csv_cols_cell(s, s->at.field, p, n);
     s->at.field++;
 }
 

@@ -76,6 +76,8 @@ void la_csv_push_bad(struct la_csv *s, const char *p, size_t n)
 /* One data row's label cell. */
 void la_csv_push_cell(struct la_csv *s, const char *p, size_t n)
 {
+    if (s->cols && la_csv_cols_label(s, p, n))
+        return;                           /* a list cell: its items are pending */
     struct la_num v;
     enum la_cell c = small_int(p, n, &v.v.i) ? LA_CELL_INT : la_parse_number(p, n, &v);
     size_t t = s->pend.tail;
@@ -125,12 +127,16 @@ void la_csv_end_row(struct la_csv *s, size_t cells)
 {
     if (s->failed)
         return;
-    if (!s->hdr.resolved)
+    if (!s->hdr.resolved) {
         la_csv_keep_row(s, cells);
-    else if (cells <= s->hdr.col)
+        return;
+    }
+    if (cells <= s->hdr.col)
         la_csv_push_bad(s, "", 0);              /* too short to have the label cell */
     else
         la_csv_check_width(s, cells, current_row_line(s));
+    if (s->cols)
+        la_csv_cols_row_end(s);
 }
 
 // ---- the fast path: quote-free lines, parsed in place
@@ -193,7 +199,7 @@ static void fast_parse(struct la_csv *s)
     const char *p = s->in.buf + s->in.pos, *end = s->in.buf + s->in.len;
     const char *from = s->in.scan > s->in.pos ? s->in.buf + s->in.scan : p;   /* small reads: no rescan */
     int split = s->hdr.resolved && !s->fast.no_helper;
-    while (!run_complete(s)) {
+    while (!run_complete(s) && !s->lib.slow) {   /* slow: the header sent the rest to libcsv */
         if (split && s->at.line >= s->fast.split_after && (size_t)(end - from) >= SPLIT_MIN) {
             const char *last = memrchr(from, '\n', (size_t)(end - from));
             int all = last && la_csv_split_parse(s, &p, last + 1);
@@ -316,6 +322,8 @@ static void finish(struct la_csv *s)
     }
     if (!s->hdr.resolved && s->hdr.kept.n && !s->failed)
         la_csv_resolve(s);                      /* fewer rows than the guess would compare */
+    if (!s->failed)
+        la_csv_cols_finish(s);
     s->done = 1;
 }
 
@@ -442,6 +450,7 @@ static void la_csv_close(struct la_reader *r)
         return;
     la_csv_helper_stop(s);
     la_csv_blocks_free(s->blk.blocks);
+    la_csv_cols_free(s);
     if (s->lib.parser_live)
         csv_free(&s->lib.parser);
     if (s->in.map.base)
@@ -515,6 +524,7 @@ static void init_info(struct la_reader *r)
     r->info.header_present = r->info.header_guessed = 0;
     r->info.header_why = NULL;
     r->info.header_ambiguous_row[0] = '\0';
+    r->info.row_samples = r->notes != NULL;   /* see csv_columns.c */
 }
 
 /* --skip-rows=K: drop the first K lines, as pandas' skiprows=K does (sklearn's
@@ -645,6 +655,7 @@ static int la_csv_next(struct la_reader *r, struct la_chunk *out)
         size_t n = run_length(s);
         if (n && (n == CHUNK || s->pend.head + n < s->pend.tail || s->done
                   || s->pend.kinds[s->pend.head] == K_BAD)) {
+            la_csv_cols_publish(s);      /* the rows of these values, before they go out */
             emit(s, n, out);
             return 1;
         }

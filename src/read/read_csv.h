@@ -8,6 +8,7 @@
  *                    quotes as Python does; the row rule of line_map.c
  *   csv_parallel.c   the parse on other threads: the fast path's two halves,
  *                    and libcsv in blocks of rows, each a task on the scheduler
+ *   csv_columns.c    the other columns the model indexes (--model, --vocab-size)
  *
  * Only csv_parallel.c knows that there are threads, and it sees none itself
  * (scheduler.h). See read_csv.c for the rules the parsers share. */
@@ -23,6 +24,7 @@
 #include <string.h>  /* memchr */
 
 struct blocks;       /* csv_parallel.c's */
+struct la_csv_cols;  /* csv_columns.c's */
 struct helper;
 
 #define READ_BYTES ((size_t)1 << 20) /* bytes asked of the source per read */
@@ -95,6 +97,8 @@ struct la_csv {
     unsigned char delim;
     int done;                 /* every byte parsed, the last row ended */
     int failed;               /* r->err holds the first error */
+    struct la_csv_cols *cols; /* the columns checked beside the label's (csv_columns.c),
+                                 NULL: the label column alone */
 
     /* input: buf[pos..len) is read but not parsed; cap is 2 * READ_BYTES */
     struct {
@@ -330,6 +334,38 @@ int la_csv_requote_flush(struct la_csv *s, size_t keep);
  *  an unterminated quote reported. @return 0 (an error may be set), or -1
  *  when the last bytes could not be given to libcsv. */
 int la_csv_libcsv_end(struct la_csv *s);
+
+// ---- the other columns the model indexes (csv_columns.c), on the reader's thread
+
+/** la_csv_cols_open() : at the header guess, with a header of n cells
+ *  (cell(s, i); field i + shift of a data row): the plan's columns it names,
+ *  when others than the label column are among them. The file is then read
+ *  by libcsv on this thread. @return 0, or -1 with the error set. */
+int la_csv_cols_open(struct la_csv *s, const char *(*cell)(const struct la_csv *, size_t),
+                     size_t n, size_t shift);
+
+/** la_csv_cols_row_begin() : a data row starts at line. */
+void la_csv_cols_row_begin(struct la_csv *s, uint64_t line);
+
+/** la_csv_cols_cell() : cell p[0..n) of field (not the label's) of the row. */
+void la_csv_cols_cell(struct la_csv *s, size_t field, const char *p, size_t n);
+
+/** la_csv_cols_label() : the label cell: its length counted; a list's items
+ *  pushed for the scan. @return 1 when it was handled here (a list), 0 when
+ *  la_csv_push_cell parses it (a scalar, an empty or unparsable cell). */
+int la_csv_cols_label(struct la_csv *s, const char *p, size_t n);
+
+/** la_csv_cols_row_end() : the row has ended: its lengths checked. */
+void la_csv_cols_row_end(struct la_csv *s);
+
+/** la_csv_cols_publish() : the rows of the values about to go out, for the scan. */
+void la_csv_cols_publish(struct la_csv *s);
+
+/** la_csv_cols_finish() : the end of the file: the findings into the notes. */
+void la_csv_cols_finish(struct la_csv *s);
+
+/** la_csv_cols_free() : at close; the sample map goes to the notes. */
+void la_csv_cols_free(struct la_csv *s);
 
 // ---- the parse on other threads (csv_parallel.c)
 

@@ -2,7 +2,8 @@
  * options (header rule, delimiter, column, loss, standard input); the rest is
  * the file. The oracle beyond fuzz_common's: the reader's fast lanes (the
  * quote-free path, requote_row, blocks on threads) report exactly what the
- * one-thread libcsv reference (LABELAUDIT_CSV_SLOW=1) reports. */
+ * one-thread libcsv reference (LABELAUDIT_CSV_SLOW=1) reports, with the
+ * column check (--vocab-size) as without. */
 #include "fuzz_common.h"
 
 #include <stdio.h>  /* fprintf */
@@ -39,6 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         setenv("LABELAUDIT_CSV_BLOCK", read_bytes, 1);
         args[n++] = "-j3";
     }
+    /* every other length, the columns the model indexes too (csv_columns.c:
+     * a header naming input_ids, labels, ... has each cell parsed as one
+     * integer or a list, row by row beside the label column) */
+    if ((len / 3) % 2)
+        args[n++] = "--vocab-size=10";   /* as -n10: an embedding has one size */
     args[n] = NULL;
     fuzz_audit(file, len, args, as_stdin);
     char *fast = strdup(fuzz_last_json());
