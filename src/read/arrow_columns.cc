@@ -1,5 +1,9 @@
 /* arrow_columns.cc - see arrow_shards.h: every column the model indexes,
- * after the label column's own read. One pass over the shards reads the
+ * beside the label column's own read of a Parquet file (the fold: the same
+ * file reader, the other columns advanced by the rows of each read of the
+ * label column, which is fed from that read), else after it (IPC files and
+ * streams, folders, a scalar label column decoded a round of row groups at
+ * a time on the pool). That pass over the shards reads the
  * plan's columns that the file has (Parquet: a column reader each, advanced
  * together by the same rows, the other columns' chunks never fetched; IPC:
  * record batches of those fields only), each batch's values widened to
@@ -182,6 +186,10 @@ struct Pass {
     std::vector<Wanted> cols;     /* the first shard's */
     uint64_t row = 0;             /* the next row's number, over all shards */
     int64_t read_rows = FIRST_ROWS;
+    /* the fold's: choose()'s notes, left for the read's end, where the pass
+     * after the label column's gave them (a scan that stops short, a float
+     * label column's, gives none) */
+    std::vector<std::string> *defer = nullptr;
 };
 
 /* The batch's rows into the check; the next batch's rows sized by these. */
@@ -216,7 +224,10 @@ int choose(Pass &p, const arrow::Schema &schema, const std::string &primary)
         const arrow::DataType &v = is_list(t)
             ? *static_cast<const arrow::BaseListType &>(t).value_type() : t;
         if (!arrow::is_integer(v.id()) && v.id() != arrow::Type::BOOL) {
-            if (p.r->notes)
+            if (p.defer)
+                p.defer->push_back("column '" + schema.field(i)->name() + "' is " + t.ToString() +
+                                   ": not checked (its table takes integers)");
+            else if (p.r->notes)
                 la_notes_line(p.r->notes, "column '%s' is %s: not checked (its table takes "
                               "integers)", schema.field(i)->name().c_str(), t.ToString().c_str());
             continue;
@@ -342,6 +353,103 @@ arrow::Status ipc_pass(Pass &p, const Shard &s, bool first, const std::string &p
 }
 
 } // namespace
+
+/* The check folded into the label column's read: see arrow_shards.h. */
+struct Fold {
+    Pass p;
+    std::vector<std::unique_ptr<parquet::arrow::ColumnReader>> readers;   /* the label's: none */
+    std::vector<Flat> flat;
+    int label = -1;                    /* the label column's index in p.cols, or -1 */
+    std::shared_ptr<arrow::Schema> schema;
+    std::vector<std::string> notes;    /* choose()'s, for fold_finish */
+};
+
+int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::string &primary,
+               Fold **out)
+{
+    *out = nullptr;
+    const struct la_read_opts *o = la_read_opts_or_default(r->opts);
+    if (!o->columns || !o->columns->n || !r->notes)
+        return 0;
+    std::unique_ptr<Fold> f(new Fold);
+    f->p.r = r;
+    f->p.plan = o->columns;
+    f->p.defer = &f->notes;
+    arrow::Status s = pq.GetSchema(&f->schema);
+    if (!s.ok())
+        return la_reader_set_error(r, "%.300s", s.message().c_str());
+    if (choose(f->p, *f->schema, primary) != 0)
+        return -1;
+    if (!f->p.check)                   /* nothing beside the label column: no check */
+        return 0;
+    f->readers.resize(f->p.cols.size());
+    f->flat.resize(f->p.cols.size());
+    for (size_t c = 0; c < f->p.cols.size(); c++) {
+        if (f->schema->field(f->p.cols[c].field)->name() == primary) {
+            f->label = (int)c;         /* fed from the label column's own read */
+            continue;
+        }
+        s = pq.GetColumn(f->p.cols[c].field, &f->readers[c]);
+        if (!s.ok()) {
+            std::string name = f->schema->field(f->p.cols[c].field)->name();
+            fold_free(f.release());
+            return la_reader_set_error(r, "column '%.100s': %.300s", name.c_str(),
+                                       s.message().c_str());
+        }
+    }
+    *out = f.release();
+    return 0;
+}
+
+arrow::Status fold_rows(Fold *f, const arrow::Array &label)
+{
+    int64_t rows = label.length();
+    for (size_t c = 0; c < f->p.cols.size(); c++) {
+        f->flat[c].clear();
+        if ((int)c == f->label) {
+            ARROW_RETURN_NOT_OK(flatten(label, &f->flat[c]));
+            continue;
+        }
+        std::shared_ptr<arrow::ChunkedArray> ch;
+        ARROW_RETURN_NOT_OK(f->readers[c]->NextBatch(rows, &ch));
+        int64_t got = 0;
+        for (const auto &chunk : ch->chunks()) {
+            ARROW_RETURN_NOT_OK(flatten(*chunk, &f->flat[c]));
+            got += chunk->length();
+        }
+        if (got != rows)
+            return arrow::Status::Invalid("column '", f->schema->field(f->p.cols[c].field)->name(),
+                                          "' holds fewer rows than the footer says");
+    }
+    feed(f->p, f->flat, rows);
+    return arrow::Status::OK();
+}
+
+void fold_end_shard(Fold *f)
+{
+    if (f)
+        f->readers.clear();
+}
+
+int fold_finish(struct la_reader *r, Fold *f)
+{
+    struct la_column_check *check = f->p.check;
+    f->p.check = nullptr;
+    for (const std::string &line : f->notes)
+        la_notes_line(r->notes, "%s", line.c_str());
+    fold_free(f);
+    if (la_column_check_finish(check, r->notes) != 0)
+        return la_reader_set_error(r, "out of memory");
+    return 0;
+}
+
+void fold_free(Fold *f)
+{
+    if (!f)
+        return;
+    la_column_check_free(f->p.check);
+    delete f;
+}
 
 int check_columns(struct la_reader *r, const std::vector<Shard> &shards,
                   const std::string &primary)

@@ -9,6 +9,16 @@
 
 struct la_reader;
 
+namespace arrow {
+class Array;
+class Status;
+}
+namespace parquet {
+namespace arrow {
+class FileReader;
+}
+}
+
 namespace la_arrow {
 
 enum class Kind { PARQUET, IPC_FILE, IPC_STREAM };
@@ -25,6 +35,30 @@ struct Shard {
  *  -1 with r->err naming the shard and row group or batch. */
 int check_columns(struct la_reader *r, const std::vector<Shard> &shards,
                   const std::string &primary);
+
+/* The fold: the same check inside the label column's read of one Parquet
+ * file (read_arrow.cc), so that the file is read once. The check keeps
+ * column readers of the file reader's: fold_end_shard() drops them before
+ * that reader goes. */
+struct Fold;
+
+/** fold_begin() : *out a fold of the plan's columns in pq's file, or NULL
+ *  when there is nothing beside the label column (primary) to check.
+ *  @return 0, or -1 with r->err. */
+int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::string &primary,
+               Fold **out);
+
+/** fold_rows() : the rows of label, the label column's next read (validated),
+ *  and the same rows of every other column, into the check. */
+arrow::Status fold_rows(Fold *f, const arrow::Array &label);
+
+/** fold_end_shard() : the file's column readers dropped (its rows all read). */
+void fold_end_shard(Fold *f);
+
+/** fold_finish() : the findings into r->notes; f freed. @return 0, or -1. */
+int fold_finish(struct la_reader *r, Fold *f);
+
+void fold_free(Fold *f);
 
 } // namespace la_arrow
 

@@ -149,6 +149,11 @@ struct State {
     int next_rg = 0;                   /* the next row group a round decodes */
     size_t part_at = 0, parts_ready = 0;
     bool columns_checked = false;      /* arrow_columns.cc's pass, after the label column's */
+    /* or that check folded into this read (one Parquet file, its label
+     * column read here a batch at a time, not on the pool): the file read
+     * once, not twice */
+    la_arrow::Fold *fold = nullptr;
+    bool fold_tried = false;
 };
 
 /* One row group decoded by one thread of the pool (its own file reader). */
@@ -429,6 +434,7 @@ arrow::Status shard_schema(State &st, const Shard &s, std::shared_ptr<arrow::Sch
 
 void close_shard(State &st)
 {
+    la_arrow::fold_end_shard(st.fold);   /* its column readers are st.pq's */
     st.pq_col.reset();
     st.pq.reset();
     st.ipc_file.reset();
@@ -745,6 +751,10 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
         } else {
             ARROW_ASSIGN_OR_RAISE(*out, arrow::Concatenate(ch->chunks()));
         }
+        if (st.fold) {                 /* the same rows of the other columns */
+            ARROW_RETURN_NOT_OK((*out)->ValidateFull());
+            ARROW_RETURN_NOT_OK(la_arrow::fold_rows(st.fold, **out));
+        }
         return arrow::Status::OK();
     }
     std::shared_ptr<arrow::RecordBatch> b;
@@ -813,8 +823,19 @@ int fill(struct la_reader *r, State &st)
             return started && st.n_out ? 1 : 0;
         arrow::Status s;
         std::shared_ptr<arrow::Array> a;
-        if (!st.shard_open)
+        if (!st.shard_open) {
             s = begin_shard(st);
+            /* one Parquet file read here batch by batch: the other columns
+             * beside it (a folder's shards and the pool's rounds keep the
+             * pass after the label column's) */
+            if (s.ok() && !st.fold_tried && st.shards.size() == 1 && !st.parallel &&
+                st.shards[0].kind == Kind::PARQUET) {
+                st.fold_tried = true;
+                if (la_arrow::fold_begin(r, *st.pq, st.column, &st.fold) != 0)
+                    return -1;
+                st.columns_checked = st.fold != nullptr;
+            }
+        }
         if (s.ok() && st.parallel && !started) {
             int rc = next_part(r, st);
             if (rc < 0 || (rc > 0 && st.n_out))
@@ -1070,6 +1091,11 @@ int arrow_next_impl(struct la_reader *r, struct la_chunk *out)
             if (rc == 0 && r->notes && st.is_list)
                 r->notes->samples = st.rows;
             /* the label column read: now every other column the model indexes */
+            if (rc == 0 && st.fold) {
+                la_arrow::Fold *f = st.fold;
+                st.fold = nullptr;
+                rc = la_arrow::fold_finish(r, f);
+            }
             if (rc == 0 && !st.columns_checked) {
                 st.columns_checked = true;
                 rc = la_arrow::check_columns(r, st.shards, st.column);
@@ -1115,6 +1141,8 @@ void arrow_close(struct la_reader *r)
         st->parts.clear();
     } catch (...) {
     }
+    la_arrow::fold_free(st->fold);   /* a read that stopped short */
+    st->fold = nullptr;
     if (st->pool)
         la_pool_close(st->pool);
     st->pool = NULL;
