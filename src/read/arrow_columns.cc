@@ -25,6 +25,8 @@
 
 extern "C" {
 #include "columns.h"
+#include "pool.h"    /* la_pool_run: the fold's columns side by side */
+#include "util.h"    /* la_online_cpus */
 #include "label_notes.h"
 #include "reader.h"
 }
@@ -362,7 +364,54 @@ struct Fold {
     int label = -1;                    /* the label column's index in p.cols, or -1 */
     std::shared_ptr<arrow::Schema> schema;
     std::vector<std::string> notes;    /* choose()'s, for fold_finish */
+    /* Each read's columns decoded side by side, a part per column (Arrow
+     * reads a file's columns in parallel the same way: each column reader is
+     * its own): one after the other, the fold was the sum of their times
+     * where Arrow's read of them on -j threads is about the longest one's */
+    struct la_pool *pool = nullptr;
+    const arrow::Array *label_now = nullptr;   /* the read being folded */
+    int64_t rows_now = 0;
+    std::vector<arrow::Status> status;
 };
+
+/* Column c of the read being folded into f->flat[c]. */
+arrow::Status fold_column(Fold *f, size_t c)
+{
+    f->flat[c].clear();
+    if ((int)c == f->label)
+        return flatten(*f->label_now, &f->flat[c]);
+    std::shared_ptr<arrow::ChunkedArray> ch;
+    ARROW_RETURN_NOT_OK(f->readers[c]->NextBatch(f->rows_now, &ch));
+    int64_t got = 0;
+    for (const auto &chunk : ch->chunks()) {
+        ARROW_RETURN_NOT_OK(flatten(*chunk, &f->flat[c]));
+        got += chunk->length();
+    }
+    if (got != f->rows_now)
+        return arrow::Status::Invalid("column '", f->schema->field(f->p.cols[c].field)->name(),
+                                      "' holds fewer rows than the footer says");
+    return arrow::Status::OK();
+}
+
+struct FoldJob {
+    Fold *f;
+    int parts;
+};
+
+/* Part t of a read: the columns c with c % parts == t. */
+void fold_part(void *ctx, int t)
+{
+    FoldJob &j = *static_cast<FoldJob *>(ctx);
+    for (size_t c = (size_t)t; c < j.f->p.cols.size(); c += (size_t)j.parts) {
+        try {
+            j.f->status[c] = fold_column(j.f, c);
+        } catch (const std::bad_alloc &) {
+            j.f->status[c] = arrow::Status::OutOfMemory("out of memory");
+        } catch (const std::exception &e) {
+            j.f->status[c] = arrow::Status::Invalid(e.what());
+        }
+    }
+}
 
 int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::string &primary,
                Fold **out)
@@ -384,6 +433,11 @@ int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::s
         return 0;
     f->readers.resize(f->p.cols.size());
     f->flat.resize(f->p.cols.size());
+    f->status.resize(f->p.cols.size());
+    int threads = std::min({ o->threads > 0 ? o->threads : la_online_cpus(), LA_POOL_MAX,
+                             (int)f->p.cols.size() });
+    if (threads > 1)
+        f->pool = la_pool_open_lazy(threads);   /* NULL: one column after the other */
     for (size_t c = 0; c < f->p.cols.size(); c++) {
         if (f->schema->field(f->p.cols[c].field)->name() == primary) {
             f->label = (int)c;         /* fed from the label column's own read */
@@ -403,25 +457,17 @@ int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::s
 
 arrow::Status fold_rows(Fold *f, const arrow::Array &label)
 {
-    int64_t rows = label.length();
-    for (size_t c = 0; c < f->p.cols.size(); c++) {
-        f->flat[c].clear();
-        if ((int)c == f->label) {
-            ARROW_RETURN_NOT_OK(flatten(label, &f->flat[c]));
-            continue;
-        }
-        std::shared_ptr<arrow::ChunkedArray> ch;
-        ARROW_RETURN_NOT_OK(f->readers[c]->NextBatch(rows, &ch));
-        int64_t got = 0;
-        for (const auto &chunk : ch->chunks()) {
-            ARROW_RETURN_NOT_OK(flatten(*chunk, &f->flat[c]));
-            got += chunk->length();
-        }
-        if (got != rows)
-            return arrow::Status::Invalid("column '", f->schema->field(f->p.cols[c].field)->name(),
-                                          "' holds fewer rows than the footer says");
-    }
-    feed(f->p, f->flat, rows);
+    f->label_now = &label;
+    f->rows_now = label.length();
+    FoldJob job{ f, f->pool ? std::min(la_pool_size(f->pool), (int)f->p.cols.size()) : 1 };
+    if (job.parts > 1)
+        la_pool_run(f->pool, job.parts, fold_part, &job);
+    else
+        fold_part(&job, 0);
+    f->label_now = nullptr;
+    for (const arrow::Status &st : f->status)
+        ARROW_RETURN_NOT_OK(st);
+    feed(f->p, f->flat, f->rows_now);
     return arrow::Status::OK();
 }
 
@@ -448,6 +494,9 @@ void fold_free(Fold *f)
     if (!f)
         return;
     la_column_check_free(f->p.check);
+    f->readers.clear();                /* before the pool whose threads used them */
+    if (f->pool)
+        la_pool_close(f->pool);
     delete f;
 }
 
