@@ -364,51 +364,72 @@ struct Fold {
     int label = -1;                    /* the label column's index in p.cols, or -1 */
     std::shared_ptr<arrow::Schema> schema;
     std::vector<std::string> notes;    /* choose()'s, for fold_finish */
-    /* Each read's columns decoded side by side, a part per column (Arrow
-     * reads a file's columns in parallel the same way: each column reader is
-     * its own): one after the other, the fold was the sum of their times
-     * where Arrow's read of them on -j threads is about the longest one's */
+    /* Each read's columns decoded side by side, the label column's among
+     * them, a task per column (Arrow reads a file's columns in parallel the
+     * same way: each column reader is its own): one after the other, the
+     * fold was the sum of their times where Arrow's read of them on -j
+     * threads is about the longest one's */
     struct la_pool *pool = nullptr;
-    const arrow::Array *label_now = nullptr;   /* the read being folded */
-    int64_t rows_now = 0;
-    std::vector<arrow::Status> status;
+    /* the read being folded: the rows asked for, the label column's reader
+     * and what it read, each column's row count */
+    int64_t want = 0;
+    parquet::arrow::ColumnReader *label_reader = nullptr;
+    std::shared_ptr<arrow::Array> label_read;
+    std::vector<int64_t> got;
+    std::vector<arrow::Status> status;   /* per task: the columns, then the label's read */
 };
 
-/* Column c of the read being folded into f->flat[c]. */
-arrow::Status fold_column(Fold *f, size_t c)
+/* Task t of a read: column t (its next `want` rows), or, for the label
+ * column (t == label, or past the columns when the check does not take it),
+ * the label column's read itself, then its values. */
+arrow::Status fold_task(Fold *f, size_t t)
 {
-    f->flat[c].clear();
-    if ((int)c == f->label)
-        return flatten(*f->label_now, &f->flat[c]);
+    bool is_label = (int)t == f->label || t == f->p.cols.size();
+    if (is_label) {
+        std::shared_ptr<arrow::ChunkedArray> ch;
+        ARROW_RETURN_NOT_OK(f->label_reader->NextBatch(f->want, &ch));
+        if (!ch || ch->length() == 0)
+            return arrow::Status::Invalid("the row groups hold fewer rows than the footer says");
+        if (ch->num_chunks() == 1) {
+            f->label_read = ch->chunk(0);
+        } else {
+            ARROW_ASSIGN_OR_RAISE(f->label_read, arrow::Concatenate(ch->chunks()));
+        }
+        ARROW_RETURN_NOT_OK(f->label_read->ValidateFull());
+        if (t == f->p.cols.size())
+            return arrow::Status::OK();
+        f->flat[t].clear();
+        return flatten(*f->label_read, &f->flat[t]);
+    }
+    f->flat[t].clear();
     std::shared_ptr<arrow::ChunkedArray> ch;
-    ARROW_RETURN_NOT_OK(f->readers[c]->NextBatch(f->rows_now, &ch));
+    ARROW_RETURN_NOT_OK(f->readers[t]->NextBatch(f->want, &ch));
     int64_t got = 0;
     for (const auto &chunk : ch->chunks()) {
-        ARROW_RETURN_NOT_OK(flatten(*chunk, &f->flat[c]));
+        ARROW_RETURN_NOT_OK(flatten(*chunk, &f->flat[t]));
         got += chunk->length();
     }
-    if (got != f->rows_now)
-        return arrow::Status::Invalid("column '", f->schema->field(f->p.cols[c].field)->name(),
-                                      "' holds fewer rows than the footer says");
+    f->got[t] = got;
     return arrow::Status::OK();
 }
 
 struct FoldJob {
     Fold *f;
+    size_t tasks;
     int parts;
 };
 
-/* Part t of a read: the columns c with c % parts == t. */
-void fold_part(void *ctx, int t)
+/* Part p of a read: the tasks t with t % parts == p. */
+void fold_part(void *ctx, int part)
 {
     FoldJob &j = *static_cast<FoldJob *>(ctx);
-    for (size_t c = (size_t)t; c < j.f->p.cols.size(); c += (size_t)j.parts) {
+    for (size_t t = (size_t)part; t < j.tasks; t += (size_t)j.parts) {
         try {
-            j.f->status[c] = fold_column(j.f, c);
+            j.f->status[t] = fold_task(j.f, t);
         } catch (const std::bad_alloc &) {
-            j.f->status[c] = arrow::Status::OutOfMemory("out of memory");
+            j.f->status[t] = arrow::Status::OutOfMemory("out of memory");
         } catch (const std::exception &e) {
-            j.f->status[c] = arrow::Status::Invalid(e.what());
+            j.f->status[t] = arrow::Status::Invalid(e.what());
         }
     }
 }
@@ -433,9 +454,10 @@ int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::s
         return 0;
     f->readers.resize(f->p.cols.size());
     f->flat.resize(f->p.cols.size());
-    f->status.resize(f->p.cols.size());
+    f->got.resize(f->p.cols.size());
+    f->status.resize(f->p.cols.size() + 1);   /* and the label's read */
     int threads = std::min({ o->threads > 0 ? o->threads : la_online_cpus(), LA_POOL_MAX,
-                             (int)f->p.cols.size() });
+                             (int)f->p.cols.size() + 1 });
     if (threads > 1)
         f->pool = la_pool_open_lazy(threads);   /* NULL: one column after the other */
     for (size_t c = 0; c < f->p.cols.size(); c++) {
@@ -455,19 +477,32 @@ int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::s
     return 0;
 }
 
-arrow::Status fold_rows(Fold *f, const arrow::Array &label)
+arrow::Status fold_read(Fold *f, parquet::arrow::ColumnReader &label_reader, int64_t rows,
+                        std::shared_ptr<arrow::Array> *label)
 {
-    f->label_now = &label;
-    f->rows_now = label.length();
-    FoldJob job{ f, f->pool ? std::min(la_pool_size(f->pool), (int)f->p.cols.size()) : 1 };
+    f->want = rows;
+    f->label_reader = &label_reader;
+    f->label_read.reset();
+    size_t tasks = f->p.cols.size() + (f->label < 0 ? 1 : 0);
+    FoldJob job{ f, tasks, f->pool ? std::min(la_pool_size(f->pool), (int)tasks) : 1 };
+    for (arrow::Status &st : f->status)
+        st = arrow::Status::OK();
     if (job.parts > 1)
         la_pool_run(f->pool, job.parts, fold_part, &job);
     else
         fold_part(&job, 0);
-    f->label_now = nullptr;
+    f->label_reader = nullptr;
+    /* the label column's error first: it is the one the two-pass reader gave */
+    ARROW_RETURN_NOT_OK(f->status[f->label >= 0 ? (size_t)f->label : f->p.cols.size()]);
     for (const arrow::Status &st : f->status)
         ARROW_RETURN_NOT_OK(st);
-    feed(f->p, f->flat, f->rows_now);
+    int64_t n = f->label_read->length();
+    for (size_t c = 0; c < f->p.cols.size(); c++)
+        if ((int)c != f->label && f->got[c] != n)
+            return arrow::Status::Invalid("column '", f->schema->field(f->p.cols[c].field)->name(),
+                                          "' holds fewer rows than the footer says");
+    feed(f->p, f->flat, n);
+    *label = std::move(f->label_read);
     return arrow::Status::OK();
 }
 

@@ -4,6 +4,7 @@
 #ifndef LA_ARROW_SHARDS_H
 #define LA_ARROW_SHARDS_H
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ class Status;
 namespace parquet {
 namespace arrow {
 class FileReader;
+class ColumnReader;
 }
 }
 
@@ -48,9 +50,11 @@ struct Fold;
 int fold_begin(struct la_reader *r, parquet::arrow::FileReader &pq, const std::string &primary,
                Fold **out);
 
-/** fold_rows() : the rows of label, the label column's next read (validated),
- *  and the same rows of every other column, into the check. */
-arrow::Status fold_rows(Fold *f, const arrow::Array &label);
+/** fold_read() : the label column's next read of at most rows rows (from
+ *  label_reader, validated in full) into *label, and the same rows of every
+ *  other column into the check, read side by side on the fold's pool. */
+arrow::Status fold_read(Fold *f, parquet::arrow::ColumnReader &label_reader, int64_t rows,
+                        std::shared_ptr<arrow::Array> *label);
 
 /** fold_end_shard() : the file's column readers dropped (its rows all read). */
 void fold_end_shard(Fold *f);

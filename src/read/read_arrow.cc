@@ -742,6 +742,8 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
     if (s.kind == Kind::PARQUET) {
         if (st.shard_rows >= (st.rg_ends.empty() ? 0 : st.rg_ends.back()))
             return arrow::Status::OK();
+        if (st.fold)                   /* read beside the other columns */
+            return la_arrow::fold_read(st.fold, *st.pq_col, st.read_rows, out);
         std::shared_ptr<arrow::ChunkedArray> ch;
         ARROW_RETURN_NOT_OK(st.pq_col->NextBatch(st.read_rows, &ch));
         if (!ch || ch->length() == 0)
@@ -750,10 +752,6 @@ arrow::Status next_array(State &st, std::shared_ptr<arrow::Array> *out)
             *out = ch->chunk(0);
         } else {
             ARROW_ASSIGN_OR_RAISE(*out, arrow::Concatenate(ch->chunks()));
-        }
-        if (st.fold) {                 /* the same rows of the other columns */
-            ARROW_RETURN_NOT_OK((*out)->ValidateFull());
-            ARROW_RETURN_NOT_OK(la_arrow::fold_rows(st.fold, **out));
         }
         return arrow::Status::OK();
     }
