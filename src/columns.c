@@ -225,22 +225,45 @@ void la_column_check_values(struct la_column_check *c, size_t i, uint64_t row,
     s->row_bad = 0;
     s->row_max = 0;
     int checked = rule->bound > 0 && (int)i != c->primary;
-    for (size_t k = 0; k < n; k++) {
-        int64_t x = v[k];
-        if (s->count == 0 || x < s->min)
-            s->min = x;
-        if (s->count == 0 || x > s->max)
-            s->max = x;
-        s->count++;
-        if (k == 0 || x > s->row_max)
-            s->row_max = x;
-        s->row_non_pad += x != m->pad_id;
-        if (checked && (x < 0 || x >= rule->bound)) {
-            s->invalid++;
-            s->row_bad = 1;
-            if (s->n_bad < KEEP)
-                s->bad[s->n_bad++] = (struct bad_value){ .row = row, .line = c->line, .value = x };
+    if (n == 0)
+        return;
+    /* The row's least, greatest, non-pad and out-of-table counts in locals,
+     * without a branch per value (the compiler vectorizes it): this loop is
+     * every value of every column a model indexes, and the branchy one with
+     * its stores to *s took an eighth of a Parquet run. The bad values are
+     * found by a second loop, only in a row that has one. */
+    int64_t lo = v[0], hi = v[0], pad = m->pad_id;
+    uint64_t non_pad = 0, bad = 0;
+    if (checked) {
+        uint64_t ub = (uint64_t)rule->bound;   /* x < 0 || x >= bound, bound > 0 */
+        for (size_t k = 0; k < n; k++) {
+            int64_t x = v[k];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            non_pad += x != pad;
+            bad += (uint64_t)x >= ub;
         }
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            int64_t x = v[k];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            non_pad += x != pad;
+        }
+    }
+    if (s->count == 0 || lo < s->min)
+        s->min = lo;
+    if (s->count == 0 || hi > s->max)
+        s->max = hi;
+    s->count += n;
+    s->row_max = hi;
+    s->row_non_pad = non_pad;
+    if (bad) {
+        s->invalid += bad;
+        s->row_bad = 1;
+        for (size_t k = 0; k < n && s->n_bad < KEEP; k++)
+            if (v[k] < 0 || v[k] >= rule->bound)
+                s->bad[s->n_bad++] = (struct bad_value){ .row = row, .line = c->line, .value = v[k] };
     }
     s->bad_rows += s->row_bad;
 }
