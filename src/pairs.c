@@ -373,17 +373,26 @@ static void check_coco_entries(const struct la_notes *n, const char *json, const
     }
 }
 
+/* An empty account of pairs with the images in dir, or NULL out of memory. */
+static struct la_pairs *new_pairs(const struct la_report_ctx *ctx, const char *dir)
+{
+    struct la_pairs *p = calloc(1, sizeof *p);
+    if (!p || !(p->images_dir = strdup(dir))) {
+        free(p);
+        return NULL;
+    }
+    p->cap = ctx->max_report;
+    return p;
+}
+
 static void pair_coco(const struct la_report_ctx *ctx, struct la_file_report *r)
 {
     char dir[4096];
     if (!coco_images_dir(ctx, r->path, r->notes, dir, sizeof dir))
         return;
-    struct la_pairs *p = calloc(1, sizeof *p);
-    if (!p || !(p->images_dir = strdup(dir))) {
-        free(p);
+    struct la_pairs *p = new_pairs(ctx, dir);
+    if (!p)
         return;
-    }
-    p->cap = ctx->max_report;
     p->coco = 1;
     check_coco_entries(r->notes, r->path, dir, p);
     la_verbose(r->path, "its %llu image entries held to the files in %s, %llu bytes of "
@@ -409,12 +418,9 @@ void la_pair_images(const struct la_report_ctx *ctx, const char *labels_dir,
         snprintf(dir, sizeof dir, "%s", given);
     else if (!images_dir_of(labels_dir, dir, sizeof dir))
         return;
-    struct la_pairs *p = calloc(1, sizeof *p);
-    if (!p || !(p->images_dir = strdup(dir))) {
-        free(p);
+    struct la_pairs *p = new_pairs(ctx, dir);
+    if (!p)
         return;
-    }
-    p->cap = ctx->max_report;
     p->segmentation = r->info.format != LA_FMT_YOLO;
     int channels = strstr(dir, "imagesT") != NULL;   /* nnU-Net's _0000 */
     struct la_walk w = { 0 };

@@ -14,30 +14,10 @@ if ! "$LABELAUDIT" --version | grep -q '^Formats: [^(]* parquet'; then
     exit 0
 fi
 
-# the rows a report calls errors: a bad value in a column the model indexes
-# (attention_mask's values only warn), a row past a hard position limit or
-# of another length than its partner, a bad label
-cat >"$d/rows.jq" <<'JQ'
-.files[0] as $f
-| ([$f.findings[]? | select(.code == "seq-too-long") | .severity] | first // "none") as $long
-| [ ($f.columns // [])[] | select(.name != "attention_mask") | .bad[].sample ]
-  + [ ($f.lengths.bad // [])[] | select(.kind != "too-long" or $long == "error") | .sample ]
-  + [ $f.bad_sample_list[]? ]
-| unique | map(tostring) | join(" ")
-JQ
+. "$srcdir/tests/readers/verdicts.sh"
 
 # ---- every family: the rows reported are the rows whose forward pass raised
-for file in $(awk '!/^#/ { print $1 }' "$c/verdicts.txt" | uniq); do
-    family=${file%-extra}
-    want=$(awk -v f="$file" '$1 == f && $3 != "ok" { printf "%s%s", s, $2; s = " " }' \
-           "$c/verdicts.txt")
-    run --json --model "$c/$family" "$c/$file.parquet"
-    got=$(jq -r -f "$d/rows.jq" "$d/out")
-    [ "$got" = "$want" ]
-    ok $? "$file: error rows [$got] are the rows transformers raised on"
-    [ "$got" = "$want" ] || { echo "# want: [$want]"; sed 's/^/# err: /' "$d/err" | head -3; }
-    if [ -n "$want" ]; then expect_status 1 "$file: exit 1"; else expect_status 0 "$file: exit 0"; fi
-done
+check_verdicts "$c" parquet
 
 # ---- what warns and does not raise
 run --json --model "$c/llama" "$c/llama.parquet"
